@@ -1,0 +1,120 @@
+//! Errors of the engine and of stages. Each carries its domain (the user's input,
+//! an external service, or a bug of ours) so the CLI can choose the exit code and
+//! the words.
+
+use std::fmt;
+
+/// An error that stops a stage, and with it the run.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// Bad input: a file, record or setting the user can fix. Names what and where.
+    #[error("{0}")]
+    Input(String),
+    /// An external service or the file system failed.
+    #[error("{0}")]
+    External(String),
+    /// A bug in Tempora (a broken invariant).
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// Downstream stages are gone because the run is stopping; not a failure of its own.
+    #[error("the run is stopping")]
+    Stopped,
+}
+
+impl StageError {
+    /// Bad input the user can fix.
+    pub fn input(msg: impl Into<String>) -> Self {
+        Self::Input(msg.into())
+    }
+
+    /// An external failure (I/O, network).
+    pub fn external(msg: impl Into<String>) -> Self {
+        Self::External(msg.into())
+    }
+
+    /// A broken invariant.
+    pub fn internal(msg: impl Into<String>) -> Self {
+        Self::Internal(msg.into())
+    }
+
+    /// An I/O error on `path`, named in the message.
+    pub fn io(path: &std::path::Path, err: std::io::Error) -> Self {
+        Self::External(format!("{}: {err}", path.display()))
+    }
+}
+
+/// One problem in a pipeline file, naming the stage and key where it lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The stage (`None` for `[pipeline]` or the file as a whole).
+    pub stage: Option<String>,
+    /// The key within the stage or `[pipeline]`, when the error is about one.
+    pub key: Option<String>,
+    /// What is wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error about the file as a whole.
+    pub fn file(message: impl Into<String>) -> Self {
+        Self {
+            stage: None,
+            key: None,
+            message: message.into(),
+        }
+    }
+
+    /// An error about `key` of `[pipeline]`.
+    pub fn pipeline(key: &str, message: impl Into<String>) -> Self {
+        Self {
+            stage: None,
+            key: Some(key.to_string()),
+            message: message.into(),
+        }
+    }
+
+    /// An error about `key` (if any) of stage `stage`.
+    pub fn stage(stage: &str, key: Option<&str>, message: impl Into<String>) -> Self {
+        Self {
+            stage: Some(stage.to_string()),
+            key: key.map(str::to_string),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.stage, &self.key) {
+            (Some(stage), Some(key)) => write!(f, "[stages.{stage}] `{key}`: {}", self.message),
+            (Some(stage), None) => write!(f, "[stages.{stage}]: {}", self.message),
+            (None, Some(key)) => write!(f, "[pipeline] `{key}`: {}", self.message),
+            (None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Every problem found in a pipeline file, reported together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigErrors {
+    /// The pipeline file.
+    pub file: String,
+    /// The problems, in the order they were found.
+    pub errors: Vec<ConfigError>,
+}
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.errors.len();
+        write!(
+            f,
+            "{}: {n} error{}",
+            self.file,
+            if n == 1 { "" } else { "s" }
+        )?;
+        for e in &self.errors {
+            write!(f, "\n  - {e}")?;
+        }
+        Ok(())
+    }
+}

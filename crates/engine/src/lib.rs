@@ -1,0 +1,27 @@
+//! The engine of Tempora: records, the stage abstraction, the registry of stage
+//! kinds, pipeline TOML and its validation, and the runtime that runs a pipeline.
+//!
+//! In: a pipeline file and a [`Registry`] of stage kinds. Out: the stages run as
+//! tokio tasks joined by bounded channels, `rejected.jsonl` and `run.json` in
+//! `pipeline.out`. Promises: every problem in a pipeline file is reported at once,
+//! naming stage and key; no unbounded channel; CPU work off the I/O threads; an
+//! interrupted run leaves no file that looks complete.
+
+pub mod error;
+pub mod records;
+pub mod registry;
+pub mod stage;
+pub mod stats;
+pub mod testing;
+
+pub use error::{ConfigError, ConfigErrors, StageError};
+pub use records::{
+    Article, Capture, EntityRef, Fact, FactMatch, Mention, Novelty, Page, Record, RecordKind,
+    Rejected, TextField,
+};
+pub use registry::{
+    parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
+    StageKind,
+};
+pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
+pub use stats::StageStats;

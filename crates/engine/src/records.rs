@@ -1,0 +1,437 @@
+//! The records that flow between stages. Their serde field names are the public
+//! JSONL/Parquet schema (DESIGN.md, "Records"): renaming a field is a breaking change.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A Wikidata entity as it appears in a fact: its id and its names in the configured languages.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, Default)]
+pub struct EntityRef {
+    /// Wikidata id, e.g. `Q6279`.
+    pub id: String,
+    /// Label in the first configured language that has one.
+    pub label: Option<String>,
+    /// Aliases in the configured languages (labels of other languages included).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+}
+
+impl EntityRef {
+    /// The label followed by the aliases: every name the entity is known by.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.label
+            .iter()
+            .chain(self.aliases.iter())
+            .map(String::as_str)
+    }
+}
+
+/// One statement of an evolving (subject, relation) pair.
+///
+/// For `P39` (position held) the subject is a person and the object a position; for
+/// `P1308` (officeholder) the subject is a position and the object its holder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Fact {
+    /// The entity the statement is about.
+    pub subject: EntityRef,
+    /// Wikidata property id: `P39` or `P1308`.
+    pub relation: String,
+    /// The statement's value.
+    pub object: EntityRef,
+    /// Start (P580), ISO date cut to its precision: `2021-01-20`, `2019-06`, `2019`.
+    pub start: Option<String>,
+    /// End (P582), same format as `start`.
+    pub end: Option<String>,
+    /// Id of the entity this one replaced (P1365), if stated.
+    #[serde(default)]
+    pub replaces: Option<String>,
+    /// Id of the entity that replaced this one (P1366), if stated.
+    #[serde(default)]
+    pub replaced_by: Option<String>,
+    /// Statement rank: `preferred` or `normal` (deprecated statements are dropped).
+    pub rank: String,
+    /// Whether the statement held on the cutoff day.
+    pub valid_at_cutoff: bool,
+    /// First date after the cutoff at which the pair's object changed.
+    pub pair_changed: Option<String>,
+}
+
+/// One capture listed by the Wayback CDX API.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Capture {
+    /// Original URL as archived.
+    pub url: String,
+    /// Capture time, 14 digits `YYYYMMDDhhmmss` (UTC).
+    pub timestamp: String,
+    /// HTTP status of the capture (`None` for revisit records shown as `-`).
+    pub status: Option<u16>,
+    /// MIME type as archived.
+    pub mime: String,
+    /// SHA-1 digest of the payload (base32), as listed by the CDX API.
+    pub digest: String,
+    /// Compressed record length in the archive, when listed.
+    pub length: Option<u64>,
+    /// Name of the stage that listed it.
+    pub source: String,
+}
+
+/// A fetched capture: the raw archived bytes and where they really came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Page {
+    /// The capture that was requested.
+    #[serde(flatten)]
+    pub capture: Capture,
+    /// The payload as archived (not decoded), base64 in JSON.
+    #[serde(with = "base64_bytes")]
+    #[schemars(with = "String")]
+    pub body: Vec<u8>,
+    /// The archived `Content-Type` header, charset included, when known.
+    #[serde(default)]
+    pub content_type: Option<String>,
+    /// The URL the capture was finally served for, after capture-to-capture redirects.
+    pub final_url: String,
+    /// `Memento-Datetime` of the served capture (RFC 1123), when known.
+    pub memento_datetime: Option<String>,
+}
+
+impl Page {
+    /// The body decoded to text: by the charset of `content_type`, then a BOM or a
+    /// `<meta charset>` in the first KiB, then UTF-8 when valid, else Windows-1252
+    /// (what browsers assume for old Western pages declared ISO-8859-1).
+    pub fn text(&self) -> String {
+        decode_html(&self.body, self.content_type.as_deref())
+    }
+}
+
+/// Decodes an HTML payload to text; see [`Page::text`].
+pub fn decode_html(body: &[u8], content_type: Option<&str>) -> String {
+    let declared = content_type
+        .and_then(charset_param)
+        .or_else(|| sniff_meta_charset(body))
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()));
+    let encoding = match declared {
+        Some(e) => e,
+        None if std::str::from_utf8(body).is_ok() => encoding_rs::UTF_8,
+        None => encoding_rs::WINDOWS_1252,
+    };
+    let (text, _, _) = encoding.decode(body);
+    text.into_owned()
+}
+
+fn charset_param(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+fn sniff_meta_charset(body: &[u8]) -> Option<String> {
+    let head = &body[..body.len().min(2048)];
+    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let at = head.find("charset=")? + "charset=".len();
+    let value: String = head[at..]
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        .collect();
+    (!value.is_empty()).then_some(value)
+}
+
+mod base64_bytes {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Which text of an article a name was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextField {
+    /// The article body (`document`).
+    Document,
+    /// The reference summary.
+    Summary,
+}
+
+/// A name of a fact's subject or object found in an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Mention {
+    /// Id of the entity named.
+    pub entity: String,
+    /// The name as it was matched.
+    pub name: String,
+    /// Where it was found.
+    pub field: TextField,
+}
+
+/// An evolving fact that an article names, added by the `conflicts` stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FactMatch {
+    /// The fact.
+    pub fact: Fact,
+    /// Every name of its subject or object found, and where.
+    pub mentions: Vec<Mention>,
+    /// The article was published on or after the day the pair changed: it states
+    /// post-cutoff knowledge (a knowledge conflict).
+    pub after_change: bool,
+}
+
+/// Where an article's reference summary falls on the training-overlap scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Novelty {
+    /// Percent of the summary's word 4-grams found in training summaries.
+    pub overlap: f64,
+    /// The overlap bin, e.g. `0-5`.
+    pub bin: String,
+}
+
+/// A news article with its reference summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Article {
+    /// BBC: the numeric URL suffix (as XSum) or the articles id; CNN: the URL path.
+    pub id: String,
+    /// Canonical original URL (not the Wayback URL).
+    pub url: String,
+    /// Site: `bbc`, `cnn`, ...
+    pub source: String,
+    /// Publication date (UTC) as stated by the page, never the capture time.
+    pub published: NaiveDate,
+    /// Publication time (UTC), where the page states one.
+    #[serde(default)]
+    pub published_at: Option<DateTime<Utc>>,
+    /// Capture time, 14 digits.
+    pub captured: String,
+    /// Headline.
+    pub title: String,
+    /// Reference summary: BBC's bold intro sentence, CNN's highlights one per line.
+    pub summary: String,
+    /// Article body without the summary, one paragraph per line.
+    pub document: String,
+    /// Dateline stripped from the body, e.g. `WASHINGTON (CNN)`.
+    #[serde(default)]
+    pub dateline: Option<String>,
+    /// Evolving facts the article names (set by `conflicts`).
+    #[serde(default)]
+    pub facts: Vec<FactMatch>,
+    /// Name of the date window the article was assigned to (set by `split`).
+    #[serde(default)]
+    pub split: Option<String>,
+    /// Training-overlap score (set by `novelty`).
+    #[serde(default)]
+    pub novelty: Option<Novelty>,
+}
+
+/// A record that a stage could not use, with the reason; written to `rejected.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    /// Stage that rejected it.
+    pub stage: String,
+    /// Why, in words a user can act on.
+    pub reason: String,
+    /// Where the record came from (file and line, URL), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The record itself (or the raw input that could not become one).
+    pub record: serde_json::Value,
+}
+
+/// The type of records on a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// [`Fact`]
+    Fact,
+    /// [`Capture`]
+    Capture,
+    /// [`Page`]
+    Page,
+    /// [`Article`]
+    Article,
+}
+
+impl RecordKind {
+    /// Every kind, in pipeline order.
+    pub const ALL: [RecordKind; 4] = [Self::Fact, Self::Capture, Self::Page, Self::Article];
+
+    /// The lowercase name used in pipeline files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fact => "fact",
+            Self::Capture => "capture",
+            Self::Page => "page",
+            Self::Article => "article",
+        }
+    }
+}
+
+impl fmt::Display for RecordKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for RecordKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown record kind `{s}` (known: fact, capture, page, article)"))
+    }
+}
+
+/// Any record on a channel. Large records are boxed so a batch stays compact.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// A Wikidata fact.
+    Fact(Box<Fact>),
+    /// A listed capture.
+    Capture(Box<Capture>),
+    /// A fetched page.
+    Page(Box<Page>),
+    /// An extracted article.
+    Article(Box<Article>),
+}
+
+impl Record {
+    /// The record's kind.
+    pub fn kind(&self) -> RecordKind {
+        match self {
+            Self::Fact(_) => RecordKind::Fact,
+            Self::Capture(_) => RecordKind::Capture,
+            Self::Page(_) => RecordKind::Page,
+            Self::Article(_) => RecordKind::Article,
+        }
+    }
+
+    /// The record as JSON, with the public field names (no type tag).
+    pub fn to_json(&self) -> serde_json::Value {
+        // Serializing these plain structs cannot fail: no maps with non-string keys.
+        let value = match self {
+            Self::Fact(r) => serde_json::to_value(r),
+            Self::Capture(r) => serde_json::to_value(r),
+            Self::Page(r) => serde_json::to_value(r),
+            Self::Article(r) => serde_json::to_value(r),
+        };
+        value.unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Writes the record as one line of JSON (no trailing newline).
+    ///
+    /// # Errors
+    /// When the writer fails.
+    pub fn write_json<W: std::io::Write>(&self, w: W) -> serde_json::Result<()> {
+        match self {
+            Self::Fact(r) => serde_json::to_writer(w, r),
+            Self::Capture(r) => serde_json::to_writer(w, r),
+            Self::Page(r) => serde_json::to_writer(w, r),
+            Self::Article(r) => serde_json::to_writer(w, r),
+        }
+    }
+
+    /// Reads a record of `kind` from one JSON document.
+    ///
+    /// # Errors
+    /// When the JSON does not match the kind's schema; the message names the field.
+    pub fn from_json(kind: RecordKind, text: &str) -> serde_json::Result<Self> {
+        Ok(match kind {
+            RecordKind::Fact => Self::Fact(serde_json::from_str(text)?),
+            RecordKind::Capture => Self::Capture(serde_json::from_str(text)?),
+            RecordKind::Page => Self::Page(serde_json::from_str(text)?),
+            RecordKind::Article => Self::Article(serde_json::from_str(text)?),
+        })
+    }
+
+    /// A key that orders records deterministically (sinks sort by it).
+    pub fn sort_key(&self) -> String {
+        match self {
+            Self::Fact(f) => format!(
+                "{}\t{}\t{}\t{}",
+                f.subject.id,
+                f.relation,
+                f.start.as_deref().unwrap_or(""),
+                f.object.id
+            ),
+            Self::Capture(c) => format!("{}\t{}", c.url, c.timestamp),
+            Self::Page(p) => format!("{}\t{}", p.capture.url, p.capture.timestamp),
+            Self::Article(a) => format!("{}\t{}\t{}", a.published, a.source, a.id),
+        }
+    }
+
+    /// The value of a path-template field (`{split}`, `{source}`, `{kind}`), if the record has it.
+    pub fn template_field(&self, field: &str) -> Option<String> {
+        match (field, self) {
+            ("kind", r) => Some(r.kind().to_string()),
+            ("split", Self::Article(a)) => a.split.clone(),
+            ("source", Self::Article(a)) => Some(a.source.clone()),
+            ("source", Self::Capture(c)) => Some(c.source.clone()),
+            ("source", Self::Page(p)) => Some(p.capture.source.clone()),
+            ("relation", Self::Fact(f)) => Some(f.relation.clone()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_round_trips_through_json_with_base64_body() {
+        let page = Page {
+            capture: Capture {
+                url: "http://www.bbc.co.uk/news/uk-1".into(),
+                timestamp: "20150102030405".into(),
+                status: Some(200),
+                mime: "text/html".into(),
+                digest: "ABC".into(),
+                length: Some(10),
+                source: "pages".into(),
+            },
+            body: vec![0xe9, b'<', 0],
+            content_type: Some("text/html; charset=iso-8859-1".into()),
+            final_url: "http://www.bbc.co.uk/news/uk-1".into(),
+            memento_datetime: None,
+        };
+        let json = serde_json::to_string(&page).unwrap();
+        assert!(json.contains("\"timestamp\":\"20150102030405\""), "{json}");
+        let back = Record::from_json(RecordKind::Page, &json).unwrap();
+        assert_eq!(back, Record::Page(Box::new(page)));
+    }
+
+    #[test]
+    fn decodes_by_declared_charset_then_meta_then_utf8() {
+        assert_eq!(decode_html(b"caf\xe9", Some("text/html; charset=ISO-8859-1")), "café");
+        assert_eq!(
+            decode_html(b"<meta charset=\"windows-1252\">\x93q\x94", None),
+            "<meta charset=\"windows-1252\">\u{201c}q\u{201d}"
+        );
+        assert_eq!(decode_html("café".as_bytes(), None), "café");
+        // Invalid UTF-8 without a declaration: Windows-1252, never a replacement character.
+        assert_eq!(decode_html(b"caf\xe9", None), "café");
+    }
+
+    #[test]
+    fn record_kind_parses_its_own_names_only() {
+        for kind in RecordKind::ALL {
+            assert_eq!(kind.as_str().parse::<RecordKind>(), Ok(kind));
+        }
+        assert!("articles".parse::<RecordKind>().is_err());
+    }
+}

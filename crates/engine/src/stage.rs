@@ -1,0 +1,396 @@
+//! The stage abstraction: what a stage receives ([`StageIo`]) and what it implements
+//! ([`Stage`] for anything async, [`Transform`] for CPU work on batches).
+//!
+//! Records travel in batches (`Vec<Record>`) so that the per-record cost of a channel
+//! hop stays in the nanoseconds. A stage reads batches with [`StageIo::recv`] and writes
+//! records with [`StageIo::emit`]; emitted records are buffered per port and sent when
+//! a batch is full, when the stage waits for input, or when it calls [`StageIo::flush`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::StageError;
+use crate::records::{Record, Rejected};
+use crate::stats::StageStats;
+
+/// Records move between stages in batches.
+pub type Batch = Vec<Record>;
+
+/// Index of an output port of a stage, in the order the stage's config declared them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PortId(pub usize);
+
+impl PortId {
+    /// The stage's first (default) port.
+    pub const DEFAULT: PortId = PortId(0);
+}
+
+/// A running stage. Sources ignore [`StageIo::recv`] and stop when
+/// [`StageIo::shutdown`] fires; transforms and sinks run until their input closes.
+#[async_trait]
+pub trait Stage: Send + 'static {
+    /// Runs the stage to completion.
+    ///
+    /// # Errors
+    /// A [`StageError`] stops the whole pipeline; the runtime names the stage.
+    async fn run(self: Box<Self>, io: StageIo) -> Result<(), StageError>;
+}
+
+/// CPU-bound work on batches, run by the runtime on blocking threads so it never
+/// stalls the async I/O threads. Use rayon inside `process` to spread one batch over
+/// the cores; keep the output order equal to the input order for reproducible runs.
+pub trait Transform: Send + 'static {
+    /// Called once, after the side inputs have arrived, before the first batch.
+    ///
+    /// # Errors
+    /// Stops the pipeline.
+    fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
+        Ok(())
+    }
+
+    /// Processes one batch, pushing results and rejections into `out`.
+    ///
+    /// # Errors
+    /// Stops the pipeline; reject bad records through `out` instead where the run can go on.
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError>;
+
+    /// Called once after the input has closed, for stages that hold records back.
+    ///
+    /// # Errors
+    /// Stops the pipeline.
+    fn finish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
+        Ok(())
+    }
+}
+
+/// What a [`Transform`] produced from one batch.
+#[derive(Debug, Default)]
+pub struct Emitted {
+    /// Records and the port each goes to.
+    pub records: Vec<(PortId, Record)>,
+    /// Records the stage could not use.
+    pub rejected: Vec<RejectedRecord>,
+    /// Named counters to add to the stage's metrics in `run.json`.
+    pub counters: Vec<(String, u64)>,
+}
+
+/// A rejection before the runtime has stamped the stage name on it.
+#[derive(Debug, Clone)]
+pub struct RejectedRecord {
+    /// Why.
+    pub reason: String,
+    /// File and line, URL, ...
+    pub location: Option<String>,
+    /// The record or raw input.
+    pub record: serde_json::Value,
+}
+
+impl Emitted {
+    /// Sends `record` to the default port.
+    pub fn push(&mut self, record: Record) {
+        self.records.push((PortId::DEFAULT, record));
+    }
+
+    /// Sends `record` to `port`.
+    pub fn push_to(&mut self, port: PortId, record: Record) {
+        self.records.push((port, record));
+    }
+
+    /// Rejects a record with a reason.
+    pub fn reject(&mut self, record: &Record, reason: impl Into<String>) {
+        self.rejected.push(RejectedRecord {
+            reason: reason.into(),
+            location: None,
+            record: record.to_json(),
+        });
+    }
+
+    /// Adds `n` to the named counter in `run.json`.
+    pub fn count(&mut self, name: &str, n: u64) {
+        match self.counters.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v += n,
+            None => self.counters.push((name.to_string(), n)),
+        }
+    }
+}
+
+/// Side inputs: the whole output of other stages, collected before a stage starts.
+#[derive(Debug, Default)]
+pub struct SideInputs {
+    pub(crate) inputs: HashMap<String, Vec<Record>>,
+}
+
+impl SideInputs {
+    /// Takes the records of the side input declared under option `key`.
+    ///
+    /// # Errors
+    /// When the stage did not declare that side input (a bug in the stage).
+    pub fn take(&mut self, key: &str) -> Result<Vec<Record>, StageError> {
+        self.inputs
+            .remove(key)
+            .ok_or_else(|| StageError::internal(format!("no side input `{key}` was wired")))
+    }
+}
+
+pub(crate) struct OutPort {
+    pub(crate) senders: Vec<mpsc::Sender<Batch>>,
+    pub(crate) buffer: Batch,
+    pub(crate) sent: u64,
+}
+
+/// Everything a running stage talks to: its input, output ports, side inputs,
+/// the rejection log, its counters and the shutdown signal.
+pub struct StageIo {
+    pub(crate) name: String,
+    pub(crate) input: Option<mpsc::Receiver<Batch>>,
+    pub(crate) side: HashMap<String, mpsc::Receiver<Batch>>,
+    pub(crate) ports: Vec<(String, OutPort)>,
+    pub(crate) rejected: mpsc::Sender<Vec<Rejected>>,
+    pub(crate) stats: Arc<StageStats>,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) batch_size: usize,
+    pub(crate) last_flush: Instant,
+}
+
+/// Buffered records older than this are sent even when the batch is not full, so a
+/// slow source (a polite crawler) does not hold its records back.
+const MAX_BUFFER_AGE: Duration = Duration::from_millis(200);
+
+impl StageIo {
+    /// The stage's name in the pipeline file.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Fires when the run is asked to stop (Ctrl-C). Sources stop producing;
+    /// other stages keep draining their input.
+    pub fn shutdown(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// The stage's counters, shared with the progress display and `run.json`.
+    pub fn stats(&self) -> &Arc<StageStats> {
+        &self.stats
+    }
+
+    /// The port with this name.
+    ///
+    /// # Errors
+    /// When the stage's config did not declare the port (a bug in the stage).
+    pub fn port(&self, name: &str) -> Result<PortId, StageError> {
+        self.ports
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(PortId)
+            .ok_or_else(|| StageError::internal(format!("stage has no port `{name}`")))
+    }
+
+    /// The next batch of input, or `None` when every upstream stage has finished.
+    /// Buffered output is flushed first, so nothing waits while the stage idles.
+    ///
+    /// # Errors
+    /// When a downstream stage is gone (the run is stopping).
+    pub async fn recv(&mut self) -> Result<Option<Batch>, StageError> {
+        self.flush().await?;
+        let Some(input) = self.input.as_mut() else {
+            return Ok(None);
+        };
+        let batch = input.recv().await;
+        if let Some(b) = &batch {
+            self.stats.add_in(b.len() as u64);
+        }
+        Ok(batch)
+    }
+
+    /// Collects the whole output of the side input declared under option `key`.
+    ///
+    /// # Errors
+    /// When no such side input was wired.
+    pub async fn side_input(&mut self, key: &str) -> Result<Vec<Record>, StageError> {
+        let mut rx = self
+            .side
+            .remove(key)
+            .ok_or_else(|| StageError::internal(format!("no side input `{key}` was wired")))?;
+        let mut all = Vec::new();
+        while let Some(batch) = rx.recv().await {
+            all.extend(batch);
+        }
+        Ok(all)
+    }
+
+    /// Collects every declared side input.
+    ///
+    /// # Errors
+    /// See [`StageIo::side_input`].
+    pub async fn side_inputs(&mut self) -> Result<SideInputs, StageError> {
+        let keys: Vec<String> = self.side.keys().cloned().collect();
+        let mut side = SideInputs::default();
+        for key in keys {
+            let records = self.side_input(&key).await?;
+            side.inputs.insert(key, records);
+        }
+        Ok(side)
+    }
+
+    /// Buffers `record` for `port`; sends the buffer when it is full or old.
+    ///
+    /// # Errors
+    /// When the downstream stages are gone (the run is stopping).
+    pub async fn emit(&mut self, port: PortId, record: Record) -> Result<(), StageError> {
+        let batch_size = self.batch_size;
+        let (_, out) = self
+            .ports
+            .get_mut(port.0)
+            .ok_or_else(|| StageError::internal(format!("no port #{}", port.0)))?;
+        if out.buffer.is_empty() {
+            self.last_flush = Instant::now();
+        }
+        out.buffer.push(record);
+        if out.buffer.len() >= batch_size || self.last_flush.elapsed() >= MAX_BUFFER_AGE {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Emits every record of an [`Emitted`] and logs its rejections and counters.
+    ///
+    /// # Errors
+    /// See [`StageIo::emit`].
+    pub async fn emit_all(&mut self, emitted: Emitted) -> Result<(), StageError> {
+        for (name, n) in emitted.counters {
+            self.stats.count(&name, n);
+        }
+        self.reject_all(emitted.rejected).await?;
+        for (port, record) in emitted.records {
+            self.emit(port, record).await?;
+        }
+        Ok(())
+    }
+
+    /// Records a rejection in `rejected.jsonl`.
+    ///
+    /// # Errors
+    /// When the rejection log has stopped (the run is stopping).
+    pub async fn reject(
+        &mut self,
+        record: serde_json::Value,
+        reason: impl Into<String>,
+        location: Option<String>,
+    ) -> Result<(), StageError> {
+        self.reject_all(vec![RejectedRecord {
+            reason: reason.into(),
+            location,
+            record,
+        }])
+        .await
+    }
+
+    async fn reject_all(&mut self, rejected: Vec<RejectedRecord>) -> Result<(), StageError> {
+        if rejected.is_empty() {
+            return Ok(());
+        }
+        self.stats.add_rejected(rejected.len() as u64);
+        let stamped = rejected
+            .into_iter()
+            .map(|r| Rejected {
+                stage: self.name.clone(),
+                reason: r.reason,
+                location: r.location,
+                record: r.record,
+            })
+            .collect();
+        self.rejected
+            .send(stamped)
+            .await
+            .map_err(|_| StageError::Stopped)
+    }
+
+    /// Sends every buffered record downstream now.
+    ///
+    /// # Errors
+    /// When the downstream stages are gone (the run is stopping).
+    pub async fn flush(&mut self) -> Result<(), StageError> {
+        for (_, out) in &mut self.ports {
+            if out.buffer.is_empty() {
+                continue;
+            }
+            let batch = std::mem::take(&mut out.buffer);
+            let n = batch.len() as u64;
+            out.sent += n;
+            self.stats.add_out(n);
+            // Fan-out: every consumer but the last gets a clone.
+            if let Some((last, rest)) = out.senders.split_last() {
+                for tx in rest {
+                    tx.send(batch.clone())
+                        .await
+                        .map_err(|_| StageError::Stopped)?;
+                }
+                last.send(batch).await.map_err(|_| StageError::Stopped)?;
+            }
+        }
+        self.last_flush = Instant::now();
+        Ok(())
+    }
+
+    /// Records per port so far, by port name (for `run.json`).
+    pub(crate) fn port_counts(&self) -> Vec<(String, u64)> {
+        self.ports
+            .iter()
+            .map(|(name, p)| (name.clone(), p.sent))
+            .collect()
+    }
+}
+
+/// Runs a [`Transform`] as a [`Stage`]: side inputs first, then each batch on a
+/// blocking thread, then `finish`.
+pub struct TransformStage<T: Transform>(pub T);
+
+#[async_trait]
+impl<T: Transform> Stage for TransformStage<T> {
+    async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
+        let mut side = io.side_inputs().await?;
+        let mut transform = self.0;
+        transform = blocking(move || {
+            transform.prepare(&mut side)?;
+            Ok(transform)
+        })
+        .await?;
+        while let Some(batch) = io.recv().await? {
+            let (t, emitted) = blocking(move || {
+                let mut out = Emitted::default();
+                transform.process(batch, &mut out)?;
+                Ok((transform, out))
+            })
+            .await?;
+            transform = t;
+            io.emit_all(emitted).await?;
+        }
+        let emitted = blocking(move || {
+            let mut out = Emitted::default();
+            transform.finish(&mut out)?;
+            Ok(out)
+        })
+        .await?;
+        io.emit_all(emitted).await?;
+        io.flush().await
+    }
+}
+
+/// Runs CPU work on tokio's blocking pool and returns its result.
+///
+/// # Errors
+/// The work's own error, or an internal error if it panicked.
+pub async fn blocking<R, F>(work: F) -> Result<R, StageError>
+where
+    F: FnOnce() -> Result<R, StageError> + Send + 'static,
+    R: Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| StageError::internal(format!("stage work panicked: {e}")))?
+}

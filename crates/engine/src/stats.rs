@@ -1,0 +1,102 @@
+//! Per-stage counters, shared between the running stage, the progress display and
+//! `run.json`. Plain atomics: a stage bumps them once per batch, not per record.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Counters of one stage.
+#[derive(Debug, Default)]
+pub struct StageStats {
+    records_in: AtomicU64,
+    records_out: AtomicU64,
+    rejected: AtomicU64,
+    progress_pos: AtomicU64,
+    progress_len: AtomicU64,
+    progress_is_bytes: AtomicBool,
+    finished: AtomicBool,
+    counters: Mutex<BTreeMap<String, u64>>,
+    metrics: Mutex<BTreeMap<String, serde_json::Value>>,
+}
+
+impl StageStats {
+    pub(crate) fn add_in(&self, n: u64) {
+        self.records_in.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn add_out(&self, n: u64) {
+        self.records_out.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn add_rejected(&self, n: u64) {
+        self.rejected.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_finished(&self) {
+        self.finished.store(true, Ordering::Relaxed);
+    }
+
+    /// Records received.
+    pub fn records_in(&self) -> u64 {
+        self.records_in.load(Ordering::Relaxed)
+    }
+
+    /// Records sent downstream (all ports).
+    pub fn records_out(&self) -> u64 {
+        self.records_out.load(Ordering::Relaxed)
+    }
+
+    /// Records rejected.
+    pub fn rejected(&self) -> u64 {
+        self.rejected.load(Ordering::Relaxed)
+    }
+
+    /// Whether the stage has ended.
+    pub fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// Declares the amount of work, for a progress bar with an ETA (e.g. dump bytes).
+    pub fn set_progress_total(&self, total: u64, is_bytes: bool) {
+        self.progress_len.store(total, Ordering::Relaxed);
+        self.progress_is_bytes.store(is_bytes, Ordering::Relaxed);
+    }
+
+    /// Sets how much of the declared work is done.
+    pub fn set_progress(&self, done: u64) {
+        self.progress_pos.store(done, Ordering::Relaxed);
+    }
+
+    /// `(done, total, is_bytes)`; total 0 means unknown.
+    pub fn progress(&self) -> (u64, u64, bool) {
+        (
+            self.progress_pos.load(Ordering::Relaxed),
+            self.progress_len.load(Ordering::Relaxed),
+            self.progress_is_bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Adds `n` to a named counter (shown in progress and `run.json`).
+    pub fn count(&self, name: &str, n: u64) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.entry(name.to_string()).or_default() += n;
+        }
+    }
+
+    /// Sets a named metric for `run.json` (e.g. a per-year histogram).
+    pub fn set_metric(&self, name: &str, value: serde_json::Value) {
+        if let Ok(mut m) = self.metrics.lock() {
+            m.insert(name.to_string(), value);
+        }
+    }
+
+    /// The named counters.
+    pub fn counters(&self) -> BTreeMap<String, u64> {
+        self.counters.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The named metrics.
+    pub fn metrics(&self) -> BTreeMap<String, serde_json::Value> {
+        self.metrics.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+}

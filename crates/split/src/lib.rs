@@ -1,0 +1,8 @@
+//! Placeholder for the `split` stage crate; its issue fills it in.
+
+use tempora_engine::StageKind;
+
+/// The stage kinds this crate registers.
+pub fn kinds() -> Vec<StageKind> {
+    Vec::new()
+}

@@ -1,0 +1,8 @@
+//! Placeholder for the `wayback` stage crate; its issue fills it in.
+
+use tempora_engine::StageKind;
+
+/// The stage kinds this crate registers.
+pub fn kinds() -> Vec<StageKind> {
+    Vec::new()
+}
