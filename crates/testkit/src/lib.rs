@@ -1,8 +1,25 @@
-//! Placeholder for the `testkit` stage crate; its issue fills it in.
+//! Dev-only test kit: a mock Wayback Machine on 127.0.0.1 for the crawler's
+//! tests and benchmarks.
+//!
+//! In: a [`Corpus`] of captures we write ([`synthetic`] builds news sites, feeds
+//! and sitemaps) and [`FaultRule`]s. Out: a real HTTP server on a free loopback
+//! port that answers the CDX query API (`/cdx/search/cdx`: `url`, `matchType`,
+//! `from`/`to`, `output=json`, `fl`, `filter`, `collapse`, `limit`,
+//! `showResumeKey`/`resumeKey`) and `id_` replay (`/web/<ts>id_/<url>`) with the
+//! headers, redirect shapes and resume-key format of the recorded real answers,
+//! and logs every request with its arrival time. Promises: it never touches any
+//! address but 127.0.0.1; faults fire exactly as many times as asked; the log
+//! tells whether a request arrived during a `Retry-After` pause it had asked for.
 
-use tempora_engine::StageKind;
+pub mod cdx;
+pub mod corpus;
+pub mod faults;
+pub mod replay;
+pub mod server;
+pub mod surt;
+pub mod synthetic;
 
-/// The stage kinds this crate registers.
-pub fn kinds() -> Vec<StageKind> {
-    Vec::new()
-}
+pub use corpus::{sha1_base32, Corpus, MockCapture};
+pub use faults::{Fault, FaultRule, RequestKind, Target};
+pub use server::{MockWayback, Outcome, RequestRecord};
+pub use surt::urlkey;

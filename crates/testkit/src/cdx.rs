@@ -1,0 +1,428 @@
+//! The CDX query API (`/cdx/search/cdx`) as the real server answers it:
+//! `url` + `matchType`, `from`/`to`, `output=json`, `fl`, repeated `filter`,
+//! `collapse` (adjacent rows only), `limit`, and `showResumeKey`/`resumeKey`
+//! paging with keys shaped like the recorded ones (`com%2Ccnn%29%2F+2001041400593%3A`).
+
+use regex::Regex;
+
+use crate::corpus::{Corpus, MockCapture};
+use crate::surt::{MatchType, UrlMatcher};
+
+/// Every field the index has, in its default order.
+pub const FIELDS: [&str; 7] = [
+    "urlkey",
+    "timestamp",
+    "original",
+    "mimetype",
+    "statuscode",
+    "digest",
+    "length",
+];
+
+/// An answer before it goes on the wire.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// Body (uncompressed).
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    fn text(status: u16, body: impl Into<String>) -> Self {
+        Self {
+            status,
+            headers: vec![("Content-Type".into(), "text/plain;charset=UTF-8".into())],
+            body: body.into().into_bytes(),
+        }
+    }
+}
+
+/// The blocked-site answer, as recorded: 403 and `X-Archive-Wayback-Runtime-Error`.
+pub fn blocked() -> Answer {
+    let message = "org.archive.util.io.RuntimeIOException: org.archive.wayback.exception.AdministrativeAccessControlException: Blocked Site Error";
+    let mut answer = Answer::text(403, format!("{message}\n"));
+    answer
+        .headers
+        .push(("X-Archive-Wayback-Runtime-Error".into(), message.into()));
+    answer
+}
+
+struct Filter {
+    field: usize,
+    negate: bool,
+    regex: Regex,
+}
+
+/// Answers one CDX query against `corpus`; `is_blocked` tells whether a urlkey is excluded.
+pub fn answer(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Answer {
+    match run(corpus, query, is_blocked) {
+        Ok(answer) => answer,
+        Err(message) => Answer::text(400, message),
+    }
+}
+
+fn run(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Result<Answer, String> {
+    let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let get = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let all = |name: &'static str| {
+        params
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+
+    let url = get("url").ok_or("missing url")?;
+    let match_type = match get("matchType") {
+        Some(m) => Some(MatchType::parse(m).ok_or_else(|| format!("bad matchType {m}"))?),
+        None => None,
+    };
+    let matcher = UrlMatcher::new(url, match_type);
+    let from = get("from").map(|f| pad(f, '0'));
+    let to = get("to").map(|t| pad(t, '9'));
+    let json = get("output") == Some("json");
+    let fields: Vec<usize> = match get("fl") {
+        Some(fl) => fl
+            .split(',')
+            .map(|f| field_index(f).ok_or_else(|| format!("unknown field {f}")))
+            .collect::<Result<_, _>>()?,
+        None => (0..FIELDS.len()).collect(),
+    };
+    let filters: Vec<Filter> = all("filter").map(parse_filter).collect::<Result<_, _>>()?;
+    let collapses: Vec<(usize, Option<usize>)> = all("collapse")
+        .map(parse_collapse)
+        .collect::<Result<_, _>>()?;
+    let limit: Option<usize> = match get("limit") {
+        Some(l) => Some(l.parse().map_err(|_| format!("bad limit {l}"))?),
+        None => None,
+    };
+    let show_resume = get("showResumeKey") == Some("true");
+    let resume_from = get("resumeKey").map(decode_resume_key);
+
+    let mut rows: Vec<[String; 7]> = Vec::new();
+    let mut last_values: Vec<Option<String>> = vec![None; collapses.len()];
+    let mut more = false;
+    let mut blocked_hit = false;
+    for (key, capture) in corpus.rows() {
+        if !matcher.matches(key) {
+            continue;
+        }
+        if is_blocked(key) {
+            blocked_hit = true;
+            continue;
+        }
+        if from
+            .as_deref()
+            .is_some_and(|f| capture.timestamp.as_str() < f)
+            || to
+                .as_deref()
+                .is_some_and(|t| capture.timestamp.as_str() > t)
+        {
+            continue;
+        }
+        if let Some(resume) = &resume_from {
+            if format!("{key} {}", capture.timestamp) < *resume {
+                continue;
+            }
+        }
+        let row = row_of(key, capture);
+        if !filters
+            .iter()
+            .all(|f| f.regex.is_match(&row[f.field]) != f.negate)
+        {
+            continue;
+        }
+        let mut duplicate = !collapses.is_empty();
+        for (i, (field, len)) in collapses.iter().enumerate() {
+            let value: String = match len {
+                Some(n) => row[*field].chars().take(*n).collect(),
+                None => row[*field].clone(),
+            };
+            if last_values[i].as_deref() != Some(value.as_str()) {
+                duplicate = false;
+            }
+            last_values[i] = Some(value);
+        }
+        if duplicate {
+            continue;
+        }
+        if limit.is_some_and(|l| rows.len() >= l) {
+            more = true;
+            break;
+        }
+        rows.push(row);
+    }
+    if blocked_hit && rows.is_empty() {
+        return Ok(blocked());
+    }
+    // Like the real server, a full page carries a resume key even when nothing follows.
+    let full = limit.is_some_and(|l| l > 0 && rows.len() == l);
+    let resume_key = (show_resume && (more || full))
+        .then(|| rows.last().map(|r| next_key(&r[0], &r[1])))
+        .flatten();
+    let body = if json {
+        json_body(&rows, &fields, resume_key.as_deref())
+    } else {
+        text_body(&rows, &fields, resume_key.as_deref())
+    };
+    let mut answer = Answer::text(200, body);
+    if json {
+        answer.headers[0].1 = "application/json".into();
+    }
+    answer.headers.push(("X-location".into(), "cdx".into()));
+    Ok(answer)
+}
+
+fn row_of(key: &str, c: &MockCapture) -> [String; 7] {
+    [
+        key.to_string(),
+        c.timestamp.clone(),
+        c.url.clone(),
+        c.mime.clone(),
+        c.status.map_or_else(|| "-".to_string(), |s| s.to_string()),
+        c.digest.clone(),
+        (c.body.len() + 300).to_string(),
+    ]
+}
+
+fn field_index(name: &str) -> Option<usize> {
+    FIELDS.iter().position(|f| *f == name)
+}
+
+fn pad(partial: &str, with: char) -> String {
+    let mut s: String = partial
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    while s.len() < 14 {
+        s.push(with);
+    }
+    s
+}
+
+fn parse_filter(spec: &str) -> Result<Filter, String> {
+    let (negate, rest) = match spec.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
+    let (contains, rest) = match rest.strip_prefix('~') {
+        Some(rest) => (true, rest),
+        None => (false, rest),
+    };
+    let (field, pattern) = rest
+        .split_once(':')
+        .ok_or_else(|| format!("bad filter {spec}"))?;
+    let field = field_index(field).ok_or_else(|| format!("bad filter field {field}"))?;
+    let pattern = if contains {
+        pattern.to_string()
+    } else {
+        format!("^(?:{pattern})$")
+    };
+    let regex = Regex::new(&pattern).map_err(|e| format!("bad filter regex {spec}: {e}"))?;
+    Ok(Filter {
+        field,
+        negate,
+        regex,
+    })
+}
+
+fn parse_collapse(spec: &str) -> Result<(usize, Option<usize>), String> {
+    let (field, len) = match spec.split_once(':') {
+        Some((f, n)) => (
+            f,
+            Some(n.parse().map_err(|_| format!("bad collapse {spec}"))?),
+        ),
+        None => (spec, None),
+    };
+    let field = field_index(field).ok_or_else(|| format!("bad collapse field {field}"))?;
+    Ok((field, len))
+}
+
+/// The key of the row after `urlkey timestamp`: the last character moved up by one,
+/// URL-encoded the way the real server prints it.
+fn next_key(urlkey: &str, timestamp: &str) -> String {
+    let mut key = format!("{urlkey} {timestamp}").into_bytes();
+    if let Some(last) = key.last_mut() {
+        *last = last.saturating_add(1);
+    }
+    form_urlencoded::byte_serialize(&key).collect()
+}
+
+/// Clients send the printed key back URL-encoded once more; undo the printed encoding.
+fn decode_resume_key(value: &str) -> String {
+    form_urlencoded::parse(format!("k={value}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
+}
+
+fn text_body(rows: &[[String; 7]], fields: &[usize], resume: Option<&str>) -> String {
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<&str> = fields.iter().map(|&f| row[f].as_str()).collect();
+        out.push_str(&cells.join(" "));
+        out.push('\n');
+    }
+    if let Some(key) = resume {
+        out.push('\n');
+        out.push_str(key);
+        out.push('\n');
+    }
+    out
+}
+
+fn json_body(rows: &[[String; 7]], fields: &[usize], resume: Option<&str>) -> String {
+    if rows.is_empty() {
+        return "[]\n".into();
+    }
+    let mut all: Vec<serde_json::Value> = Vec::with_capacity(rows.len() + 3);
+    all.push(fields.iter().map(|&f| FIELDS[f]).collect());
+    for row in rows {
+        all.push(fields.iter().map(|&f| row[f].as_str()).collect());
+    }
+    if let Some(key) = resume {
+        all.push(serde_json::Value::Array(Vec::new()));
+        all.push(serde_json::json!([key]));
+    }
+    let mut out = String::from("[");
+    for (i, v) in all.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(&v.to_string());
+    }
+    out.push_str("]\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus() -> Corpus {
+        let mut captures = Vec::new();
+        for (i, ts) in [
+            "20010414005939",
+            "20010414005939",
+            "20010415000000",
+            "20010503212618",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let body = if i < 2 {
+                "same".to_string()
+            } else {
+                format!("p{i}")
+            };
+            captures.push(MockCapture::html("http://www.cnn.com:80/", ts, body));
+        }
+        captures.push(MockCapture::revisit(
+            "http://www.cnn.com/",
+            "20010416000000",
+            "X",
+        ));
+        captures.push(MockCapture::html(
+            "http://cnn.com/world/",
+            "20010420000000",
+            "w",
+        ));
+        Corpus::new(captures)
+    }
+
+    fn body(a: &Answer) -> String {
+        String::from_utf8(a.body.clone()).unwrap()
+    }
+
+    #[test]
+    fn resume_key_has_the_recorded_shape_and_pages_on() {
+        let a = answer(&corpus(), "url=cnn.com&limit=1&showResumeKey=true", |_| {
+            false
+        });
+        let text = body(&a);
+        assert!(
+            text.ends_with("\n\ncom%2Ccnn%29%2F+2001041400593%3A\n"),
+            "{text}"
+        );
+        // Sent back URL-encoded once more, as clients do.
+        let key: String =
+            form_urlencoded::byte_serialize(b"com%2Ccnn%29%2F+2001041400593%3A").collect();
+        let a = answer(
+            &corpus(),
+            &format!("url=cnn.com&limit=2&showResumeKey=true&resumeKey={key}"),
+            |_| false,
+        );
+        let text = body(&a);
+        assert!(text.starts_with("com,cnn)/ 20010415000000 "), "{text}");
+    }
+
+    #[test]
+    fn json_has_a_header_row_and_the_key_after_an_empty_row() {
+        let a = answer(
+            &corpus(),
+            "url=cnn.com&output=json&fl=timestamp,statuscode&filter=statuscode:200&limit=2&showResumeKey=true",
+            |_| false,
+        );
+        let v: serde_json::Value = serde_json::from_slice(&a.body).unwrap();
+        let rows = v.as_array().unwrap();
+        assert_eq!(rows[0], serde_json::json!(["timestamp", "statuscode"]));
+        assert_eq!(rows[1], serde_json::json!(["20010414005939", "200"]));
+        assert_eq!(rows[3], serde_json::json!([]));
+        assert_eq!(rows.len(), 5);
+        let empty = answer(&corpus(), "url=nothing.org&output=json", |_| false);
+        assert_eq!(body(&empty), "[]\n");
+    }
+
+    #[test]
+    fn collapse_is_adjacent_only_and_filters_negate() {
+        let a = answer(
+            &corpus(),
+            "url=cnn.com*&collapse=urlkey&fl=timestamp",
+            |_| false,
+        );
+        assert_eq!(body(&a), "20010414005939\n20010420000000\n");
+        let a = answer(
+            &corpus(),
+            "url=cnn.com&collapse=digest&fl=timestamp",
+            |_| false,
+        );
+        assert_eq!(body(&a).lines().count(), 4, "{}", body(&a));
+        let a = answer(
+            &corpus(),
+            "url=cnn.com&filter=!mimetype:warc/revisit&fl=statuscode",
+            |_| false,
+        );
+        assert!(!body(&a).contains('-'));
+        let a = answer(
+            &corpus(),
+            "url=cnn.com&from=200104150&to=20010416&fl=timestamp",
+            |_| false,
+        );
+        assert_eq!(body(&a), "20010415000000\n20010416000000\n");
+    }
+
+    #[test]
+    fn blocked_and_bad_queries() {
+        let a = answer(&corpus(), "url=cnn.com", |_| true);
+        assert_eq!(a.status, 403);
+        assert!(a
+            .headers
+            .iter()
+            .any(|(k, _)| k == "X-Archive-Wayback-Runtime-Error"));
+        assert_eq!(answer(&corpus(), "matchType=exact", |_| false).status, 400);
+        assert_eq!(
+            answer(&corpus(), "url=x&filter=bogus", |_| false).status,
+            400
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! The mock's archive: captures we write ourselves, served by the CDX API and
+//! by `id_` replay.
+
+use chrono::NaiveDateTime;
+
+use crate::surt::urlkey;
+
+/// One archived capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockCapture {
+    /// Original URL as archived, e.g. `http://www.bbc.co.uk/news/uk-1`.
+    pub url: String,
+    /// Capture time, 14 digits.
+    pub timestamp: String,
+    /// Archived HTTP status; `None` for a revisit record (`-` in the CDX).
+    pub status: Option<u16>,
+    /// MIME type in the CDX (`text/html`, `warc/revisit`, `unk`).
+    pub mime: String,
+    /// `Content-Type` served on replay, charset included.
+    pub content_type: String,
+    /// Archived payload (a revisit serves the payload of the capture with its digest).
+    pub body: Vec<u8>,
+    /// For an archived redirect: the original URL it points to.
+    pub location: Option<String>,
+    /// SHA-1 of the payload, base32, as the CDX lists it.
+    pub digest: String,
+    /// Serve the payload gzip-compressed (`Content-Encoding: gzip`) when the client accepts it.
+    pub gzip: bool,
+}
+
+impl MockCapture {
+    /// An archived `200 text/html` page (UTF-8).
+    pub fn html(url: &str, timestamp: &str, body: impl Into<Vec<u8>>) -> Self {
+        let body = body.into();
+        Self {
+            url: url.to_string(),
+            timestamp: timestamp.to_string(),
+            status: Some(200),
+            mime: "text/html".into(),
+            content_type: "text/html; charset=utf-8".into(),
+            digest: sha1_base32(&body),
+            body,
+            location: None,
+            gzip: true,
+        }
+    }
+
+    /// An archived redirect of the site itself (`301`/`302` with a `Location`).
+    pub fn redirect(url: &str, timestamp: &str, status: u16, target: &str) -> Self {
+        let body = format!("<html><body>Moved to <a href=\"{target}\">here</a></body></html>");
+        let mut capture = Self::html(url, timestamp, body);
+        capture.status = Some(status);
+        capture.location = Some(target.to_string());
+        capture
+    }
+
+    /// A revisit record: same payload as an earlier capture with `digest`.
+    pub fn revisit(url: &str, timestamp: &str, digest: &str) -> Self {
+        let mut capture = Self::html(url, timestamp, Vec::new());
+        capture.status = None;
+        capture.mime = "warc/revisit".into();
+        capture.digest = digest.to_string();
+        capture
+    }
+
+    /// The same capture with another served `Content-Type`.
+    pub fn with_content_type(mut self, content_type: &str) -> Self {
+        self.content_type = content_type.to_string();
+        self
+    }
+
+    /// The same capture with an archived status other than 200 (e.g. a 429 the site gave).
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// The same capture, never gzip-compressed in transit.
+    pub fn plain(mut self) -> Self {
+        self.gzip = false;
+        self
+    }
+
+    /// Its CDX urlkey.
+    pub fn urlkey(&self) -> String {
+        urlkey(&self.url)
+    }
+
+    /// Its time.
+    pub fn time(&self) -> Option<NaiveDateTime> {
+        NaiveDateTime::parse_from_str(&self.timestamp, "%Y%m%d%H%M%S").ok()
+    }
+
+    /// `Memento-Datetime` as the Wayback sends it (RFC 1123).
+    pub fn memento_datetime(&self) -> String {
+        self.time()
+            .map(|t| t.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// SHA-1 of `bytes` in base32, as CDX `digest` fields are.
+pub fn sha1_base32(bytes: &[u8]) -> String {
+    data_encoding::BASE32.encode(&sha1_smol::Sha1::from(bytes).digest().bytes())
+}
+
+/// The archive: captures in CDX order (urlkey, timestamp).
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    captures: Vec<(String, MockCapture)>,
+}
+
+impl Corpus {
+    /// An archive of these captures.
+    pub fn new(captures: impl IntoIterator<Item = MockCapture>) -> Self {
+        let mut corpus = Self::default();
+        for c in captures {
+            corpus.add(c);
+        }
+        corpus
+    }
+
+    /// Adds a capture, keeping CDX order.
+    pub fn add(&mut self, capture: MockCapture) {
+        let key = capture.urlkey();
+        let at = self.captures.partition_point(|(k, c)| {
+            (k.as_str(), c.timestamp.as_str(), c.url.as_str())
+                <= (
+                    key.as_str(),
+                    capture.timestamp.as_str(),
+                    capture.url.as_str(),
+                )
+        });
+        self.captures.insert(at, (key, capture));
+    }
+
+    /// Every capture with its urlkey, in CDX order.
+    pub fn rows(&self) -> &[(String, MockCapture)] {
+        &self.captures
+    }
+
+    /// The captures of one urlkey.
+    pub fn of_key(&self, key: &str) -> &[(String, MockCapture)] {
+        let start = self.captures.partition_point(|(k, _)| k.as_str() < key);
+        let end = self.captures.partition_point(|(k, _)| k.as_str() <= key);
+        &self.captures[start..end]
+    }
+
+    /// Number of captures.
+    pub fn len(&self) -> usize {
+        self.captures.len()
+    }
+
+    /// Whether the archive is empty.
+    pub fn is_empty(&self) -> bool {
+        self.captures.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_cdx_order_and_finds_by_key() {
+        let corpus = Corpus::new([
+            MockCapture::html("http://www.bbc.co.uk/news/b", "20200101000000", "b"),
+            MockCapture::html("http://www.bbc.co.uk/news/a", "20200102000000", "a2"),
+            MockCapture::html("http://www.bbc.co.uk/news/a", "20200101000000", "a1"),
+        ]);
+        let order: Vec<&str> = corpus
+            .rows()
+            .iter()
+            .map(|(_, c)| c.timestamp.as_str())
+            .collect();
+        assert_eq!(
+            order,
+            ["20200101000000", "20200102000000", "20200101000000"]
+        );
+        assert_eq!(corpus.of_key("uk,co,bbc)/news/a").len(), 2);
+        assert_eq!(corpus.of_key("uk,co,bbc)/news/c").len(), 0);
+    }
+
+    #[test]
+    fn digest_is_base32_sha1_and_memento_is_rfc1123() {
+        let c = MockCapture::html("http://x.com/", "20171124151315", "hello");
+        assert_eq!(c.digest.len(), 32);
+        assert_eq!(c.memento_datetime(), "Fri, 24 Nov 2017 15:13:15 GMT");
+    }
+}
