@@ -7,14 +7,22 @@
 //! naming stage and key; no unbounded channel; CPU work off the I/O threads; an
 //! interrupted run leaves no file that looks complete.
 
+pub mod builtin;
+pub mod config;
 pub mod error;
+pub mod plan;
+pub mod progress;
 pub mod records;
 pub mod registry;
+pub mod runtime;
 pub mod stage;
 pub mod stats;
 pub mod testing;
 
+pub use config::PipelineFile;
 pub use error::{ConfigError, ConfigErrors, StageError};
+pub use plan::Plan;
+pub use progress::ProgressMode;
 pub use records::{
     Article, Capture, EntityRef, Fact, FactMatch, Mention, Novelty, Page, Record, RecordKind,
     Rejected, TextField,
@@ -23,5 +31,6 @@ pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
     StageKind,
 };
+pub use runtime::{run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;

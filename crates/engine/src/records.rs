@@ -159,7 +159,9 @@ mod base64_bytes {
 }
 
 /// Which text of an article a name was found in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TextField {
     /// The article body (`document`).
@@ -292,7 +294,9 @@ impl FromStr for RecordKind {
         Self::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown record kind `{s}` (known: fact, capture, page, article)"))
+            .ok_or_else(|| {
+                format!("unknown record kind `{s}` (known: fact, capture, page, article)")
+            })
     }
 }
 
@@ -417,7 +421,10 @@ mod tests {
 
     #[test]
     fn decodes_by_declared_charset_then_meta_then_utf8() {
-        assert_eq!(decode_html(b"caf\xe9", Some("text/html; charset=ISO-8859-1")), "café");
+        assert_eq!(
+            decode_html(b"caf\xe9", Some("text/html; charset=ISO-8859-1")),
+            "café"
+        );
         assert_eq!(
             decode_html(b"<meta charset=\"windows-1252\">\x93q\x94", None),
             "<meta charset=\"windows-1252\">\u{201c}q\u{201d}"

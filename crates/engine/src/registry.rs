@@ -210,7 +210,13 @@ impl Registry {
     pub fn reference(&self) -> String {
         let mut md = String::new();
         for kind in &self.kinds {
-            let _ = writeln!(md, "### `{}` ({})\n\n{}\n", kind.name, kind.role.as_str(), kind.about);
+            let _ = writeln!(
+                md,
+                "### `{}` ({})\n\n{}\n",
+                kind.name,
+                kind.role.as_str(),
+                kind.about
+            );
             if !kind.accepts.is_empty() {
                 let accepts: Vec<&str> = kind.accepts.iter().map(|k| k.as_str()).collect();
                 let _ = writeln!(md, "- inputs: {}", accepts.join(", "));

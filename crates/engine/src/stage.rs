@@ -140,7 +140,6 @@ impl SideInputs {
 pub(crate) struct OutPort {
     pub(crate) senders: Vec<mpsc::Sender<Batch>>,
     pub(crate) buffer: Batch,
-    pub(crate) sent: u64,
 }
 
 /// Everything a running stage talks to: its input, output ports, side inputs,
@@ -315,14 +314,14 @@ impl StageIo {
     /// # Errors
     /// When the downstream stages are gone (the run is stopping).
     pub async fn flush(&mut self) -> Result<(), StageError> {
-        for (_, out) in &mut self.ports {
+        for (name, out) in &mut self.ports {
             if out.buffer.is_empty() {
                 continue;
             }
             let batch = std::mem::take(&mut out.buffer);
             let n = batch.len() as u64;
-            out.sent += n;
             self.stats.add_out(n);
+            self.stats.add_port(name, n);
             // Fan-out: every consumer but the last gets a clone.
             if let Some((last, rest)) = out.senders.split_last() {
                 for tx in rest {
@@ -335,14 +334,6 @@ impl StageIo {
         }
         self.last_flush = Instant::now();
         Ok(())
-    }
-
-    /// Records per port so far, by port name (for `run.json`).
-    pub(crate) fn port_counts(&self) -> Vec<(String, u64)> {
-        self.ports
-            .iter()
-            .map(|(name, p)| (name.clone(), p.sent))
-            .collect()
     }
 }
 

@@ -15,6 +15,7 @@ pub struct StageStats {
     progress_len: AtomicU64,
     progress_is_bytes: AtomicBool,
     finished: AtomicBool,
+    ports: Mutex<Vec<(String, u64)>>,
     counters: Mutex<BTreeMap<String, u64>>,
     metrics: Mutex<BTreeMap<String, serde_json::Value>>,
 }
@@ -30,6 +31,20 @@ impl StageStats {
 
     pub(crate) fn add_rejected(&self, n: u64) {
         self.rejected.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn add_port(&self, port: &str, n: u64) {
+        if let Ok(mut ports) = self.ports.lock() {
+            match ports.iter_mut().find(|(name, _)| name == port) {
+                Some((_, count)) => *count += n,
+                None => ports.push((port.to_string(), n)),
+            }
+        }
+    }
+
+    /// Records sent per output port.
+    pub fn ports(&self) -> Vec<(String, u64)> {
+        self.ports.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
     pub(crate) fn set_finished(&self) {

@@ -92,7 +92,6 @@ pub async fn run_stage_with_shutdown(
             OutPort {
                 senders: vec![tx],
                 buffer: Vec::new(),
-                sent: 0,
             },
         ));
         let name = port.name.clone();

@@ -1,0 +1,344 @@
+//! Loading a pipeline file: TOML syntax (errors with line and column), `--set`
+//! overrides, `${VAR}` from the environment, TOML dates turned into ISO strings,
+//! and the `[pipeline]` table. The stage graph is checked by [`crate::plan`].
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use crate::error::{ConfigError, ConfigErrors};
+
+/// A pipeline file after overrides and `${VAR}` substitution, not yet validated.
+#[derive(Debug, Clone)]
+pub struct PipelineFile {
+    /// Path as given (for messages).
+    pub path: String,
+    /// The resolved document.
+    pub table: toml::Table,
+}
+
+/// The `[pipeline]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct PipelineSettings {
+    /// Pipeline name (default: the file name without `.toml`).
+    pub name: Option<String>,
+    /// Knowledge cutoff: stages default their dates to it.
+    pub cutoff: NaiveDate,
+    /// Output directory (default `out/<name>`), relative to the working directory.
+    pub out: Option<PathBuf>,
+    /// Records per channel between two stages.
+    #[serde(default = "default_channel_capacity")]
+    pub channel_capacity: usize,
+}
+
+const fn default_channel_capacity() -> usize {
+    256
+}
+
+impl PipelineFile {
+    /// Reads and resolves a pipeline file. Every problem is reported at once.
+    ///
+    /// # Errors
+    /// Unreadable file, TOML syntax (with line and column), a bad `--set`, unset `${VAR}`s.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Self, ConfigErrors> {
+        let name = path.display().to_string();
+        let fail = |errors| ConfigErrors {
+            file: name.clone(),
+            errors,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            fail(vec![ConfigError::file(format!(
+                "cannot read the file: {e}"
+            ))])
+        })?;
+        Self::parse(&name, &text, overrides)
+    }
+
+    /// Resolves a pipeline given as text; `name` is used in messages.
+    ///
+    /// # Errors
+    /// See [`PipelineFile::load`].
+    pub fn parse(name: &str, text: &str, overrides: &[String]) -> Result<Self, ConfigErrors> {
+        let fail = |errors| ConfigErrors {
+            file: name.to_string(),
+            errors,
+        };
+        let mut table: toml::Table = toml::from_str(text)
+            .map_err(|e| fail(vec![ConfigError::file(syntax_error(text, &e))]))?;
+        let mut errors = Vec::new();
+        for o in overrides {
+            if let Err(message) = apply_override(&mut table, o) {
+                errors.push(ConfigError::file(format!("--set {o}: {message}")));
+            }
+        }
+        resolve_values(&mut table, &mut Vec::new(), &mut errors);
+        if errors.is_empty() {
+            Ok(Self {
+                path: name.to_string(),
+                table,
+            })
+        } else {
+            Err(fail(errors))
+        }
+    }
+
+    /// The `[pipeline]` settings.
+    ///
+    /// # Errors
+    /// Missing table, unknown or mistyped keys, a bad date.
+    pub fn settings(&self) -> Result<PipelineSettings, Vec<ConfigError>> {
+        let Some(value) = self.table.get("pipeline") else {
+            return Err(vec![ConfigError::file(
+                "missing [pipeline] table (it needs at least `cutoff = YYYY-MM-DD`)",
+            )]);
+        };
+        PipelineSettings::deserialize(value.clone()).map_err(|e| {
+            let message = e.message().trim().to_string();
+            let key = message.split('`').nth(1).unwrap_or("pipeline").to_string();
+            vec![ConfigError::pipeline(&key, message)]
+        })
+    }
+}
+
+/// "file:line:column: message" for a TOML syntax error.
+fn syntax_error(text: &str, err: &toml::de::Error) -> String {
+    let message = err.message().trim();
+    match err.span() {
+        Some(span) => {
+            let (line, column) = line_column(text, span.start);
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message.to_string(),
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Applies `a.b.0.c=value`; the value is TOML (`2023-06-30`, `42`, `["x"]`) or else a string.
+fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
+    let (path, raw) = assignment
+        .split_once('=')
+        .ok_or("expected KEY.PATH=VALUE")?;
+    let keys: Vec<&str> = path.trim().split('.').collect();
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err("empty key in the path".into());
+    }
+    let value = parse_value(raw.trim());
+    let (last, parents) = keys.split_last().ok_or("empty key")?;
+    let mut node = table
+        .entry(parents.first().copied().unwrap_or(last).to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if parents.is_empty() {
+        *node = value;
+        return Ok(());
+    }
+    for key in parents.iter().skip(1) {
+        node = child(node, key, true)?;
+    }
+    match node {
+        toml::Value::Table(t) => {
+            t.insert((*last).to_string(), value);
+        }
+        toml::Value::Array(items) => {
+            let slot = index(items, last)?;
+            *slot = value;
+        }
+        _ => return Err(format!("`{path}` does not lead to a table or list")),
+    }
+    Ok(())
+}
+
+fn child<'a>(
+    node: &'a mut toml::Value,
+    key: &str,
+    create: bool,
+) -> Result<&'a mut toml::Value, String> {
+    match node {
+        toml::Value::Table(t) => {
+            if !t.contains_key(key) && !create {
+                return Err(format!("no key `{key}`"));
+            }
+            Ok(t.entry(key.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new())))
+        }
+        toml::Value::Array(items) => index(items, key),
+        _ => Err(format!(
+            "`{key}` is inside a value that is not a table or list"
+        )),
+    }
+}
+
+fn index<'a>(items: &'a mut [toml::Value], key: &str) -> Result<&'a mut toml::Value, String> {
+    let len = items.len();
+    let i: usize = key
+        .parse()
+        .map_err(|_| format!("`{key}` is not a list index"))?;
+    items
+        .get_mut(i)
+        .ok_or_else(|| format!("index {i} is out of range (the list has {len} items)"))
+}
+
+fn parse_value(raw: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+/// Substitutes `${VAR}` in every string and turns TOML dates into ISO strings, so
+/// stage options can use `chrono::NaiveDate`. Unset variables are collected as errors.
+fn resolve_values(table: &mut toml::Table, path: &mut Vec<String>, errors: &mut Vec<ConfigError>) {
+    for (key, value) in table.iter_mut() {
+        path.push(key.clone());
+        resolve_value(value, path, errors);
+        path.pop();
+    }
+}
+
+fn resolve_value(value: &mut toml::Value, path: &mut Vec<String>, errors: &mut Vec<ConfigError>) {
+    match value {
+        toml::Value::String(s) => match substitute_env(s) {
+            Ok(new) => *s = new,
+            Err(var) => errors.push(located_error(
+                path,
+                format!("environment variable `{var}` is not set (used as ${{{var}}})"),
+            )),
+        },
+        toml::Value::Datetime(d) => *value = toml::Value::String(d.to_string()),
+        toml::Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                path.push(i.to_string());
+                resolve_value(item, path, errors);
+                path.pop();
+            }
+        }
+        toml::Value::Table(t) => resolve_values(t, path, errors),
+        _ => {}
+    }
+}
+
+/// An error at a key path such as `stages.facts.dump`, attributed to its stage.
+fn located_error(path: &[String], message: String) -> ConfigError {
+    match path {
+        [top, stage, rest @ ..] if top == "stages" => {
+            let key = (!rest.is_empty()).then(|| rest.join("."));
+            ConfigError::stage(stage, key.as_deref(), message)
+        }
+        [top, rest @ ..] if top == "pipeline" && !rest.is_empty() => {
+            ConfigError::pipeline(&rest.join("."), message)
+        }
+        _ => ConfigError::file(format!("`{}`: {message}", path.join("."))),
+    }
+}
+
+/// Replaces `${VAR}` with the variable's value; `$$` is a literal `$`.
+fn substitute_env(s: &str) -> Result<String, String> {
+    if !s.contains('$') {
+        return Ok(s.to_string());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("$$") {
+            out.push('$');
+            rest = after;
+        } else if let Some(close) = tail.strip_prefix("${").and_then(|t| t.find('}')) {
+            let var = &tail[2..2 + close];
+            out.push_str(&std::env::var(var).map_err(|_| var.to_string())?);
+            rest = &tail[3 + close..];
+        } else {
+            out.push('$');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, sets: &[&str]) -> Result<PipelineFile, ConfigErrors> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        PipelineFile::parse("p.toml", text, &sets)
+    }
+
+    #[test]
+    fn syntax_errors_name_line_and_column() {
+        let err = parse("[pipeline]\ncutoff = 2019-12-31\nname = \"x\n", &[]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("p.toml: 1 error"), "{msg}");
+        assert!(msg.contains("line 3, column"), "{msg}");
+    }
+
+    #[test]
+    fn dates_become_iso_strings_and_overrides_apply() {
+        let file = parse(
+            "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nkind = \"split\"\nsets = [{ name = \"a\", from = 2010-01-01 }]\n",
+            &["pipeline.cutoff=2023-06-30", "stages.s.sets.0.from=2011-02-03", "stages.s.extra=\"x\""],
+        )
+        .unwrap();
+        let settings = file.settings().unwrap();
+        assert_eq!(
+            settings.cutoff,
+            NaiveDate::from_ymd_opt(2023, 6, 30).unwrap()
+        );
+        let s = &file.table["stages"]["s"];
+        assert_eq!(s["sets"][0]["from"].as_str(), Some("2011-02-03"));
+        assert_eq!(s["extra"].as_str(), Some("x"));
+    }
+
+    #[test]
+    fn bad_override_paths_are_errors_not_panics() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nsets = [1]\n";
+        for bad in ["nokey", "stages.s.sets.5=1", "stages.s.sets.x=1", "a..b=1"] {
+            let err = parse(text, &[bad]).unwrap_err();
+            assert!(err.to_string().contains(bad), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn unset_variables_are_all_reported_with_stage_and_key() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.a]\ndump = \"${TEMPORA_TEST_UNSET_A}\"\n[stages.b]\npaths = [\"x/${TEMPORA_TEST_UNSET_B}\"]\n";
+        let err = parse(text, &[]).unwrap_err();
+        assert_eq!(err.errors.len(), 2, "{err}");
+        assert_eq!(err.errors[0].stage.as_deref(), Some("a"));
+        assert_eq!(err.errors[0].key.as_deref(), Some("dump"));
+        assert_eq!(err.errors[1].key.as_deref(), Some("paths.0"));
+        assert!(err.to_string().contains("TEMPORA_TEST_UNSET_B"));
+    }
+
+    #[test]
+    fn substitutes_set_variables_and_escapes() {
+        std::env::set_var("TEMPORA_TEST_SET_VAR", "/data");
+        assert_eq!(
+            substitute_env("${TEMPORA_TEST_SET_VAR}/x").unwrap(),
+            "/data/x"
+        );
+        assert_eq!(substitute_env("cost $$5 and $x").unwrap(), "cost $5 and $x");
+    }
+
+    #[test]
+    fn settings_reject_unknown_keys_and_need_a_cutoff() {
+        let err = parse("[pipeline]\ncutoff = 2019-12-31\ncutof = 1\n", &[])
+            .unwrap()
+            .settings()
+            .unwrap_err();
+        assert_eq!(err[0].key.as_deref(), Some("cutof"), "{err:?}");
+        let err = parse("[pipeline]\nname = \"x\"\n", &[])
+            .unwrap()
+            .settings()
+            .unwrap_err();
+        assert!(err[0].message.contains("cutoff"), "{err:?}");
+    }
+}
