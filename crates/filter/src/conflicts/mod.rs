@@ -1,0 +1,202 @@
+//! The `conflicts` stage: keeps the articles that state an evolving fact, the
+//! TempoSum selection of knowledge-conflict samples.
+//!
+//! Names are the labels and aliases of each fact's subject and object (and, for
+//! positions, the unqualified head with its qualifiers: see [`PositionNames`]),
+//! matched on word boundaries in one Aho-Corasick pass per text. A kept article
+//! gets `facts`: every evolving fact its document names in full, with each name
+//! found and where, and `after_change` = published on or after the day the pair
+//! changed (the article states what a model with this cutoff cannot know).
+
+pub mod dictionary;
+pub mod facts;
+pub mod matcher;
+pub mod options;
+pub mod positions;
+pub mod select;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+use tempora_engine::{
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind,
+    SideInput, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+};
+
+pub use dictionary::Dictionary;
+pub use options::{ConflictsOptions, PositionNames};
+pub use select::{select, Criterion, Verdict};
+
+/// The side input key (and option name) of the facts.
+const FACTS: &str = "facts";
+
+/// The `conflicts` stage, configured.
+#[derive(Debug)]
+pub struct ConflictsConfig {
+    options: ConflictsOptions,
+}
+
+impl ConflictsConfig {
+    /// Parses and checks the options.
+    ///
+    /// # Errors
+    /// Unknown or mistyped keys; both or neither of `facts` and `facts_file`;
+    /// `min_name_chars = 0`.
+    pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
+        let options: ConflictsOptions = parse_options(table)?;
+        let mut errors = Vec::new();
+        match (&options.facts, &options.facts_file) {
+            (Some(_), Some(_)) => errors.push(OptionError {
+                key: Some("facts_file".into()),
+                message: "give either `facts` (a stage) or `facts_file`, not both".into(),
+            }),
+            (None, None) => errors.push(OptionError {
+                key: Some(FACTS.into()),
+                message: "missing: name the stage with the evolving facts (`facts = \"facts\"`) or give `facts_file`".into(),
+            }),
+            _ => {}
+        }
+        if options.min_name_chars == 0 {
+            errors.push(OptionError {
+                key: Some("min_name_chars".into()),
+                message: "must be at least 1".into(),
+            });
+        }
+        if errors.is_empty() {
+            Ok(Self { options })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+impl StageConfig for ConflictsConfig {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Article)]
+    }
+
+    fn side_inputs(&self) -> Vec<SideInput> {
+        self.options
+            .facts
+            .iter()
+            .map(|from| SideInput {
+                key: FACTS.into(),
+                from: from.clone(),
+                kind: RecordKind::Fact,
+            })
+            .collect()
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.options
+            .facts_file
+            .iter()
+            .map(|p| ("facts_file".to_string(), p.clone()))
+            .collect()
+    }
+
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(TransformStage(Conflicts {
+            options: self.options,
+            cutoff: ctx.cutoff,
+            dictionary: None,
+        })))
+    }
+}
+
+/// The running `conflicts` stage.
+struct Conflicts {
+    options: ConflictsOptions,
+    cutoff: NaiveDate,
+    dictionary: Option<Dictionary>,
+}
+
+impl Conflicts {
+    fn load_facts(&self, side: &mut SideInputs) -> Result<Vec<facts::SourcedFact>, StageError> {
+        if let Some(path) = &self.options.facts_file {
+            return Ok(facts::read_facts_file(path)?);
+        }
+        let from = self.options.facts.as_deref().unwrap_or(FACTS);
+        side.take(FACTS)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, record)| match record {
+                Record::Fact(f) => Ok((format!("side input `{from}`, fact #{}", i + 1), *f)),
+                other => Err(StageError::internal(format!(
+                    "side input `{from}` carried a {} record",
+                    other.kind()
+                ))),
+            })
+            .collect()
+    }
+}
+
+impl Transform for Conflicts {
+    fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
+        let started = Instant::now();
+        let all = self.load_facts(side)?;
+        let read = all.len();
+        let evolving = facts::evolving_facts(all, self.cutoff)?;
+        let dictionary = Dictionary::build(evolving, &self.options).map_err(|e| {
+            StageError::input(format!(
+                "the names of the facts make too large an automaton: {e}"
+            ))
+        })?;
+        let stats = dictionary.stats();
+        if stats.facts == 0 {
+            tracing::warn!(
+                facts_read = read,
+                "no evolving facts: every article will fail criterion 1"
+            );
+        }
+        tracing::info!(
+            facts_read = read,
+            evolving = stats.facts,
+            entities = stats.entities,
+            names = stats.patterns,
+            automaton_bytes = stats.automaton_bytes,
+            ms = started.elapsed().as_millis() as u64,
+            "conflict matcher built"
+        );
+        self.dictionary = Some(dictionary);
+        Ok(())
+    }
+
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        let dict = self
+            .dictionary
+            .as_ref()
+            .ok_or_else(|| StageError::internal("conflicts: process before prepare"))?;
+        let same_fact = self.options.summary_same_fact;
+        let verdicts: Vec<Option<Verdict>> = batch
+            .par_iter()
+            .map(|record| match record {
+                Record::Article(a) => Some(select(dict, a, same_fact)),
+                _ => None,
+            })
+            .collect();
+        for (record, verdict) in batch.into_iter().zip(verdicts) {
+            match (record, verdict) {
+                (Record::Article(mut article), Some(Verdict::Keep(matches))) => {
+                    out.count("kept", 1);
+                    if matches.iter().any(|m| m.after_change) {
+                        out.count("kept_after_change", 1);
+                    }
+                    article.facts = matches;
+                    out.push(Record::Article(article));
+                }
+                (record, Some(Verdict::Reject(criterion, reason))) => {
+                    out.count(criterion.counter(), 1);
+                    out.reject(&record, reason);
+                }
+                (record, _) => {
+                    let reason = format!("conflicts takes articles, got a {}", record.kind());
+                    out.reject(&record, reason);
+                }
+            }
+        }
+        Ok(())
+    }
+}

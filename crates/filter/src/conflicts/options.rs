@@ -1,0 +1,88 @@
+//! Options of the `conflicts` stage.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How positions are recognized in text besides their full names.
+///
+/// Measured on our fixture corpus (`tests/fixtures/conflicts/`, 24 articles, 12
+/// that a reader marks as stating an evolving fact; `cargo run -p tempora-filter
+/// --example position_names`), with aliases on:
+///
+/// | choice | kept | kept and marked | kept, not marked |
+/// |---|---|---|---|
+/// | `full` | 5 | 5 | 0 |
+/// | `head_with_qualifier` | 12 | 12 | 0 |
+/// | `head` | 15 | 12 | 3 |
+///
+/// `full` misses most articles, because news names a position by its head ("the
+/// prime minister") once the country is clear; `head` keeps articles about other
+/// countries' presidents and about club presidents. `head_with_qualifier` keeps
+/// what a reader keeps, so it is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionNames {
+    /// Only the position's label and aliases ("President of the United States",
+    /// "US President"); a bare alias equal to the head ("President") is not used.
+    Full,
+    /// Also the head of the label ("President", "Prime Minister"), when the same
+    /// article (document or summary) names one of its qualifiers ("United States",
+    /// "US", "American", taken from the label and the aliases), and the head is not
+    /// followed by another " of ..." qualifier.
+    #[default]
+    HeadWithQualifier,
+    /// Also the head alone, wherever it appears (not followed by " of ...").
+    Head,
+}
+
+pub(crate) const fn default_case_sensitive() -> bool {
+    false
+}
+
+pub(crate) const fn default_min_name_chars() -> usize {
+    4
+}
+
+pub(crate) const fn default_use_aliases() -> bool {
+    true
+}
+
+/// Options of the `conflicts` stage.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct ConflictsOptions {
+    /// The stage whose whole output is the evolving facts (a `wikidata` stage), taken
+    /// as a side input. Give exactly one of `facts` and `facts_file`.
+    #[serde(default)]
+    pub facts: Option<String>,
+    /// A facts JSONL file (one fact per line, as written by a `jsonl` sink or
+    /// `tempora facts -o FILE.jsonl`), computed for the same cutoff as the pipeline.
+    /// Give exactly one of `facts` and `facts_file`.
+    #[serde(default)]
+    pub facts_file: Option<PathBuf>,
+    /// Match names with their exact case. Off by default: running text writes
+    /// positions in lower case ("the prime minister"). Folding is ASCII only;
+    /// acronyms (names in capitals, "POTUS") and qualifiers ("US") always match with
+    /// their exact case, so "us" is not "US".
+    #[serde(default = "default_case_sensitive")]
+    pub case_sensitive: bool,
+    /// Names shorter than this many characters are not matched: short aliases such
+    /// as "PM", "Joe" or "May" match far more than the entity.
+    #[serde(default = "default_min_name_chars")]
+    pub min_name_chars: usize,
+    /// Match aliases as well as labels (Wikidata aliases: "Joseph R. Biden", "US
+    /// President"). Off: labels only.
+    #[serde(default = "default_use_aliases")]
+    pub use_aliases: bool,
+    /// How positions are recognized besides their full names: `full`,
+    /// `head_with_qualifier` or `head` (see the crate docs for the measurements).
+    #[serde(default)]
+    pub position_names: PositionNames,
+    /// Criterion 2 asks the summary to name the subject or object of *any* evolving
+    /// fact (the paper's wording). On: of a fact the document names in full
+    /// (criterion 1), which ties the summary to the conflict the document states.
+    #[serde(default)]
+    pub summary_same_fact: bool,
+}

@@ -1,0 +1,163 @@
+//! The `exclude` stage: drops articles that a summarization model has already
+//! seen in training, i.e. that are in XSum or in CNN/DailyMail.
+
+pub mod lists;
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tempora_engine::{
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind,
+    SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+};
+
+pub use lists::{normalize_url, UrlLists, XsumIds, XsumSubset};
+
+fn all_subsets() -> Vec<XsumSubset> {
+    XsumSubset::ALL.to_vec()
+}
+
+/// Options of the `exclude` stage.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct ExcludeOptions {
+    /// XSum's split file, `XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json` (an object of
+    /// BBC id lists `train`, `validation`, `test`). BBC articles whose id (or the
+    /// numeric suffix of their URL) is listed are dropped.
+    #[serde(default)]
+    pub xsum_split: Option<PathBuf>,
+    /// Which XSum subsets to drop articles of.
+    #[serde(default = "all_subsets")]
+    pub xsum_subsets: Vec<XsumSubset>,
+    /// CNN/DailyMail URL list files (one URL per line, e.g. `url_lists/all_train.txt`,
+    /// `all_val.txt`, `all_test.txt`). Articles are compared by normalized original
+    /// URL: Wayback prefix, scheme, `www.`, query, fragment and a trailing
+    /// `index.html` removed.
+    #[serde(default)]
+    pub cnndm_urls: Vec<PathBuf>,
+}
+
+/// The `exclude` stage, configured.
+#[derive(Debug)]
+pub struct ExcludeConfig {
+    options: ExcludeOptions,
+}
+
+impl ExcludeConfig {
+    /// Parses and checks the options.
+    ///
+    /// # Errors
+    /// Unknown or mistyped keys; no list given at all; an empty `xsum_subsets`.
+    pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
+        let options: ExcludeOptions = parse_options(table)?;
+        let mut errors = Vec::new();
+        if options.xsum_split.is_none() && options.cnndm_urls.is_empty() {
+            errors.push(OptionError {
+                key: None,
+                message: "nothing to exclude: give `xsum_split` and/or `cnndm_urls`".into(),
+            });
+        }
+        if options.xsum_split.is_some() && options.xsum_subsets.is_empty() {
+            errors.push(OptionError {
+                key: Some("xsum_subsets".into()),
+                message: "an empty list excludes nothing; leave it out to exclude every subset"
+                    .into(),
+            });
+        }
+        if errors.is_empty() {
+            Ok(Self { options })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+impl StageConfig for ExcludeConfig {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Article)]
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        let xsum = self
+            .options
+            .xsum_split
+            .iter()
+            .map(|p| ("xsum_split".to_string(), p.clone()));
+        let cnndm = self
+            .options
+            .cnndm_urls
+            .iter()
+            .map(|p| ("cnndm_urls".to_string(), p.clone()));
+        xsum.chain(cnndm).collect()
+    }
+
+    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(TransformStage(Exclude {
+            options: self.options,
+            xsum: XsumIds::default(),
+            cnndm: UrlLists::default(),
+        })))
+    }
+}
+
+/// The running `exclude` stage. The lists are loaded in `prepare`, on a blocking
+/// thread, not while the pipeline is being built.
+struct Exclude {
+    options: ExcludeOptions,
+    xsum: XsumIds,
+    cnndm: UrlLists,
+}
+
+impl Exclude {
+    /// Why `article` is excluded, with the counter it adds to; `None` keeps it.
+    fn verdict(&self, id: &str, url: &str, source: &str) -> Option<(String, String)> {
+        if source == "bbc" {
+            if let Some((subset, key)) = self.xsum.find(id, url) {
+                return Some((
+                    format!("in XSum {} (id {key})", subset.key()),
+                    format!("excluded_xsum_{}", subset.key()),
+                ));
+            }
+        }
+        let file = self.cnndm.find(url)?;
+        Some((
+            format!("in CNN/DailyMail {file}"),
+            format!("excluded_cnndm_{file}"),
+        ))
+    }
+}
+
+impl Transform for Exclude {
+    fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
+        if let Some(path) = &self.options.xsum_split {
+            self.xsum = XsumIds::load(path, &self.options.xsum_subsets)?;
+            tracing::info!(file = %path.display(), ids = self.xsum.len(), "XSum ids loaded");
+        }
+        if !self.options.cnndm_urls.is_empty() {
+            self.cnndm = UrlLists::load(&self.options.cnndm_urls)?;
+            tracing::info!(urls = self.cnndm.len(), "CNN/DailyMail URLs loaded");
+        }
+        Ok(())
+    }
+
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        for record in batch {
+            let verdict = match &record {
+                Record::Article(a) => self.verdict(&a.id, &a.url, &a.source),
+                other => Some((
+                    format!("exclude takes articles, got a {}", other.kind()),
+                    "not_article".into(),
+                )),
+            };
+            match verdict {
+                Some((reason, counter)) => {
+                    out.count(&counter, 1);
+                    out.reject(&record, reason);
+                }
+                None => out.push(record),
+            }
+        }
+        Ok(())
+    }
+}
