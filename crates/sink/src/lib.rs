@@ -1,8 +1,78 @@
-//! Placeholder for the `sink` stage crate; its issue fills it in.
+//! Where records leave and re-enter a pipeline: the `jsonl` and `parquet` sinks
+//! and sources. This is the only crate that links polars.
+//!
+//! In: records of any kind. Out: files under `pipeline.out` named by a path
+//! template (`{split}.jsonl`), with the records' public field names (the Hugging
+//! Face names: `document`, `summary`, ...). Promises: a file appears under its
+//! name only when complete; the same records give the same bytes (sorted by a
+//! stable key unless `sort = false`); the sources read back exactly what the
+//! sinks wrote.
 
-use tempora_engine::StageKind;
+mod file_sink;
+pub mod parquet;
+mod source;
+pub mod template;
+
+pub use file_sink::{Format, SinkOptions};
+pub use source::{OnError, SourceOptions};
+
+use tempora_engine::{parse_options, OptionError, RecordKind, Role, StageConfig, StageKind};
+
+fn sink(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    let options: SinkOptions = parse_options(table)?;
+    file_sink::SinkConfig::new(format, options)
+        .map(|c| Box::new(c) as Box<dyn StageConfig>)
+        .map_err(|message| {
+            vec![OptionError {
+                key: Some("path".into()),
+                message,
+            }]
+        })
+}
+
+fn source(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    let options: SourceOptions = parse_options(table)?;
+    Ok(Box::new(source::SourceConfig { format, options }))
+}
 
 /// The stage kinds this crate registers.
 pub fn kinds() -> Vec<StageKind> {
-    Vec::new()
+    vec![
+        StageKind {
+            name: "jsonl",
+            about: "Writes records as JSON lines under pipeline.out (one file per rendered path), or, with `paths`, reads them back as a source.",
+            role: Role::Sink,
+            accepts: &RecordKind::ALL,
+            emits: "",
+            options: || schemars::schema_for!(SinkOptions),
+            configure: |t, _| sink(Format::Jsonl, t),
+        },
+        StageKind {
+            name: "parquet",
+            about: "Writes records as Parquet files under pipeline.out (columns = the JSON field names; nested records as structs).",
+            role: Role::Sink,
+            accepts: &RecordKind::ALL,
+            emits: "",
+            options: || schemars::schema_for!(SinkOptions),
+            configure: |t, _| sink(Format::Parquet, t),
+        },
+        StageKind {
+            name: "jsonl-source",
+            about: "Reads records from JSON lines files (e.g. a previous run's articles) to rerun downstream stages.",
+            role: Role::Source,
+            accepts: &[],
+            emits: "out: the `record` kind",
+            options: || schemars::schema_for!(SourceOptions),
+            configure: |t, _| source(Format::Jsonl, t),
+        },
+        StageKind {
+            name: "parquet-source",
+            about: "Reads records from Parquet files written by the `parquet` sink.",
+            role: Role::Source,
+            accepts: &[],
+            emits: "out: the `record` kind",
+            options: || schemars::schema_for!(SourceOptions),
+            configure: |t, _| source(Format::Parquet, t),
+        },
+    ]
 }

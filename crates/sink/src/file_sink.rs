@@ -1,0 +1,221 @@
+//! The `jsonl` and `parquet` sinks: records to files under `pipeline.out`, one file
+//! per rendered path template. Each file is written under a temporary name in its
+//! directory and renamed into place only when the input has ended, so an interrupted
+//! or failed run never leaves a file that looks complete (a dropped temporary file
+//! deletes itself).
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tempfile::NamedTempFile;
+use tempora_engine::{
+    Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
+    TransformStage,
+};
+
+use crate::parquet;
+use crate::template::PathTemplate;
+
+/// The file format a sink writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON record per line.
+    Jsonl,
+    /// Apache Parquet, columns named as the JSON fields (nested records as structs).
+    Parquet,
+}
+
+/// Options of the `jsonl` and `parquet` sinks.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct SinkOptions {
+    /// Output path relative to `pipeline.out`; placeholders `{split}`, `{source}`,
+    /// `{kind}`, `{relation}` are filled from each record (one file per value).
+    pub path: String,
+    /// Sort each file's records by a stable key (articles by date, source, id; facts by
+    /// subject, relation, start; captures by URL and time) so the same input gives the
+    /// same bytes whatever the arrival order. Sorting holds a file's records in memory.
+    #[serde(default = "default_sort")]
+    #[schemars(default = "default_sort")]
+    pub sort: bool,
+}
+
+const fn default_sort() -> bool {
+    true
+}
+
+pub(crate) struct SinkConfig {
+    pub(crate) format: Format,
+    pub(crate) options: SinkOptions,
+    pub(crate) template: PathTemplate,
+}
+
+impl SinkConfig {
+    pub(crate) fn new(format: Format, options: SinkOptions) -> Result<Self, String> {
+        let template = PathTemplate::parse(&options.path)?;
+        Ok(Self {
+            format,
+            options,
+            template,
+        })
+    }
+}
+
+impl StageConfig for SinkConfig {
+    fn outputs(&self) -> Vec<Port> {
+        Vec::new()
+    }
+
+    fn writes(&self) -> Vec<(String, String)> {
+        vec![("path".to_string(), self.options.path.clone())]
+    }
+
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        let mut sink = FileSink {
+            format: self.format,
+            template: self.template,
+            sort: self.options.sort,
+            out: ctx.out.clone(),
+            files: BTreeMap::new(),
+        };
+        // A fixed path is written even when no record arrives: an empty result is a result.
+        if sink.template.is_fixed() {
+            let path = PathBuf::from(&self.options.path);
+            sink.open(&path)?;
+        }
+        Ok(Box::new(TransformStage(sink)))
+    }
+}
+
+struct FileSink {
+    format: Format,
+    template: PathTemplate,
+    sort: bool,
+    out: PathBuf,
+    files: BTreeMap<PathBuf, OpenFile>,
+}
+
+struct OpenFile {
+    tmp: NamedTempFile,
+    /// Streamed lines (unsorted JSONL).
+    writer: Option<BufWriter<std::fs::File>>,
+    /// Held lines with their sort key (sorted JSONL, and Parquet).
+    held: Vec<(String, Vec<u8>)>,
+    count: u64,
+}
+
+impl FileSink {
+    fn open(&mut self, relative: &Path) -> Result<&mut OpenFile, StageError> {
+        if !self.files.contains_key(relative) {
+            let path = self.out.join(relative);
+            let dir = path.parent().unwrap_or(&self.out);
+            std::fs::create_dir_all(dir).map_err(|e| StageError::io(dir, e))?;
+            let tmp = tempfile::Builder::new()
+                .prefix(".tmp-")
+                .tempfile_in(dir)
+                .map_err(|e| StageError::io(dir, e))?;
+            let streaming = self.format == Format::Jsonl && !self.sort;
+            let writer = if streaming {
+                let file = tmp
+                    .as_file()
+                    .try_clone()
+                    .map_err(|e| StageError::io(&path, e))?;
+                Some(BufWriter::with_capacity(1 << 16, file))
+            } else {
+                None
+            };
+            self.files.insert(
+                relative.to_path_buf(),
+                OpenFile {
+                    tmp,
+                    writer,
+                    held: Vec::new(),
+                    count: 0,
+                },
+            );
+        }
+        self.files
+            .get_mut(relative)
+            .ok_or_else(|| StageError::internal("file vanished"))
+    }
+
+    fn publish(&mut self, relative: &Path, mut file: OpenFile) -> Result<(), StageError> {
+        let path = self.out.join(relative);
+        let io_err = |e| StageError::io(&path, e);
+        if self.sort {
+            file.held.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        match (self.format, file.writer.take()) {
+            (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,
+            (Format::Jsonl, None) => {
+                let mut w = BufWriter::with_capacity(1 << 16, file.tmp.as_file());
+                for (_, line) in &file.held {
+                    w.write_all(line).map_err(io_err)?;
+                    w.write_all(b"\n").map_err(io_err)?;
+                }
+                w.flush().map_err(io_err)?;
+            }
+            (Format::Parquet, _) => {
+                if file.held.is_empty() {
+                    tracing::info!(path = %path.display(), "no records: no Parquet file written");
+                    return Ok(());
+                }
+                let lines = file.held.iter().map(|(_, l)| l.as_slice());
+                parquet::write_json_lines(lines, file.tmp.as_file())
+                    .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
+            }
+        }
+        file.tmp.as_file().sync_all().map_err(io_err)?;
+        file.tmp.persist(&path).map_err(|e| io_err(e.error))?;
+        Ok(())
+    }
+}
+
+impl Transform for FileSink {
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        let sort = self.sort;
+        for record in batch {
+            let relative = match self.template.render(&record) {
+                Ok(p) => p,
+                Err(reason) => {
+                    out.reject(&record, reason);
+                    continue;
+                }
+            };
+            let mut line = Vec::with_capacity(256);
+            record
+                .write_json(&mut line)
+                .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
+            let key = if sort {
+                record.sort_key()
+            } else {
+                String::new()
+            };
+            let file = self.open(&relative)?;
+            file.count += 1;
+            match &mut file.writer {
+                Some(w) => {
+                    let path = relative.clone();
+                    w.write_all(&line)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .map_err(|e| StageError::io(&path, e))?;
+                }
+                None => file.held.push((key, line)),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
+        let files = std::mem::take(&mut self.files);
+        for (relative, file) in files {
+            let count = file.count;
+            self.publish(&relative, file)?;
+            out.count(&format!("file {}", relative.display()), count);
+        }
+        Ok(())
+    }
+}
