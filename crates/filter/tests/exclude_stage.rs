@@ -48,8 +48,14 @@ async fn xsum_articles_are_rejected_with_their_subset() {
     let out = run(config(&lists_toml("")), input).await.unwrap();
     assert_eq!(kept_ids(&out), ["99999999"]);
     let reasons: Vec<&str> = out.rejected.iter().map(|r| r.reason.as_str()).collect();
-    assert_eq!(reasons, ["in XSum train (id 35232142)", "in XSum test (id 36100004)"]);
-    assert!(out.rejected.iter().all(|r| r.stage == "under_test" && r.record["id"].is_string()));
+    assert_eq!(
+        reasons,
+        ["in XSum train (id 35232142)", "in XSum test (id 36100004)"]
+    );
+    assert!(out
+        .rejected
+        .iter()
+        .all(|r| r.stage == "under_test" && r.record["id"].is_string()));
     let counters = out.stats.counters();
     assert_eq!(counters["excluded_xsum_train"], 1);
     assert_eq!(counters["excluded_xsum_test"], 1);
@@ -59,7 +65,9 @@ async fn xsum_articles_are_rejected_with_their_subset() {
 async fn the_url_suffix_counts_when_the_id_is_not_numeric() {
     let mut a = as_article(&article("c0abc123", "2016-01-04", "s", "d")).clone();
     a.url = "https://www.bbc.com/news/uk-politics-36100003".into();
-    let out = run(config(&lists_toml("")), vec![Record::Article(Box::new(a))]).await.unwrap();
+    let out = run(config(&lists_toml("")), vec![Record::Article(Box::new(a))])
+        .await
+        .unwrap();
     assert_eq!(out.rejected[0].reason, "in XSum validation (id 36100003)");
 }
 
@@ -69,7 +77,9 @@ async fn only_the_chosen_xsum_subsets_are_excluded() {
         article("35232142", "2016-01-04", "s", "d"),
         article("36100005", "2016-05-01", "s", "d"),
     ];
-    let out = run(config(&lists_toml("xsum_subsets = [\"test\"]")), input).await.unwrap();
+    let out = run(config(&lists_toml("xsum_subsets = [\"test\"]")), input)
+        .await
+        .unwrap();
     assert_eq!(kept_ids(&out), ["35232142"]);
 }
 
@@ -78,7 +88,9 @@ async fn xsum_ids_apply_to_bbc_articles_only() {
     let mut a = as_article(&article("35232142", "2016-01-04", "s", "d")).clone();
     a.source = "other".into();
     a.url = "https://example.org/35232142".into();
-    let out = run(config(&lists_toml("")), vec![Record::Article(Box::new(a))]).await.unwrap();
+    let out = run(config(&lists_toml("")), vec![Record::Article(Box::new(a))])
+        .await
+        .unwrap();
     assert_eq!(out.out().len(), 1);
 }
 
@@ -106,17 +118,28 @@ async fn cnn_dailymail_urls_match_after_normalization() {
             "in CNN/DailyMail cnndm-test-urls.txt",
         ]
     );
-    assert_eq!(out.stats.counters()["excluded_cnndm_cnndm-train-urls.txt"], 3);
+    assert_eq!(
+        out.stats.counters()["excluded_cnndm_cnndm-train-urls.txt"],
+        3
+    );
 }
 
 #[tokio::test]
 async fn a_missing_list_file_is_declared_and_named_in_the_error() {
     let missing = fixture("exclude/no-such-list.txt");
     let config = config(&format!("cnndm_urls = [{missing:?}]"));
-    assert_eq!(config.reads(), [("cnndm_urls".to_string(), missing.clone())]);
-    let err = run(config, vec![article("1", "2016-01-01", "s", "d")]).await.unwrap_err();
+    assert_eq!(
+        config.reads(),
+        [("cnndm_urls".to_string(), missing.clone())]
+    );
+    let err = run(config, vec![article("1", "2016-01-01", "s", "d")])
+        .await
+        .unwrap_err();
     assert!(matches!(err, StageError::Input(_)), "{err:?}");
-    assert!(err.to_string().contains(&missing.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&missing.display().to_string()),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -124,30 +147,46 @@ async fn a_broken_xsum_file_is_an_input_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("split.json");
     std::fs::write(&broken, "{\"train\": [\"1\", ").unwrap();
-    let err = run(config(&format!("xsum_split = {broken:?}")), Vec::new()).await.unwrap_err();
+    let err = run(config(&format!("xsum_split = {broken:?}")), Vec::new())
+        .await
+        .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("split.json") && msg.contains("line 1"), "{msg}");
+    assert!(
+        msg.contains("split.json") && msg.contains("line 1"),
+        "{msg}"
+    );
 
     let partial = dir.path().join("partial.json");
     std::fs::write(&partial, "{\"train\": [\"1\"]}").unwrap();
-    let err = run(config(&format!("xsum_split = {partial:?}")), Vec::new()).await.unwrap_err();
+    let err = run(config(&format!("xsum_split = {partial:?}")), Vec::new())
+        .await
+        .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("partial.json") && msg.contains("no `validation` list"), "{msg}");
+    assert!(
+        msg.contains("partial.json") && msg.contains("no `validation` list"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn options_need_a_list_and_known_keys() {
     let ctx = ctx("2019-12-31");
     let errors = ExcludeConfig::configure(options(""), &ctx).unwrap_err();
-    assert!(errors[0].message.contains("nothing to exclude"), "{errors:?}");
+    assert!(
+        errors[0].message.contains("nothing to exclude"),
+        "{errors:?}"
+    );
     let errors = ExcludeConfig::configure(options("xsum = \"x.json\""), &ctx).unwrap_err();
     assert_eq!(errors[0].key.as_deref(), Some("xsum"));
-    let errors =
-        ExcludeConfig::configure(options("xsum_split = \"x.json\"\nxsum_subsets = [\"dev\"]"), &ctx)
-            .unwrap_err();
+    let errors = ExcludeConfig::configure(
+        options("xsum_split = \"x.json\"\nxsum_subsets = [\"dev\"]"),
+        &ctx,
+    )
+    .unwrap_err();
     assert!(errors[0].message.contains("dev"), "{errors:?}");
     let errors =
-        ExcludeConfig::configure(options("xsum_split = \"x.json\"\nxsum_subsets = []"), &ctx).unwrap_err();
+        ExcludeConfig::configure(options("xsum_split = \"x.json\"\nxsum_subsets = []"), &ctx)
+            .unwrap_err();
     assert_eq!(errors[0].key.as_deref(), Some("xsum_subsets"));
 }
 

@@ -10,7 +10,9 @@ use tempora_engine::{Article, Fact, PipelineContext, Record, StageConfig, StageE
 
 /// A file under `tests/fixtures/`.
 pub fn fixture(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(relative)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(relative)
 }
 
 /// The fixture facts, as a `wikidata` stage would hand them over.

@@ -1,0 +1,136 @@
+//! Measures what each way of matching position names does to the number of kept
+//! articles, on a facts JSONL, an articles JSONL and a file of reader judgements
+//! (`{id: {"states_evolving_fact": bool}}`).
+//!
+//! ```text
+//! cargo run -p tempora-filter --example position_names            # our fixture corpus
+//! cargo run -p tempora-filter --example position_names -- FACTS ARTICLES [MARKED]
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use chrono::NaiveDate;
+use tempora_engine::Article;
+use tempora_filter::conflicts::facts::{evolving_facts, read_facts_file};
+use tempora_filter::conflicts::{select, ConflictsOptions, Dictionary, PositionNames, Verdict};
+
+fn main() -> anyhow::Result<()> {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conflicts");
+    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let facts_path = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| fixtures.join("facts.jsonl"));
+    let articles_path = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| fixtures.join("articles.jsonl"));
+    let marked_path = args
+        .get(2)
+        .cloned()
+        .or_else(|| args.is_empty().then(|| fixtures.join("marked.json")));
+
+    let cutoff = NaiveDate::from_ymd_opt(2019, 12, 31).context("cutoff")?;
+    let facts = read_facts_file(&facts_path)?;
+    let articles: Vec<Article> = std::fs::read_to_string(&articles_path)
+        .with_context(|| articles_path.display().to_string())?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .with_context(|| articles_path.display().to_string())?;
+    let marked: HashMap<String, bool> = match &marked_path {
+        Some(p) => {
+            let raw: HashMap<String, serde_json::Value> = serde_json::from_str(
+                &std::fs::read_to_string(p).with_context(|| p.display().to_string())?,
+            )?;
+            raw.into_iter()
+                .map(|(id, v)| (id, v["states_evolving_fact"].as_bool().unwrap_or(false)))
+                .collect()
+        }
+        None => HashMap::new(),
+    };
+    let n_marked = articles
+        .iter()
+        .filter(|a| marked.get(&a.id) == Some(&true))
+        .count();
+    println!(
+        "{} articles, {} marked as stating an evolving fact\n",
+        articles.len(),
+        n_marked
+    );
+    println!("| position_names | use_aliases | case_sensitive | kept | kept and marked | kept, not marked | marked, not kept |");
+    println!("|---|---|---|---|---|---|---|");
+    let choices = [
+        PositionNames::Full,
+        PositionNames::HeadWithQualifier,
+        PositionNames::Head,
+    ];
+    let name = |p: PositionNames| {
+        serde_json::to_value(p)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+    };
+    let mut per_article: Vec<Vec<bool>> = vec![Vec::new(); articles.len()];
+    for position_names in choices {
+        for (use_aliases, case_sensitive) in [(true, false), (false, false), (true, true)] {
+            let options = ConflictsOptions {
+                facts: Some("facts".into()),
+                facts_file: None,
+                case_sensitive,
+                min_name_chars: 4,
+                use_aliases,
+                position_names,
+                summary_same_fact: false,
+            };
+            let dict = Dictionary::build(evolving_facts(facts.clone(), cutoff)?, &options)?;
+            let verdicts: Vec<bool> = articles
+                .iter()
+                .map(|a| matches!(select(&dict, a, false), Verdict::Keep(_)))
+                .collect();
+            if use_aliases && !case_sensitive {
+                for (row, kept) in per_article.iter_mut().zip(&verdicts) {
+                    row.push(*kept);
+                }
+            }
+            let kept: Vec<&Article> = articles
+                .iter()
+                .zip(&verdicts)
+                .filter_map(|(a, k)| k.then_some(a))
+                .collect();
+            let good = kept
+                .iter()
+                .filter(|a| marked.get(&a.id) == Some(&true))
+                .count();
+            let wrong: Vec<&str> = kept
+                .iter()
+                .filter(|a| marked.get(&a.id) != Some(&true))
+                .map(|a| a.id.as_str())
+                .collect();
+            println!(
+                "| `{}` | {use_aliases} | {case_sensitive} | {} | {good} | {} {:?} | {} |",
+                name(position_names).unwrap_or_default(),
+                kept.len(),
+                wrong.len(),
+                wrong,
+                n_marked - good,
+            );
+        }
+    }
+    println!("\nPer article (aliases on, case folded; K = kept):\n");
+    let header: Vec<String> = choices.iter().filter_map(|c| name(*c)).collect();
+    println!("| article | marked | {} |", header.join(" | "));
+    println!("|---|---|{}", "---|".repeat(header.len()));
+    for (article, row) in articles.iter().zip(&per_article) {
+        let cells: Vec<&str> = row.iter().map(|k| if *k { "K" } else { "" }).collect();
+        let mark = if marked.get(&article.id) == Some(&true) {
+            "yes"
+        } else {
+            ""
+        };
+        println!("| {} | {mark} | {} |", article.id, cells.join(" | "));
+    }
+    Ok(())
+}
