@@ -7,8 +7,7 @@
 //! chance; such a false start shows up as a piece whose last member does not end, and
 //! the reader of the pieces then joins it with the next one (see `scan`).
 
-use std::io::{ErrorKind, Read};
-
+use flate2::{Crc, Decompress, FlushDecompress, Status};
 use memchr::memmem;
 
 /// Pieces are at least this long (compressed), so that per-piece costs stay small.
@@ -59,38 +58,90 @@ pub enum PieceError {
 
 /// Inflates the whole members that make up `piece`, appending the text to `out`.
 ///
+/// Members are parsed here (RFC 1952) and inflated with [`Decompress`] straight into
+/// `out`'s spare capacity: no zero-filling, and `out` can be a reused buffer.
+///
 /// # Errors
 /// [`PieceError::Incomplete`] when the last member does not end inside the piece,
-/// [`PieceError::Corrupt`] for bad data.
+/// [`PieceError::Corrupt`] for bad data (header, deflate stream, CRC or length).
 pub fn inflate_members(piece: &[u8], out: &mut Vec<u8>) -> Result<(), PieceError> {
-    out.reserve(piece.len().saturating_mul(6));
-    let mut rest = piece;
-    while !rest.is_empty() {
-        let member = piece.len() - rest.len();
-        let mut decoder = flate2::bufread::GzDecoder::new(rest);
-        match decoder.read_to_end(out) {
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                return Err(PieceError::Incomplete { member })
-            }
-            Err(e) => {
-                return Err(PieceError::Corrupt {
-                    member,
-                    message: e.to_string(),
-                })
-            }
-        }
-        let after = decoder.into_inner();
-        if after.len() == rest.len() {
-            // Nothing consumed: not a gzip member at all.
-            return Err(PieceError::Corrupt {
-                member,
-                message: "no gzip member here".into(),
-            });
-        }
-        rest = after;
+    let mut at = 0;
+    let mut inflater = Decompress::new(false);
+    while at < piece.len() {
+        at = inflate_member(piece, at, out, &mut inflater)?;
     }
     Ok(())
+}
+
+/// Inflates the member starting at `start`; returns where the next one starts.
+fn inflate_member(piece: &[u8], start: usize, out: &mut Vec<u8>, inflater: &mut Decompress) -> Result<usize, PieceError> {
+    let incomplete = PieceError::Incomplete { member: start };
+    let corrupt = |message: String| PieceError::Corrupt { member: start, message };
+    let body = header_len(&piece[start..]).map_err(|e| e.map_or(incomplete.clone(), corrupt))?;
+    let mut at = start + body;
+    let text_start = out.len();
+    inflater.reset(false);
+    loop {
+        if out.capacity() - out.len() < 1 << 16 {
+            out.reserve((piece.len() - at).max(1 << 16).saturating_mul(4));
+        }
+        let (in_before, out_before) = (inflater.total_in(), out.len());
+        let status = inflater
+            .decompress_vec(&piece[at..], out, FlushDecompress::None)
+            .map_err(|e| corrupt(format!("bad deflate data: {e}")))?;
+        at += (inflater.total_in() - in_before) as usize;
+        let stuck = inflater.total_in() == in_before && out.len() == out_before;
+        match status {
+            Status::StreamEnd => break,
+            _ if at == piece.len() && out.len() < out.capacity() => return Err(incomplete),
+            _ if stuck && at == piece.len() => return Err(incomplete),
+            _ if stuck => return Err(corrupt("the deflate stream makes no progress".into())),
+            _ => {}
+        }
+    }
+    let trailer = piece.get(at..at + 8).ok_or(incomplete)?;
+    let text = &out[text_start..];
+    let mut crc = Crc::new();
+    crc.update(text);
+    let want_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let want_len = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+    if crc.sum() != want_crc || text.len() as u32 != want_len {
+        return Err(corrupt("CRC or length mismatch".into()));
+    }
+    Ok(at + 8)
+}
+
+/// Length of the member header at the start of `b`: `Err(None)` when `b` ends inside
+/// it, `Err(Some(why))` when it is not a gzip header.
+fn header_len(b: &[u8]) -> Result<usize, Option<String>> {
+    const FHCRC: u8 = 2;
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    if b.len() < HEADER {
+        return Err(None);
+    }
+    if b[..3] != [0x1f, 0x8b, 0x08] || b[3] & 0xe0 != 0 {
+        return Err(Some("not a gzip member header".into()));
+    }
+    let flags = b[3];
+    let mut at = HEADER;
+    if flags & FEXTRA != 0 {
+        let len = b.get(at..at + 2).ok_or(None)?;
+        at += 2 + usize::from(u16::from_le_bytes([len[0], len[1]]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            at += memchr::memchr(0, b.get(at..).ok_or(None)?).ok_or(None)? + 1;
+        }
+    }
+    if flags & FHCRC != 0 {
+        at += 2;
+    }
+    if at > b.len() {
+        return Err(None);
+    }
+    Ok(at)
 }
 
 #[cfg(test)]
@@ -117,6 +168,24 @@ mod tests {
         let mut out = Vec::new();
         inflate_members(&both, &mut out).unwrap();
         assert_eq!(out, b"[\n{\"id\":\"Q1\"},\n{\"id\":\"Q2\"}\n]\n");
+    }
+
+    #[test]
+    fn headers_with_a_file_name_and_comment_are_read() {
+        let mut enc = flate2::GzBuilder::new()
+            .filename("latest-all.json")
+            .comment("dump")
+            .write(Vec::new(), Compression::fast());
+        enc.write_all(b"[\n").unwrap();
+        let named = enc.finish().unwrap();
+        let both = [named.clone(), member("]\n")].concat();
+        let mut out = Vec::new();
+        inflate_members(&both, &mut out).unwrap();
+        assert_eq!(out, b"[\n]\n");
+        assert_eq!(
+            inflate_members(&named[..12], &mut Vec::new()),
+            Err(PieceError::Incomplete { member: 0 })
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::io::{self, BufRead, Cursor, ErrorKind, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::collect::{Collector, Flow};
 use crate::error::WikidataError;
@@ -63,12 +63,33 @@ struct Output {
     body: Body,
 }
 
+/// Text buffers handed back by the taker, so pieces inflate into memory that is
+/// already mapped (no page faults, no zero-filling). Never holds more than the
+/// pieces in flight.
+#[derive(Default)]
+struct BufferPool(Mutex<Vec<Vec<u8>>>);
+
+impl BufferPool {
+    fn get(&self) -> Vec<u8> {
+        let mut buf = self.0.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+        buf.clear();
+        buf
+    }
+
+    fn put(&self, buf: Vec<u8>) {
+        if let Ok(mut pool) = self.0.lock() {
+            pool.push(buf);
+        }
+    }
+}
+
 /// Hands work to rayon, at most [`in_flight`] at a time.
 struct Dispatch {
     slots: SyncSender<()>,
     results: Sender<Output>,
     classifier: Arc<LineClassifier>,
     cancel: Arc<AtomicBool>,
+    pool: Arc<BufferPool>,
     seq: u64,
 }
 
@@ -79,9 +100,10 @@ impl Dispatch {
             return false;
         }
         let (seq, results, classifier) = (self.seq, self.results.clone(), self.classifier.clone());
+        let pool = self.pool.clone();
         self.seq += 1;
         rayon::spawn(move || {
-            let body = catch_unwind(AssertUnwindSafe(|| run_work(work, &classifier)))
+            let body = catch_unwind(AssertUnwindSafe(|| run_work(work, &classifier, &pool)))
                 .unwrap_or_else(|_| Body::Panicked("a worker panicked".into()));
             let _ = results.send(Output { seq, progress, body });
         });
@@ -97,11 +119,11 @@ impl Dispatch {
     }
 }
 
-fn run_work(work: Work, classifier: &LineClassifier) -> Body {
+fn run_work(work: Work, classifier: &LineClassifier, pool: &BufferPool) -> Body {
     match work {
         Work::Text(text) => Body::Scanned(scan_block(text, classifier)),
         Work::Members { piece, offset } => {
-            let mut text = Vec::new();
+            let mut text = pool.get();
             match inflate_members(&piece, &mut text) {
                 Ok(()) => Body::Scanned(scan_block(text, classifier)),
                 Err(error) => Body::Unfinished { error, piece, offset },
@@ -128,11 +150,13 @@ pub fn scan_pass(
     let format = input.format;
     let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(in_flight());
     let (res_tx, res_rx) = mpsc::channel::<Output>();
+    let pool = Arc::new(BufferPool::default());
     let mut dispatch = Dispatch {
         slots: slot_tx,
         results: res_tx,
         classifier: classifier.clone(),
         cancel: cancel.clone(),
+        pool: pool.clone(),
         seq: 0,
     };
     let reader = std::thread::Builder::new()
@@ -148,6 +172,7 @@ pub fn scan_pass(
         classifier: &classifier,
         carry: Vec::new(),
         joined: None,
+        pool: &pool,
     };
     let result = taker.take_all(&res_rx, &slot_rx, collector, cancel, report);
     drop(res_rx);
@@ -264,6 +289,7 @@ struct Taker<'t> {
     carry: Vec<u8>,
     /// Gzip pieces joined after a false member start: bytes and raw offset.
     joined: Option<(Vec<u8>, u64)>,
+    pool: &'t BufferPool,
 }
 
 impl Taker<'_> {
@@ -370,6 +396,7 @@ impl Taker<'_> {
             flow = collector.take(&block.text[range], kind)?;
         }
         self.carry.extend_from_slice(&block.text[block.tail_start..]);
+        self.pool.put(block.text);
         if flow == Flow::Done {
             return Ok(flow);
         }
