@@ -1,8 +1,35 @@
-//! Placeholder for the `wayback` stage crate; its issue fills it in.
+//! The Internet Archive crawler of Tempora.
+//!
+//! In: URL patterns for the Wayback CDX API (`wayback-cdx`), or archived RSS
+//! feeds and news sitemaps (`wayback-feeds`), or local WARC files (`warc`).
+//! Out: [`Capture`](tempora_engine::Capture) records (what the Archive holds) and
+//! [`Page`](tempora_engine::Page) records (the raw archived bytes, fetched by
+//! `wayback-fetch` through `id_` URLs, or read from WARC files).
+//! Promises: politeness per host shared by every worker (20 CDX and 30 page
+//! requests a minute by default; on a 429 every worker pauses for
+//! `Retry-After`, at least 60 s, and sends nothing meanwhile; refused or reset
+//! connections back off for minutes and repeated ones stop the run with a clear
+//! message); a state in SQLite that lets a rerun continue where the last run
+//! stopped and a nightly run ask only for what is new; a capture is marked
+//! fetched only once its page is in an `fsync`ed WARC file, so a `SIGKILL` at any
+//! moment loses nothing and duplicates nothing (see [`output`]).
 
-use tempora_engine::StageKind;
+pub mod cdx;
+pub mod cli;
+pub mod crawl;
+pub mod discover;
+pub mod error;
+pub mod feeds;
+pub mod fetch;
+pub mod http;
+pub mod lister;
+pub mod makewarc;
+pub mod output;
+pub mod politeness;
+pub mod stages;
+pub mod state;
+pub mod timestamp;
+pub mod warc;
 
-/// The stage kinds this crate registers.
-pub fn kinds() -> Vec<StageKind> {
-    Vec::new()
-}
+pub use error::WaybackError;
+pub use stages::kinds;

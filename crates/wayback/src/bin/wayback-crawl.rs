@@ -1,0 +1,194 @@
+//! A standalone crawl without a pipeline: list captures of URL patterns and fetch
+//! them into WARC files, with the same code and state as the `wayback-cdx` and
+//! `wayback-fetch` stages. Pages emitted by this run go to `--pages-out` as JSON
+//! lines (written from scratch each run). Used by the kill-and-restart test.
+//!
+//! `wayback-crawl --endpoint URL --state FILE --warc-out DIR --pages-out FILE PATTERN... [options]`
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use async_trait::async_trait;
+use clap::Parser;
+use tempora_engine::{Capture, Page, StageError};
+use tempora_wayback::cdx::{CdxClient, CdxQuery};
+use tempora_wayback::crawl::{Crawl, PageSink, Tally};
+use tempora_wayback::fetch::{FetchConfig, Fetcher};
+use tempora_wayback::http::{user_agent, Client};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::output::Output;
+use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::state::State;
+
+#[derive(Parser)]
+#[command(about = "List and fetch Wayback captures into WARC files (resumable, kill-safe)")]
+struct Args {
+    /// URL patterns.
+    #[arg(required = true)]
+    patterns: Vec<String>,
+    /// Wayback endpoint.
+    #[arg(long, default_value = "https://web.archive.org")]
+    endpoint: String,
+    /// SQLite state file.
+    #[arg(long)]
+    state: PathBuf,
+    /// WARC directory.
+    #[arg(long)]
+    warc_out: PathBuf,
+    /// Pages emitted by this run, as JSON lines.
+    #[arg(long)]
+    pages_out: PathBuf,
+    /// CDX requests a minute (0: unlimited).
+    #[arg(long, default_value_t = 20.0)]
+    cdx_rate: f64,
+    /// Page requests a minute (0: unlimited).
+    #[arg(long, default_value_t = 30.0)]
+    page_rate: f64,
+    /// Requests in flight.
+    #[arg(long, default_value_t = 2)]
+    concurrency: usize,
+    /// Rows per CDX request.
+    #[arg(long, default_value_t = 5000)]
+    limit: usize,
+    /// Pages per durable commit.
+    #[arg(long, default_value_t = 64)]
+    commit_every: usize,
+    /// Only captures newer than the last completed listing.
+    #[arg(long)]
+    incremental: bool,
+    /// Shortest pause after a 429, e.g. 60s.
+    #[arg(long, default_value = "60s")]
+    min_pause: String,
+    /// Pause after a refused or reset connection.
+    #[arg(long, default_value = "5m")]
+    block_pause: String,
+    /// First retry delay.
+    #[arg(long, default_value = "2s")]
+    backoff: String,
+    /// Contact for the User-Agent.
+    #[arg(long)]
+    contact: Option<String>,
+}
+
+struct JsonLines {
+    out: std::io::BufWriter<std::fs::File>,
+    failed: u64,
+}
+
+#[async_trait]
+impl PageSink for JsonLines {
+    async fn page(&mut self, page: Page) -> Result<(), StageError> {
+        let line = serde_json::to_string(&page).map_err(|e| StageError::internal(e.to_string()))?;
+        writeln!(self.out, "{line}").map_err(|e| StageError::external(e.to_string()))
+    }
+
+    async fn failed(&mut self, capture: Capture, reason: String) -> Result<(), StageError> {
+        self.failed += 1;
+        eprintln!("failed: {} {}: {reason}", capture.timestamp, capture.url);
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> Result<(), StageError> {
+        self.out
+            .flush()
+            .map_err(|e| StageError::external(e.to_string()))
+    }
+
+    fn stopping(&self) -> bool {
+        false
+    }
+}
+
+fn politeness(args: &Args, class: RequestClass, rate: f64) -> anyhow::Result<Politeness> {
+    Ok(Politeness {
+        rate_per_minute: rate,
+        min_pause: humantime::parse_duration(&args.min_pause).context("--min-pause")?,
+        block_pause: humantime::parse_duration(&args.block_pause).context("--block-pause")?,
+        backoff: humantime::parse_duration(&args.backoff).context("--backoff")?,
+        ..Politeness::default_for(class)
+    })
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber_init();
+    let args = Args::parse();
+    let ua = user_agent(args.contact.as_deref(), None);
+    let state = State::open(&args.state)?;
+    let cdx_p = politeness(&args, RequestClass::Cdx, args.cdx_rate)?;
+    let cdx = CdxClient::new(
+        Client::new(&args.endpoint, &ua, RequestClass::Cdx, cdx_p.clone())?,
+        &args.endpoint,
+        cdx_p.max_attempts,
+        cdx_p.backoff,
+    );
+    let queries = args
+        .patterns
+        .iter()
+        .map(|p| CdxQuery {
+            url: p.clone(),
+            match_type: None,
+            from: None,
+            to: None,
+            filters: vec!["statuscode:200".into(), "mimetype:text/html".into()],
+            collapse: vec!["urlkey".into()],
+            page_size: args.limit,
+        })
+        .collect();
+    let mut lister = CdxLister::new(
+        cdx,
+        state.clone(),
+        ListerConfig {
+            queries,
+            keep: Keep::Earliest,
+            incremental: args.incremental,
+            overlap_secs: 0,
+            source: "captures".into(),
+        },
+    );
+    let page_p = politeness(&args, RequestClass::Page, args.page_rate)?;
+    let fetcher = Fetcher::new(
+        Client::new(&args.endpoint, &ua, RequestClass::Page, page_p)?,
+        FetchConfig {
+            endpoint: args.endpoint.clone(),
+            max_redirect_distance: 7 * 86_400,
+            max_redirects: 10,
+            max_body: 16 << 20,
+        },
+    );
+    let output = Output::open(state, Some(&args.warc_out), "pages", 16 << 20).await?;
+    let mut crawl = Crawl {
+        fetcher,
+        output,
+        concurrency: args.concurrency,
+        commit_every: args.commit_every,
+        tally: Tally::default(),
+    };
+    let file = std::fs::File::create(&args.pages_out)
+        .with_context(|| args.pages_out.display().to_string())?;
+    let mut sink = JsonLines {
+        out: std::io::BufWriter::new(file),
+        failed: 0,
+    };
+    let refetch = crawl.replay(&mut sink).await?;
+    crawl.captures(refetch, &mut sink).await?;
+    while let Some(listed) = lister.next().await? {
+        crawl.captures(listed.captures, &mut sink).await?;
+    }
+    sink.flush().await?;
+    let t = crawl.finish(false).await?;
+    println!(
+        "new {} fetched {} failed {} skipped {} replayed {}",
+        t.received.saturating_sub(t.skipped),
+        t.fetched,
+        t.failed,
+        t.skipped,
+        t.replayed
+    );
+    Ok(())
+}
+
+fn tracing_subscriber_init() {
+    // The binary logs warnings to stderr only when RUST_LOG asks; keep it dependency-free.
+}

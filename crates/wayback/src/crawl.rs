@@ -1,0 +1,177 @@
+//! The fetch loop shared by the `wayback-fetch` stage and the `wayback-crawl`
+//! binary: captures in, pages out through a [`PageSink`], with `concurrency`
+//! requests in flight (results kept in input order) and the results made durable
+//! every `commit_every` pages or every second, before they go out.
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use futures_util::StreamExt as _;
+use tempora_engine::{Capture, Page, StageError};
+
+use crate::fetch::{Fetched, Fetcher};
+use crate::output::{Decision, Output};
+
+/// Where pages and failures go.
+#[async_trait]
+pub trait PageSink: Send {
+    /// A durable page.
+    async fn page(&mut self, page: Page) -> Result<(), StageError>;
+    /// A capture that failed, with the reason.
+    async fn failed(&mut self, capture: Capture, reason: String) -> Result<(), StageError>;
+    /// Everything so far should go out now.
+    async fn flush(&mut self) -> Result<(), StageError>;
+    /// The run is stopping: finish the work in hand, start no more.
+    fn stopping(&self) -> bool;
+}
+
+/// Counts for the one summary line of a run.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    /// Captures received.
+    pub received: u64,
+    /// Pages fetched and made durable.
+    pub fetched: u64,
+    /// Captures that failed.
+    pub failed: u64,
+    /// Captures skipped (already fetched, failed for good, listed twice).
+    pub skipped: u64,
+    /// Pages of an unfinished earlier run emitted again.
+    pub replayed: u64,
+}
+
+/// A fetch run.
+pub struct Crawl {
+    /// The fetcher.
+    pub fetcher: Fetcher,
+    /// State and WARC output.
+    pub output: Output,
+    /// Requests in flight.
+    pub concurrency: usize,
+    /// Pages per durable commit, at most.
+    pub commit_every: usize,
+    /// Counts so far.
+    pub tally: Tally,
+}
+
+impl Crawl {
+    /// Emits the pages of an unfinished earlier run again; returns the captures to fetch again.
+    ///
+    /// # Errors
+    /// State errors, or the sink's.
+    pub async fn replay(&mut self, sink: &mut dyn PageSink) -> Result<Vec<Capture>, StageError> {
+        let replayed = self.output.replay().await?;
+        self.tally.replayed += replayed.pages.len() as u64;
+        for page in replayed.pages {
+            sink.page(page).await?;
+        }
+        sink.flush().await?;
+        Ok(replayed.refetch)
+    }
+
+    /// Fetches what is new in `batch`.
+    ///
+    /// # Errors
+    /// What stops the run (blocked, state or file errors), or the sink's.
+    pub async fn captures(
+        &mut self,
+        batch: Vec<Capture>,
+        sink: &mut dyn PageSink,
+    ) -> Result<(), StageError> {
+        if sink.stopping() {
+            return Ok(());
+        }
+        self.tally.received += batch.len() as u64;
+        let mut todo = Vec::new();
+        for (capture, decision) in self.output.classify(batch).await? {
+            match decision {
+                Decision::Fetch => todo.push(capture),
+                Decision::Skip(_) => self.tally.skipped += 1,
+            }
+        }
+        let fetcher = &self.fetcher;
+        let mut results = futures_util::stream::iter(todo)
+            .map(|capture| async move {
+                let fetched = fetcher.fetch(&capture).await;
+                (capture, fetched)
+            })
+            .buffered(self.concurrency.max(1));
+        let mut pending: Vec<(Capture, Fetched)> = Vec::new();
+        let mut since = Instant::now();
+        let mut stop = None;
+        while let Some((capture, fetched)) = results.next().await {
+            match fetched {
+                Ok(f) => pending.push((capture, f)),
+                Err(e) => {
+                    stop = Some(e);
+                    break;
+                }
+            }
+            if pending.len() >= self.commit_every || since.elapsed() >= Duration::from_secs(1) {
+                commit(
+                    &self.output,
+                    &mut self.tally,
+                    std::mem::take(&mut pending),
+                    sink,
+                )
+                .await?;
+                since = Instant::now();
+            }
+            if sink.stopping() {
+                break;
+            }
+        }
+        drop(results);
+        commit(&self.output, &mut self.tally, pending, sink).await?;
+        match stop {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the run: unless it is stopping early, every page is out and the run is finished.
+    ///
+    /// # Errors
+    /// State errors.
+    pub async fn finish(&mut self, stopped: bool) -> Result<Tally, StageError> {
+        if !stopped {
+            self.output.finish().await?;
+        }
+        let t = self.tally;
+        tracing::info!(
+            new = t.received.saturating_sub(t.skipped),
+            fetched = t.fetched,
+            failed = t.failed,
+            skipped = t.skipped,
+            replayed = t.replayed,
+            "wayback run summary: new {} fetched {} failed {} skipped {} (replayed {})",
+            t.received.saturating_sub(t.skipped),
+            t.fetched,
+            t.failed,
+            t.skipped,
+            t.replayed
+        );
+        Ok(t)
+    }
+}
+
+async fn commit(
+    output: &Output,
+    tally: &mut Tally,
+    results: Vec<(Capture, Fetched)>,
+    sink: &mut dyn PageSink,
+) -> Result<(), StageError> {
+    if results.is_empty() {
+        return Ok(());
+    }
+    let committed = output.commit(results).await?;
+    tally.fetched += committed.pages.len() as u64;
+    tally.failed += committed.failed.len() as u64;
+    for (capture, reason) in committed.failed {
+        sink.failed(capture, reason).await?;
+    }
+    for page in committed.pages {
+        sink.page(page).await?;
+    }
+    sink.flush().await
+}

@@ -1,0 +1,123 @@
+//! Errors of the crawler, each naming what it was doing (URL, file, query).
+
+use std::path::PathBuf;
+
+use tempora_engine::StageError;
+
+/// Something the crawler could not do.
+#[derive(Debug, thiserror::Error)]
+pub enum WaybackError {
+    /// The Archive refused or reset connections again and again: an IP block.
+    #[error(
+        "{host} refused or reset {blocks} connections in a row: the Internet Archive has probably blocked this IP \
+         (blocks last an hour and double after that). Stop for at least an hour; the state is saved and the next run \
+         continues where this one stopped"
+    )]
+    Blocked {
+        /// Host that blocked us.
+        host: String,
+        /// Consecutive blocks seen.
+        blocks: u32,
+    },
+    /// The Archive kept answering 429 after every pause.
+    #[error("{host} kept answering 429 Too Many Requests after {pauses} pauses; lower `rate` and run again later")]
+    RateLimited {
+        /// Host.
+        host: String,
+        /// Pauses taken.
+        pauses: u32,
+    },
+    /// A request failed after every retry.
+    #[error("{url}: {reason} (after {attempts} attempts)")]
+    Exhausted {
+        /// URL requested.
+        url: String,
+        /// Last failure.
+        reason: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The CDX server rejected the query (400): the query itself is wrong.
+    #[error("CDX query {url} rejected with HTTP {status}: {message}")]
+    BadQuery {
+        /// Query URL.
+        url: String,
+        /// Status.
+        status: u16,
+        /// First line of the answer.
+        message: String,
+    },
+    /// A CDX answer that is not the CDX format.
+    #[error("CDX answer of {url} is not CDX JSON: {message}")]
+    BadCdx {
+        /// Query URL.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The state database failed.
+    #[error("state {path}: {message}")]
+    State {
+        /// State file.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// Another run holds the state file.
+    #[error(
+        "state {path} is in use by another run (lock {lock} is held): two runs cannot share one state file; \
+         wait for the other run or give this one its own `state`"
+    )]
+    Locked {
+        /// State file.
+        path: PathBuf,
+        /// Lock file.
+        lock: PathBuf,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// A WARC file is malformed.
+    #[error("{path}: record at byte {offset}: {message}")]
+    Warc {
+        /// File.
+        path: PathBuf,
+        /// Offset of the record (or of its gzip member).
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A setting is unusable.
+    #[error("{0}")]
+    Config(String),
+    /// The run is stopping.
+    #[error("the run is stopping")]
+    Stopped,
+}
+
+impl WaybackError {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl From<WaybackError> for StageError {
+    fn from(e: WaybackError) -> Self {
+        match e {
+            WaybackError::Stopped => StageError::Stopped,
+            WaybackError::Config(_)
+            | WaybackError::BadQuery { .. }
+            | WaybackError::Locked { .. } => StageError::input(e.to_string()),
+            other => StageError::external(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! Fetching one capture: `/web/<timestamp>id_/<url>` (the raw archived bytes),
+//! redirects followed by hand and only from capture to capture within a
+//! distance of the requested time, loops detected, the served capture's
+//! `Memento-Datetime`, final URL and archived `Content-Type` kept.
+
+use std::collections::HashSet;
+
+use tempora_engine::{Capture, Page};
+
+use crate::error::WaybackError;
+use crate::http::{Client, GetError};
+use crate::timestamp;
+
+/// Fetcher settings.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    /// `https://web.archive.org` or a mock.
+    pub endpoint: String,
+    /// Furthest a redirect may lead from the requested capture time (seconds).
+    pub max_redirect_distance: u64,
+    /// Most redirects followed for one capture.
+    pub max_redirects: usize,
+    /// Largest body accepted (bytes, after decompression).
+    pub max_body: u64,
+}
+
+/// What fetching a capture gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fetched {
+    /// The page.
+    Page(Box<Page>),
+    /// No page, and why.
+    Failed {
+        /// In words a user can act on.
+        reason: String,
+        /// Trying again cannot help (not archived, blocked, too large, loop).
+        permanent: bool,
+    },
+}
+
+fn failed(reason: impl Into<String>, permanent: bool) -> Fetched {
+    Fetched::Failed {
+        reason: reason.into(),
+        permanent,
+    }
+}
+
+/// Fetches captures through a polite [`Client`].
+#[derive(Clone)]
+pub struct Fetcher {
+    client: Client,
+    cfg: FetchConfig,
+}
+
+impl Fetcher {
+    /// A fetcher using `client` (which carries the page rate limiter).
+    pub fn new(client: Client, mut cfg: FetchConfig) -> Self {
+        cfg.endpoint = cfg.endpoint.trim_end_matches('/').to_string();
+        Self { client, cfg }
+    }
+
+    /// Fetches `capture`.
+    ///
+    /// # Errors
+    /// Only what stops the run: the Archive blocks us or keeps rate-limiting.
+    /// Everything else is a [`Fetched::Failed`] with its reason.
+    pub async fn fetch(&self, capture: &Capture) -> Result<Fetched, WaybackError> {
+        let mut timestamp = capture.timestamp.clone();
+        let mut url = capture.url.clone();
+        let mut seen = HashSet::new();
+        loop {
+            if !seen.insert((timestamp.clone(), url.clone())) {
+                return Ok(failed(
+                    format!("redirect loop back to {timestamp} {url}"),
+                    true,
+                ));
+            }
+            if seen.len() > self.cfg.max_redirects + 1 {
+                return Ok(failed(
+                    format!("more than {} redirects", self.cfg.max_redirects),
+                    true,
+                ));
+            }
+            let request = format!("{}/web/{timestamp}id_/{url}", self.cfg.endpoint);
+            let answer = match self.client.get(&request, self.cfg.max_body).await {
+                Ok(a) => a,
+                Err(GetError::TooLarge) => {
+                    return Ok(failed(
+                        format!(
+                            "body larger than max_body_bytes ({} bytes)",
+                            self.cfg.max_body
+                        ),
+                        true,
+                    ))
+                }
+                Err(GetError::Failed(
+                    e @ (WaybackError::Blocked { .. } | WaybackError::RateLimited { .. }),
+                )) => return Err(e),
+                Err(GetError::Failed(e)) => return Ok(failed(e.to_string(), false)),
+            };
+            match answer.status {
+                200 if answer.is_archived() => {
+                    return Ok(Fetched::Page(Box::new(Page {
+                        capture: capture.clone(),
+                        content_type: answer.header("content-type").map(str::to_string),
+                        memento_datetime: answer.header("memento-datetime").map(str::to_string),
+                        final_url: url,
+                        body: answer.body,
+                    })))
+                }
+                200 => {
+                    let excluded = String::from_utf8_lossy(&answer.body)
+                        .contains("excluded from the Wayback Machine");
+                    let reason = if excluded {
+                        "blocked site: the Archive serves its \"excluded from the Wayback Machine\" page".to_string()
+                    } else {
+                        "the Archive served its own HTML page (no Memento-Datetime) instead of the capture".to_string()
+                    };
+                    return Ok(failed(reason, excluded));
+                }
+                301 | 302 | 303 | 307 | 308 => {
+                    let Some(location) = answer.header("location") else {
+                        return Ok(failed(
+                            format!("HTTP {} without a Location", answer.status),
+                            true,
+                        ));
+                    };
+                    let Some((next_ts, next_url)) = parse_wayback_location(location) else {
+                        return Ok(failed(
+                            format!("redirect to {location}, which is not a capture"),
+                            true,
+                        ));
+                    };
+                    let distance =
+                        timestamp::distance(&next_ts, &capture.timestamp).unwrap_or(u64::MAX);
+                    if distance > self.cfg.max_redirect_distance {
+                        return Ok(failed(
+                            format!(
+                                "redirect to the capture at {next_ts}, {} from the requested {}; over max_redirect_distance",
+                                humantime::format_duration(std::time::Duration::from_secs(distance)),
+                                capture.timestamp
+                            ),
+                            true,
+                        ));
+                    }
+                    timestamp = next_ts;
+                    url = next_url;
+                }
+                404 if !answer.is_archived() => return Ok(failed("not archived (HTTP 404)", true)),
+                403 if !answer.is_archived() => {
+                    let detail = answer
+                        .header("x-archive-wayback-runtime-error")
+                        .unwrap_or("HTTP 403");
+                    return Ok(failed(format!("blocked site: {detail}"), true));
+                }
+                status if answer.is_archived() => {
+                    return Ok(failed(
+                        format!("the archived answer itself is HTTP {status}"),
+                        true,
+                    ))
+                }
+                status => {
+                    return Ok(failed(
+                        format!("HTTP {status}"),
+                        (400..500).contains(&status),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// `https://web.archive.org/web/20200201023757id_/https://www.epa.gov/x` -> timestamp and URL.
+pub fn parse_wayback_location(location: &str) -> Option<(String, String)> {
+    let at = location.find("/web/")?;
+    let rest = &location[at + "/web/".len()..];
+    let (head, url) = rest.split_once('/')?;
+    let digits = head.bytes().take_while(u8::is_ascii_digit).count();
+    if !(4..=14).contains(&digits) || url.is_empty() {
+        return None;
+    }
+    let timestamp = timestamp::parse(&head[..digits]).map(timestamp::format)?;
+    Some((timestamp, url.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_capture_locations_absolute_and_relative() {
+        assert_eq!(
+            parse_wayback_location(
+                "https://web.archive.org/web/20200201023757id_/https://www.epa.gov/climatechange"
+            ),
+            Some((
+                "20200201023757".into(),
+                "https://www.epa.gov/climatechange".into()
+            ))
+        );
+        assert_eq!(
+            parse_wayback_location("/web/2015id_/http://x.org/a?b=1"),
+            Some(("20150101000000".into(), "http://x.org/a?b=1".into()))
+        );
+        assert_eq!(
+            parse_wayback_location("https://www.epa.gov/climatechange"),
+            None
+        );
+        assert_eq!(parse_wayback_location("/web/id_/http://x.org/"), None);
+    }
+}

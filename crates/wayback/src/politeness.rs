@@ -1,0 +1,292 @@
+//! Politeness towards one host, shared by every worker and stage of the process.
+//!
+//! Per host there is one [`RateLimiter`] per class of request (CDX queries and
+//! page fetches are limited separately, as the Archive limits them) and one
+//! [`Gate`]: when any worker gets a 429 the gate closes for `Retry-After` (at
+//! least the configured minimum) and no request of either class is sent until it
+//! opens; a refused or reset connection closes it for the block pause. The
+//! limiter hands out send slots spaced exactly `60 s / rate`, so the achieved
+//! rate is the configured one whenever work is waiting. It is a few lines on
+//! purpose: a generic limiter crate cannot hold a slot back while the gate is
+//! closed, and the slot and the gate must be checked together.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The kind of request, each with its own limiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestClass {
+    /// CDX queries (default 20 a minute).
+    Cdx,
+    /// Page fetches (default 30 a minute).
+    Page,
+}
+
+/// How polite to be; every duration configurable so tests can use short ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Politeness {
+    /// Requests a minute for this class; 0 = no limit (benchmarks only).
+    pub rate_per_minute: f64,
+    /// Shortest pause after a 429, whatever `Retry-After` says.
+    pub min_pause: Duration,
+    /// Attempts per request for 5xx answers, timeouts and cut bodies.
+    pub max_attempts: u32,
+    /// First backoff delay; doubles each attempt, with jitter.
+    pub backoff: Duration,
+    /// Longest backoff delay.
+    pub max_backoff: Duration,
+    /// Pause after a refused or reset connection.
+    pub block_pause: Duration,
+    /// Consecutive blocks after which the run stops.
+    pub max_blocks: u32,
+    /// Consecutive 429s after which the run stops.
+    pub max_rate_limits: u32,
+    /// Timeout of one request.
+    pub timeout: Duration,
+}
+
+impl Politeness {
+    /// The defaults for a class: 20/min for CDX, 30/min for pages.
+    pub fn default_for(class: RequestClass) -> Self {
+        Self {
+            rate_per_minute: match class {
+                RequestClass::Cdx => 20.0,
+                RequestClass::Page => 30.0,
+            },
+            min_pause: Duration::from_secs(60),
+            max_attempts: 5,
+            backoff: Duration::from_secs(2),
+            max_backoff: Duration::from_secs(300),
+            block_pause: Duration::from_secs(300),
+            max_blocks: 3,
+            max_rate_limits: 10,
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    /// The delay before retry number `attempt` (1-based): exponential, capped,
+    /// with "equal jitter" (between half and all of it) so workers spread out.
+    pub fn backoff_delay(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1).min(30));
+        let full = self.backoff.saturating_mul(factor).min(self.max_backoff);
+        full.mul_f64(0.5 + fastrand::f64() * 0.5)
+    }
+}
+
+/// Why the gate is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    /// After a 429.
+    RateLimit,
+    /// After a refused or reset connection.
+    Block,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    until: Option<Instant>,
+    blocks: u32,
+    rate_limits: u32,
+}
+
+/// The host-wide pause: closed after a 429 or a block, for every worker.
+#[derive(Debug, Default)]
+pub struct Gate {
+    state: Mutex<GateState>,
+}
+
+impl Gate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// When the gate opens again, if it is closed now.
+    pub fn closed_until(&self) -> Option<Instant> {
+        self.lock().until.filter(|t| *t > Instant::now())
+    }
+
+    /// Closes the gate for `pause` from now (never shortens a longer pause).
+    /// Returns how many times in a row this kind of closing happened.
+    pub fn close(&self, pause: Duration, why: Closed) -> u32 {
+        let mut s = self.lock();
+        let until = Instant::now() + pause;
+        if s.until.is_none_or(|t| t < until) {
+            s.until = Some(until);
+        }
+        match why {
+            Closed::RateLimit => {
+                s.rate_limits += 1;
+                s.rate_limits
+            }
+            Closed::Block => {
+                s.blocks += 1;
+                s.blocks
+            }
+        }
+    }
+
+    /// An answer came through: the host is reachable and not limiting us.
+    pub fn answered(&self, rate_limited: bool) {
+        let mut s = self.lock();
+        s.blocks = 0;
+        if !rate_limited {
+            s.rate_limits = 0;
+        }
+    }
+
+    /// Waits until the gate is open.
+    pub async fn wait_open(&self) {
+        while let Some(until) = self.closed_until() {
+            tokio::time::sleep_until(until).await;
+        }
+    }
+}
+
+/// Send slots spaced `60 s / rate` apart, shared by every worker of a class.
+#[derive(Debug)]
+pub struct RateLimiter {
+    interval: Mutex<Option<Duration>>,
+    next: Mutex<Option<Instant>>,
+}
+
+impl RateLimiter {
+    /// A limiter for `rate_per_minute` (0 or less: unlimited).
+    pub fn new(rate_per_minute: f64) -> Self {
+        Self {
+            interval: Mutex::new(interval_of(rate_per_minute)),
+            next: Mutex::new(None),
+        }
+    }
+
+    /// Keeps the slower of the current rate and `rate_per_minute`: two stages
+    /// sharing a host never make it faster than either asked.
+    pub fn slow_to(&self, rate_per_minute: f64) {
+        let new = interval_of(rate_per_minute);
+        let mut interval = self.interval.lock().unwrap_or_else(|p| p.into_inner());
+        *interval = match (*interval, new) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// Waits for the gate to be open and for this worker's slot; a slot that comes
+    /// up while the gate closed again is given up and a new one taken after it.
+    pub async fn acquire(&self, gate: &Gate) {
+        loop {
+            gate.wait_open().await;
+            let interval = *self.interval.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(interval) = interval else {
+                return;
+            };
+            let slot = {
+                let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+                let now = Instant::now();
+                let slot = next.map_or(now, |n| n.max(now));
+                *next = Some(slot + interval);
+                slot
+            };
+            tokio::time::sleep_until(slot).await;
+            if gate.closed_until().is_none() {
+                return;
+            }
+        }
+    }
+}
+
+fn interval_of(rate_per_minute: f64) -> Option<Duration> {
+    (rate_per_minute > 0.0).then(|| Duration::from_secs_f64(60.0 / rate_per_minute))
+}
+
+/// Everything shared for one host.
+#[derive(Debug)]
+pub struct HostPoliteness {
+    /// `host:port`.
+    pub host: String,
+    /// The pause after 429s and blocks.
+    pub gate: Gate,
+    limiters: Mutex<HashMap<RequestClass, Arc<RateLimiter>>>,
+}
+
+impl HostPoliteness {
+    /// The limiter of `class`, created at `rate` or slowed to it.
+    pub fn limiter(&self, class: RequestClass, rate_per_minute: f64) -> Arc<RateLimiter> {
+        let mut limiters = self.limiters.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(l) = limiters.get(&class) {
+            l.slow_to(rate_per_minute);
+            return l.clone();
+        }
+        let limiter = Arc::new(RateLimiter::new(rate_per_minute));
+        limiters.insert(class, limiter.clone());
+        limiter
+    }
+}
+
+/// The process-wide politeness of `host`: every stage talking to the same host shares it.
+pub fn for_host(host: &str) -> Arc<HostPoliteness> {
+    static HOSTS: OnceLock<Mutex<HashMap<String, Arc<HostPoliteness>>>> = OnceLock::new();
+    let hosts = HOSTS.get_or_init(Mutex::default);
+    let mut hosts = hosts.lock().unwrap_or_else(|p| p.into_inner());
+    hosts
+        .entry(host.to_string())
+        .or_insert_with(|| {
+            Arc::new(HostPoliteness {
+                host: host.to_string(),
+                gate: Gate::default(),
+                limiters: Mutex::new(HashMap::new()),
+            })
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn slots_are_spaced_by_the_rate() {
+        let gate = Gate::default();
+        let limiter = RateLimiter::new(120.0);
+        let start = Instant::now();
+        for _ in 0..5 {
+            limiter.acquire(&gate).await;
+        }
+        assert_eq!(Instant::now() - start, Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_gate_holds_every_slot_back() {
+        let gate = Gate::default();
+        let limiter = RateLimiter::new(600.0);
+        limiter.acquire(&gate).await;
+        let start = Instant::now();
+        assert_eq!(gate.close(Duration::from_secs(60), Closed::RateLimit), 1);
+        limiter.acquire(&gate).await;
+        assert!(Instant::now() - start >= Duration::from_secs(60));
+        assert_eq!(gate.close(Duration::from_secs(1), Closed::RateLimit), 2);
+        gate.answered(false);
+        assert_eq!(gate.close(Duration::from_secs(1), Closed::Block), 1);
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_caps() {
+        let p = Politeness::default_for(RequestClass::Page);
+        for attempt in 1..=4u32 {
+            let full = Duration::from_secs(2 * 2u64.pow(attempt - 1));
+            let d = p.backoff_delay(attempt);
+            assert!(d >= full / 2 && d <= full, "{attempt}: {d:?}");
+        }
+        assert!(p.backoff_delay(40) <= p.max_backoff);
+    }
+
+    #[test]
+    fn hosts_share_one_limiter_at_the_slower_rate() {
+        let host = for_host("shared.test:1");
+        let a = host.limiter(RequestClass::Cdx, 30.0);
+        let b = for_host("shared.test:1").limiter(RequestClass::Cdx, 10.0);
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(*a.interval.lock().unwrap(), Some(Duration::from_secs(6)));
+    }
+}

@@ -1,0 +1,222 @@
+//! `wayback-feeds`: article captures found through archived feeds and news
+//! sitemaps (source; `out: capture`).
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use chrono::NaiveDate;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tempora_engine::{
+    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
+    StageError, StageIo,
+};
+
+use super::options::{default_endpoint, duration, PolitenessOptions};
+use crate::cdx::CdxClient;
+use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup};
+use crate::fetch::{FetchConfig, Fetcher};
+use crate::http::{user_agent, Client};
+use crate::politeness::RequestClass;
+use crate::state::State;
+use crate::timestamp;
+
+/// Options of `wayback-feeds`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct FeedsOptions {
+    /// Feed or news-sitemap URLs, e.g. `feeds.bbci.co.uk/news/rss.xml`, `edition.cnn.com/sitemaps/news.xml`.
+    pub feeds: Vec<String>,
+    /// Earliest feed capture day; none: from the Archive's beginning.
+    #[serde(default)]
+    pub from: Option<NaiveDate>,
+    /// Latest feed capture day; none: up to now.
+    #[serde(default)]
+    pub to: Option<NaiveDate>,
+    /// CDX collapse of feed captures: `timestamp:8` reads one capture a day, `timestamp:10` one an hour (busy feeds).
+    #[serde(default = "default_feed_collapse")]
+    #[schemars(default = "default_feed_collapse")]
+    pub feed_collapse: Vec<String>,
+    /// How each article's capture is found: `cdx` (one CDX request per article) or `redirect` (none; the fetcher follows the Archive's redirect).
+    #[serde(default)]
+    pub lookup: Lookup,
+    /// Look for an article's first capture up to this long after its publication.
+    #[serde(default = "default_within")]
+    #[schemars(default = "default_within")]
+    pub lookup_within: String,
+    /// SQLite crawl state (feed captures read, articles found); a rerun continues.
+    #[serde(default)]
+    pub state: Option<PathBuf>,
+    /// Read only feed captures newer than the last completed listing (needs `state`).
+    #[serde(default)]
+    pub incremental: bool,
+    /// CDX requests a minute, shared by every stage that talks to the same host.
+    #[serde(default = "default_rate")]
+    #[schemars(default = "default_rate")]
+    pub rate: f64,
+    /// Feed fetches a minute, shared with `wayback-fetch` on the same host.
+    #[serde(default = "default_page_rate")]
+    #[schemars(default = "default_page_rate")]
+    pub page_rate: f64,
+    /// Largest feed accepted, in bytes.
+    #[serde(default = "default_max_body")]
+    #[schemars(default = "default_max_body")]
+    pub max_body_bytes: u64,
+    /// The Wayback Machine to ask.
+    #[serde(default = "default_endpoint")]
+    #[schemars(default = "default_endpoint")]
+    pub endpoint: String,
+    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    #[serde(default)]
+    pub contact: Option<String>,
+    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
+    #[serde(default)]
+    pub user_agent: Option<String>,
+    /// Pauses, retries and timeouts.
+    #[serde(default)]
+    pub politeness: PolitenessOptions,
+}
+
+fn default_feed_collapse() -> Vec<String> {
+    vec!["timestamp:8".into()]
+}
+fn default_within() -> String {
+    "30days".into()
+}
+const fn default_rate() -> f64 {
+    20.0
+}
+const fn default_page_rate() -> f64 {
+    30.0
+}
+const fn default_max_body() -> u64 {
+    16 * 1024 * 1024
+}
+
+/// Parses the options of `wayback-feeds`.
+///
+/// # Errors
+/// Unknown, missing or mistyped options.
+pub fn configure(
+    table: toml::Table,
+    _ctx: &PipelineContext,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    Ok(Box::new(parse_options::<FeedsOptions>(table)?))
+}
+
+impl FeedsOptions {
+    fn problems(&self) -> Vec<(Option<String>, String)> {
+        let mut out = Vec::new();
+        if self.feeds.is_empty() {
+            out.push((
+                Some("feeds".into()),
+                "give at least one feed or sitemap URL".into(),
+            ));
+        }
+        if let (Some(from), Some(to)) = (self.from, self.to) {
+            if from > to {
+                out.push((
+                    Some("from".into()),
+                    format!("`from` ({from}) is after `to` ({to})"),
+                ));
+            }
+        }
+        if self.incremental && self.state.is_none() {
+            out.push((Some("incremental".into()), "needs `state`".into()));
+        }
+        if let Err(e) = duration("lookup_within", &self.lookup_within) {
+            out.push((Some("lookup_within".into()), e.to_string()));
+        }
+        if let Err(e) = self.politeness.resolve(RequestClass::Cdx, self.rate) {
+            out.push((Some("politeness".into()), e.to_string()));
+        }
+        out
+    }
+}
+
+impl StageConfig for FeedsOptions {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Capture)]
+    }
+
+    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+        self.problems()
+    }
+
+    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        if let Some((_, message)) = self.problems().into_iter().next() {
+            return Err(StageError::input(message));
+        }
+        Ok(Box::new(FeedsStage { options: *self }))
+    }
+}
+
+struct FeedsStage {
+    options: FeedsOptions,
+}
+
+#[async_trait]
+impl Stage for FeedsStage {
+    async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
+        let o = self.options;
+        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
+        let cdx_politeness = o.politeness.resolve(RequestClass::Cdx, o.rate)?;
+        let cdx = CdxClient::new(
+            Client::new(&o.endpoint, &ua, RequestClass::Cdx, cdx_politeness.clone())?,
+            &o.endpoint,
+            cdx_politeness.max_attempts,
+            cdx_politeness.backoff,
+        );
+        let page_politeness = o.politeness.resolve(RequestClass::Page, o.page_rate)?;
+        let fetcher = Fetcher::new(
+            Client::new(&o.endpoint, &ua, RequestClass::Page, page_politeness)?,
+            FetchConfig {
+                endpoint: o.endpoint.clone(),
+                max_redirect_distance: 7 * 86_400,
+                max_redirects: 10,
+                max_body: o.max_body_bytes,
+            },
+        );
+        let state = match &o.state {
+            Some(path) => State::open(path)?,
+            None => State::in_memory()?,
+        };
+        let within = duration("lookup_within", &o.lookup_within)?.as_secs();
+        let mut discovery = FeedDiscovery::new(
+            cdx,
+            fetcher,
+            state,
+            DiscoveryConfig {
+                feeds: o.feeds.clone(),
+                from: o.from.map(timestamp::day_start),
+                to: o.to.map(timestamp::day_end),
+                feed_collapse: o.feed_collapse.clone(),
+                lookup: o.lookup,
+                lookup_within: i64::try_from(within).unwrap_or(i64::MAX),
+                incremental: o.incremental,
+                source: io.name().to_string(),
+            },
+        );
+        let port = io.port(Port::DEFAULT)?;
+        loop {
+            let step = tokio::select! {
+                biased;
+                () = io.shutdown().cancelled() => break,
+                step = discovery.next() => step?,
+            };
+            let Some(found) = step else { break };
+            let stats = io.stats().clone();
+            stats.count("cdx_requests", found.cdx_requests);
+            stats.count("feed_captures_read", found.feeds_fetched);
+            stats.count("articles", found.articles);
+            for (record, reason, location) in found.rejected {
+                io.reject(record, reason, Some(location)).await?;
+            }
+            for capture in found.captures {
+                io.emit(port, Record::Capture(Box::new(capture))).await?;
+            }
+            io.flush().await?;
+        }
+        io.flush().await
+    }
+}

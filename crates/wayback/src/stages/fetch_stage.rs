@@ -1,0 +1,237 @@
+//! `wayback-fetch`: fetches captures as pages (transform; `capture -> page`).
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tempora_engine::{
+    parse_options, Capture, OptionError, Page, PipelineContext, Port, PortId, Record, RecordKind,
+    Stage, StageConfig, StageError, StageIo,
+};
+
+use super::options::{default_endpoint, duration, PolitenessOptions};
+use crate::crawl::{Crawl, PageSink, Tally};
+use crate::fetch::{FetchConfig, Fetcher};
+use crate::http::{user_agent, Client};
+use crate::output::Output;
+use crate::politeness::RequestClass;
+use crate::state::State;
+
+/// Options of `wayback-fetch`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct FetchOptions {
+    /// Page requests a minute, shared by every stage that talks to the same host.
+    #[serde(default = "default_rate")]
+    #[schemars(default = "default_rate")]
+    pub rate: f64,
+    /// Requests in flight at once.
+    #[serde(default = "default_concurrency")]
+    #[schemars(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Follow a capture-to-capture redirect only this close to the requested capture time.
+    #[serde(default = "default_distance")]
+    #[schemars(default = "default_distance")]
+    pub max_redirect_distance: String,
+    /// Most redirects followed for one capture (loops are caught before).
+    #[serde(default = "default_max_redirects")]
+    #[schemars(default = "default_max_redirects")]
+    pub max_redirects: usize,
+    /// Largest page accepted, in bytes after decompression; larger ones fail with a reason.
+    #[serde(default = "default_max_body")]
+    #[schemars(default = "default_max_body")]
+    pub max_body_bytes: u64,
+    /// Directory for WARC/1.1 files of the fetched pages (`<stage>-<start>-<n>.warc.gz`); needed with `state`.
+    #[serde(default)]
+    pub warc_out: Option<PathBuf>,
+    /// SQLite crawl state (the same file as `wayback-cdx`'s is fine): what was fetched, what failed and why.
+    #[serde(default)]
+    pub state: Option<PathBuf>,
+    /// Pages made durable (WARC fsync + state commit) at least this often.
+    #[serde(default = "default_commit_every")]
+    #[schemars(default = "default_commit_every")]
+    pub commit_every: usize,
+    /// The Wayback Machine to ask.
+    #[serde(default = "default_endpoint")]
+    #[schemars(default = "default_endpoint")]
+    pub endpoint: String,
+    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    #[serde(default)]
+    pub contact: Option<String>,
+    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
+    #[serde(default)]
+    pub user_agent: Option<String>,
+    /// Pauses, retries and timeouts.
+    #[serde(default)]
+    pub politeness: PolitenessOptions,
+}
+
+const fn default_rate() -> f64 {
+    30.0
+}
+const fn default_concurrency() -> usize {
+    2
+}
+fn default_distance() -> String {
+    "7days".into()
+}
+const fn default_max_redirects() -> usize {
+    10
+}
+const fn default_max_body() -> u64 {
+    16 * 1024 * 1024
+}
+const fn default_commit_every() -> usize {
+    64
+}
+
+/// Parses the options of `wayback-fetch`.
+///
+/// # Errors
+/// Unknown, missing or mistyped options.
+pub fn configure(
+    table: toml::Table,
+    _ctx: &PipelineContext,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    Ok(Box::new(parse_options::<FetchOptions>(table)?))
+}
+
+impl FetchOptions {
+    fn problems(&self) -> Vec<(Option<String>, String)> {
+        let mut out = Vec::new();
+        if self.state.is_some() && self.warc_out.is_none() {
+            out.push((
+                Some("warc_out".into()),
+                "needed with `state`: a capture counts as fetched only once its page is in an fsynced WARC file".into(),
+            ));
+        }
+        if self.concurrency == 0 || self.commit_every == 0 {
+            out.push((
+                Some("concurrency".into()),
+                "`concurrency` and `commit_every` must be at least 1".into(),
+            ));
+        }
+        if let Err(e) = duration("max_redirect_distance", &self.max_redirect_distance) {
+            out.push((Some("max_redirect_distance".into()), e.to_string()));
+        }
+        if let Err(e) = self.politeness.resolve(RequestClass::Page, self.rate) {
+            out.push((Some("politeness".into()), e.to_string()));
+        }
+        out
+    }
+}
+
+impl StageConfig for FetchOptions {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Page)]
+    }
+
+    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+        self.problems()
+    }
+
+    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        if let Some((_, message)) = self.problems().into_iter().next() {
+            return Err(StageError::input(message));
+        }
+        Ok(Box::new(FetchStage { options: *self }))
+    }
+}
+
+struct FetchStage {
+    options: FetchOptions,
+}
+
+/// The stage's output as a [`PageSink`].
+struct IoSink<'a> {
+    io: &'a mut StageIo,
+    port: PortId,
+}
+
+#[async_trait]
+impl PageSink for IoSink<'_> {
+    async fn page(&mut self, page: Page) -> Result<(), StageError> {
+        self.io.emit(self.port, Record::Page(Box::new(page))).await
+    }
+
+    async fn failed(&mut self, capture: Capture, reason: String) -> Result<(), StageError> {
+        let location = format!("{} {}", capture.timestamp, capture.url);
+        let record = serde_json::to_value(&capture).unwrap_or_default();
+        self.io.reject(record, reason, Some(location)).await
+    }
+
+    async fn flush(&mut self) -> Result<(), StageError> {
+        self.io.flush().await
+    }
+
+    fn stopping(&self) -> bool {
+        self.io.shutdown().is_cancelled()
+    }
+}
+
+#[async_trait]
+impl Stage for FetchStage {
+    async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
+        let o = self.options;
+        let politeness = o.politeness.resolve(RequestClass::Page, o.rate)?;
+        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
+        let client = Client::new(&o.endpoint, &ua, RequestClass::Page, politeness)?;
+        let fetcher = Fetcher::new(
+            client,
+            FetchConfig {
+                endpoint: o.endpoint.clone(),
+                max_redirect_distance: duration("max_redirect_distance", &o.max_redirect_distance)?
+                    .as_secs(),
+                max_redirects: o.max_redirects,
+                max_body: o.max_body_bytes,
+            },
+        );
+        let state = match &o.state {
+            Some(path) => State::open(path)?,
+            None => State::in_memory()?,
+        };
+        let output =
+            Output::open(state, o.warc_out.as_deref(), io.name(), o.max_body_bytes).await?;
+        let mut crawl = Crawl {
+            fetcher,
+            output,
+            concurrency: o.concurrency,
+            commit_every: o.commit_every,
+            tally: Tally::default(),
+        };
+        let port = io.port(Port::DEFAULT)?;
+        let refetch = crawl.replay(&mut IoSink { io: &mut io, port }).await?;
+        crawl
+            .captures(refetch, &mut IoSink { io: &mut io, port })
+            .await?;
+        while let Some(batch) = io.recv().await? {
+            let mut captures = Vec::with_capacity(batch.len());
+            for record in batch {
+                match record {
+                    Record::Capture(c) => captures.push(*c),
+                    other => {
+                        io.reject(other.to_json(), "wayback-fetch takes captures only", None)
+                            .await?
+                    }
+                }
+            }
+            // When stopping, what is left stays listed in the state for the next run.
+            crawl
+                .captures(captures, &mut IoSink { io: &mut io, port })
+                .await?;
+        }
+        io.flush().await?;
+        let tally = crawl.finish(io.shutdown().is_cancelled()).await?;
+        let stats = io.stats().clone();
+        for (name, n) in [
+            ("fetched", tally.fetched),
+            ("failed", tally.failed),
+            ("skipped", tally.skipped),
+            ("replayed", tally.replayed),
+        ] {
+            stats.count(name, n);
+        }
+        Ok(())
+    }
+}

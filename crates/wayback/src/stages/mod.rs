@@ -1,0 +1,51 @@
+//! The stage kinds of this crate: `wayback-cdx`, `wayback-feeds`, `wayback-fetch`, `warc`.
+
+pub mod cdx_stage;
+pub mod feeds_stage;
+pub mod fetch_stage;
+pub mod options;
+pub mod warc_stage;
+
+use tempora_engine::{RecordKind, Role, StageKind};
+
+/// The stage kinds this crate registers.
+pub fn kinds() -> Vec<StageKind> {
+    vec![
+        StageKind {
+            name: "wayback-cdx",
+            about: "Lists Wayback captures of URL patterns with the CDX API: polite, resumable, incremental.",
+            role: Role::Source,
+            accepts: &[],
+            emits: "out: capture",
+            options: || schemars::schema_for!(cdx_stage::CdxOptions),
+            configure: cdx_stage::configure,
+        },
+        StageKind {
+            name: "wayback-feeds",
+            about: "Finds article captures through archived RSS/Atom feeds and news sitemaps (link, date, title), one lookup per article.",
+            role: Role::Source,
+            accepts: &[],
+            emits: "out: capture",
+            options: || schemars::schema_for!(feeds_stage::FeedsOptions),
+            configure: feeds_stage::configure,
+        },
+        StageKind {
+            name: "wayback-fetch",
+            about: "Fetches captures as raw archived pages (id_ URLs), politely; optional WARC output; kill-safe with `state`.",
+            role: Role::Transform,
+            accepts: &[RecordKind::Capture],
+            emits: "out: page",
+            options: || schemars::schema_for!(fetch_stage::FetchOptions),
+            configure: fetch_stage::configure,
+        },
+        StageKind {
+            name: "warc",
+            about: "Reads WARC files (ours and the Archive's) as pages, to rebuild a crawl offline.",
+            role: Role::Source,
+            accepts: &[],
+            emits: "out: page",
+            options: || schemars::schema_for!(warc_stage::WarcOptions),
+            configure: warc_stage::configure,
+        },
+    ]
+}

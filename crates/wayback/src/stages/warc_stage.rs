@@ -1,0 +1,199 @@
+//! `warc`: reads WARC files (ours and the Archive's) as pages (source; `out: page`),
+//! so a crawl can be rebuilt offline.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tempora_engine::{
+    parse_options, OptionError, Page, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo,
+};
+use tokio::sync::mpsc;
+
+use crate::warc::{page_from_record, WarcFileReader};
+
+/// Options of `warc`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct WarcOptions {
+    /// WARC files (`.warc.gz` or `.warc`) to read, in order; globs welcome (`crawl/*.warc.gz`).
+    pub paths: Vec<String>,
+    /// Largest payload accepted, in bytes; larger records are rejected with a reason.
+    #[serde(default = "default_max_body")]
+    #[schemars(default = "default_max_body")]
+    pub max_body_bytes: u64,
+}
+
+const fn default_max_body() -> u64 {
+    16 * 1024 * 1024
+}
+
+/// Parses the options of `warc`.
+///
+/// # Errors
+/// Unknown, missing or mistyped options.
+pub fn configure(
+    table: toml::Table,
+    _ctx: &PipelineContext,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    Ok(Box::new(parse_options::<WarcOptions>(table)?))
+}
+
+fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?', '['])
+}
+
+impl WarcOptions {
+    /// Every file the patterns name, each pattern's matches sorted.
+    ///
+    /// # Errors
+    /// A bad pattern, or a pattern that matches nothing.
+    pub fn files(&self) -> Result<Vec<PathBuf>, String> {
+        let mut files = Vec::new();
+        for pattern in &self.paths {
+            if !is_glob(pattern) {
+                files.push(PathBuf::from(pattern));
+                continue;
+            }
+            let mut matched: Vec<PathBuf> = glob::glob(pattern)
+                .map_err(|e| format!("`{pattern}` is not a glob pattern: {e}"))?
+                .filter_map(Result::ok)
+                .collect();
+            if matched.is_empty() {
+                return Err(format!("`{pattern}` matches no file"));
+            }
+            matched.sort();
+            files.extend(matched);
+        }
+        Ok(files)
+    }
+}
+
+impl StageConfig for WarcOptions {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Page)]
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.paths
+            .iter()
+            .filter(|p| !is_glob(p))
+            .map(|p| ("paths".to_string(), PathBuf::from(p)))
+            .collect()
+    }
+
+    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+        let mut out = Vec::new();
+        if self.paths.is_empty() {
+            out.push((
+                Some("paths".into()),
+                "give at least one WARC file or pattern".into(),
+            ));
+        }
+        for p in self.paths.iter().filter(|p| is_glob(p)) {
+            if let Err(e) = glob::Pattern::new(p) {
+                out.push((
+                    Some("paths".into()),
+                    format!("`{p}` is not a glob pattern: {e}"),
+                ));
+            }
+        }
+        out
+    }
+
+    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(WarcStage { options: *self }))
+    }
+}
+
+struct WarcStage {
+    options: WarcOptions,
+}
+
+enum Item {
+    Page(Box<Page>),
+    Reject(serde_json::Value, String, String),
+    Skipped,
+}
+
+#[async_trait]
+impl Stage for WarcStage {
+    async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
+        let files = self.options.files().map_err(StageError::input)?;
+        let max_body = self.options.max_body_bytes;
+        let source = io.name().to_string();
+        let (tx, mut rx) = mpsc::channel::<Result<Item, StageError>>(64);
+        let reader =
+            tokio::task::spawn_blocking(move || read_files(&files, &source, max_body, &tx));
+        let port = io.port(Port::DEFAULT)?;
+        loop {
+            let item = tokio::select! {
+                biased;
+                () = io.shutdown().cancelled() => break,
+                item = rx.recv() => item,
+            };
+            match item {
+                None => break,
+                Some(Err(e)) => return Err(e),
+                Some(Ok(Item::Page(page))) => io.emit(port, Record::Page(page)).await?,
+                Some(Ok(Item::Reject(record, reason, location))) => {
+                    io.reject(record, reason, Some(location)).await?
+                }
+                Some(Ok(Item::Skipped)) => io.stats().count("non_response_records", 1),
+            }
+        }
+        drop(rx);
+        let _ = reader.await;
+        io.flush().await
+    }
+}
+
+/// Reads every record of every file into `tx`; stops when the receiver is gone.
+fn read_files(
+    files: &[PathBuf],
+    source: &str,
+    max_body: u64,
+    tx: &mpsc::Sender<Result<Item, StageError>>,
+) {
+    for path in files {
+        let reader = match WarcFileReader::open(path, max_body) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = tx.blocking_send(Err(StageError::input(e.to_string())));
+                return;
+            }
+        };
+        for record in reader {
+            let item = match record {
+                Err(e) => {
+                    // A cut or corrupt file: report it and go on with the next file.
+                    Item::Reject(
+                        serde_json::json!({ "file": path.display().to_string() }),
+                        e.to_string(),
+                        path.display().to_string(),
+                    )
+                }
+                Ok(r) => {
+                    let location = format!("{}:{}", path.display(), r.offset);
+                    match page_from_record(&r, source, max_body) {
+                        Ok(Some(page)) => Item::Page(Box::new(page)),
+                        Ok(None) => Item::Skipped,
+                        Err(reason) => Item::Reject(
+                            serde_json::json!({
+                                "warc_type": r.kind(),
+                                "target_uri": r.header("WARC-Target-URI"),
+                            }),
+                            reason,
+                            location,
+                        ),
+                    }
+                }
+            };
+            if tx.blocking_send(Ok(item)).is_err() {
+                return;
+            }
+        }
+    }
+}
