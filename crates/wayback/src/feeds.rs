@@ -50,7 +50,7 @@ pub struct Feed {
 pub fn parse_feed(bytes: &[u8], content_type: Option<&str>) -> Result<Feed, String> {
     let text = decode(bytes, content_type);
     let mut reader = Reader::from_str(&text);
-    reader.config_mut().trim_text(true);
+    reader.config_mut().trim_text(false);
     let mut parser = Parser::default();
     loop {
         let event = reader.read_event().map_err(|e| {

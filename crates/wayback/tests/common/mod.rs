@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests: fast politeness, clients of a mock.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use tempora_wayback::cdx::CdxClient;
+use tempora_wayback::fetch::{FetchConfig, Fetcher};
+use tempora_wayback::http::Client;
+use tempora_wayback::politeness::{Politeness, RequestClass};
+
+/// Politeness with short pauses, so tests run fast; `rate` 0 = unlimited.
+pub fn quick(class: RequestClass, rate: f64) -> Politeness {
+    Politeness {
+        rate_per_minute: rate,
+        min_pause: Duration::from_millis(300),
+        max_attempts: 4,
+        backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(200),
+        block_pause: Duration::from_millis(100),
+        max_blocks: 3,
+        max_rate_limits: 10,
+        timeout: Duration::from_secs(10),
+        ..Politeness::default_for(class)
+    }
+}
+
+pub fn cdx_client(endpoint: &str, p: Politeness) -> CdxClient {
+    let client = Client::new(endpoint, "tempora-test (+test@example.org)", RequestClass::Cdx, p.clone()).unwrap();
+    CdxClient::new(client, endpoint, p.max_attempts, p.backoff)
+}
+
+pub fn fetcher(endpoint: &str, p: Politeness) -> Fetcher {
+    let client = Client::new(endpoint, "tempora-test (+test@example.org)", RequestClass::Page, p).unwrap();
+    Fetcher::new(
+        client,
+        FetchConfig {
+            endpoint: endpoint.to_string(),
+            max_redirect_distance: 86_400,
+            max_redirects: 10,
+            max_body: 1 << 20,
+        },
+    )
+}
