@@ -415,7 +415,12 @@ impl Taker<'_> {
     }
 
     fn end(&mut self, collector: &mut Collector<'_>, progress: u64) -> Result<(), WikidataError> {
-        if self.joined.is_some() {
+        if let Some((joined, _)) = self.joined.take() {
+            // Read what the truncated data still holds, so the error can say how far
+            // the dump got; the unfinished last line is left out.
+            let mut text = self.pool.get();
+            let _ = inflate_members(&joined, &mut text);
+            self.feed(scan_block(text, self.classifier), collector)?;
             return Err(self.failure(ReadFailure::Truncated { offset: progress }, collector));
         }
         if !self.carry.is_empty() {

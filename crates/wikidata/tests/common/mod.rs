@@ -1,0 +1,114 @@
+//! Helpers for the integration tests: our own dumps, written in the real layout, in
+//! every compression; and a way to read facts with rejections collected.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use tempora_engine::StageStats;
+use tempora_wikidata::{read_facts, FactsQuery, FactsRead, OnError, Rejection, WikidataError};
+
+/// The demo dump (17 entities, plain JSON).
+pub fn demo_dump() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/demo-dump.json")
+}
+
+/// The demo dump's text.
+pub fn demo_text() -> String {
+    std::fs::read_to_string(demo_dump()).unwrap()
+}
+
+/// The query of the demo pipeline: P39 and P1308, English, cutoff 2019-12-31.
+pub fn query(on_error: OnError) -> FactsQuery {
+    FactsQuery {
+        relations: vec!["P39".into(), "P1308".into()],
+        languages: vec!["en".into()],
+        cutoff: "2019-12-31".parse().unwrap(),
+        on_error,
+    }
+}
+
+/// Reads `dump`, collecting rejections.
+pub fn read(dump: &Path, on_error: OnError) -> (Result<FactsRead, WikidataError>, Vec<Rejection>) {
+    let mut rejected = Vec::new();
+    let stats = StageStats::default();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let result = read_facts(
+        dump.to_str().unwrap(),
+        &query(on_error),
+        &stats,
+        &cancel,
+        &mut |r| rejected.push(r),
+    );
+    (result, rejected)
+}
+
+/// gzip members, one per part, like Wikimedia's dumps.
+pub fn gzip_members(parts: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(part.as_bytes()).unwrap();
+        out.extend(enc.finish().unwrap());
+    }
+    out
+}
+
+/// bzip2 of `text`.
+pub fn bzip2(text: &str) -> Vec<u8> {
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    enc.write_all(text.as_bytes()).unwrap();
+    enc.finish().unwrap()
+}
+
+/// zstd of `text`.
+pub fn zstd(text: &str) -> Vec<u8> {
+    zstd::encode_all(text.as_bytes(), 3).unwrap()
+}
+
+/// The dump text split into `n` parts at line ends (after the `,`).
+pub fn split_lines(text: &str, n: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let per = lines.len().div_ceil(n);
+    lines.chunks(per).map(|c| c.concat()).collect()
+}
+
+/// Writes `bytes` to `name` in `dir`.
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A person entity line with P39 statements `(position, start, end)`, dates written
+/// as Wikidata time strings with their precision.
+pub fn person_line(id: &str, label: &str, held: &[(&str, (&str, u8), Option<(&str, u8)>)]) -> String {
+    let statements: Vec<String> = held
+        .iter()
+        .enumerate()
+        .map(|(i, (pos, start, end))| {
+            let mut quals = vec![format!(r#""P580":[{}]"#, time_snak("P580", *start))];
+            if let Some(end) = end {
+                quals.push(format!(r#""P582":[{}]"#, time_snak("P582", *end)));
+            }
+            format!(
+                r#"{{"mainsnak":{{"snaktype":"value","property":"P39","datavalue":{{"value":{{"entity-type":"item","numeric-id":{n},"id":"{pos}"}},"type":"wikibase-entityid"}},"datatype":"wikibase-item"}},"type":"statement","qualifiers":{{{q}}},"id":"{id}${i}","rank":"normal"}}"#,
+                n = &pos[1..],
+                q = quals.join(",")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"type":"item","id":"{id}","labels":{{"en":{{"language":"en","value":"{label}"}}}},"descriptions":{{}},"aliases":{{}},"claims":{{"P39":[{}]}},"sitelinks":{{}}}}"#,
+        statements.join(",")
+    )
+}
+
+fn time_snak(property: &str, (time, precision): (&str, u8)) -> String {
+    format!(
+        r#"{{"snaktype":"value","property":"{property}","datavalue":{{"value":{{"time":"{time}","timezone":0,"before":0,"after":0,"precision":{precision},"calendarmodel":"http:\/\/www.wikidata.org\/entity\/Q1985727"}},"type":"time"}},"datatype":"time"}}"#
+    )
+}
