@@ -1,8 +1,36 @@
-//! Placeholder for the `extract` stage crate; its issue fills it in.
+//! Article extraction: archived news pages in, [`Article`](tempora_engine::Article)s
+//! with their reference summaries out.
+//!
+//! In: [`Page`](tempora_engine::Page)s (raw captures or pages saved through the
+//! Wayback viewer), decoded by their declared charset. Out: one article per page
+//! whose layout a site profile recognises: headline, reference summary (BBC's bold
+//! introductory sentence as XSum takes it, CNN's story highlights one per line as
+//! CNN/DailyMail takes them, or a configured fallback), body one paragraph per line,
+//! publication date from the page itself (never the capture time), and the site's
+//! article id. Every other page is rejected with a reason: nothing is emitted
+//! half-empty. Site layouts are data (`config/sites/*.toml`, compiled in, more from
+//! a directory), so a site is added without code. The stage keeps input order and
+//! spreads each batch over the cores.
+
+pub mod cli;
+mod dates;
+pub mod eval;
+mod extract;
+mod fields;
+pub mod profile;
+mod prune;
+mod stage;
+mod text;
+mod url;
+pub mod wayback;
+
+pub use extract::{Extraction, Extractor, PageInput, Rejection, SummaryFallback};
+pub use profile::{load_profiles, ProfileError, SiteProfile};
+pub use stage::{ExtractOptions, ExtractStage};
 
 use tempora_engine::StageKind;
 
-/// The stage kinds this crate registers.
+/// The stage kinds this crate registers: `extract`.
 pub fn kinds() -> Vec<StageKind> {
-    Vec::new()
+    vec![stage::kind()]
 }

@@ -1,0 +1,464 @@
+//! Scores extraction against pages with known answers.
+//!
+//! A folder holds one sub-folder per site (its name picks the profile when a page's
+//! URL is unknown). Answers come from `expected.json` (file name -> `url`, `title`,
+//! `published`, `summary`), from `<page>.expected.json` (`url`, `body`, or goose's
+//! `expected.{title, cleaned_text}`) and from `<page>.expected-text.txt` (the body).
+//! A field that is absent is unknown and not scored.
+//!
+//! Scores: title, summary and date by exact match after whitespace normalization;
+//! the body by token F1 (lowercase alphanumeric tokens) against the article's text
+//! as a reader sees it (dateline, the summary when it is a paragraph of the text,
+//! then the document); goose's `cleaned_text`, a start of the text, by prefix.
+//! goose reports the `<title>` element, so its site suffix (" - CNN.com") is cut
+//! before comparing with the headline.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::extract::{Extraction, Extractor, PageInput, SummaryFallback};
+use crate::profile::load_profiles;
+use crate::text::normalize;
+
+/// What is known about one page.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Expected {
+    /// The page's URL.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The headline.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The publication date, `YYYY-MM-DD`.
+    #[serde(default)]
+    pub published: Option<String>,
+    /// The reference summary.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The article's whole text.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// The start of the article's text.
+    #[serde(default)]
+    pub body_start: Option<String>,
+}
+
+/// goose3's expectation files.
+#[derive(Debug, Deserialize)]
+struct GooseFile {
+    url: Option<String>,
+    expected: GooseExpected,
+}
+
+#[derive(Debug, Deserialize)]
+struct GooseExpected {
+    title: Option<String>,
+    cleaned_text: Option<String>,
+}
+
+/// One page's result.
+#[derive(Debug, Clone)]
+pub struct PageScore {
+    /// `site/file`.
+    pub page: String,
+    /// The matched layout, or `rejected: reason`.
+    pub outcome: String,
+    /// Per field: `Some(true)` right, `Some(false)` wrong, `None` unknown.
+    pub title: Option<bool>,
+    /// See `title`.
+    pub summary: Option<bool>,
+    /// See `title`.
+    pub published: Option<bool>,
+    /// Body token F1 (or 0/1 for a known start), when a body is known.
+    pub body: Option<f64>,
+    /// Expected vs extracted, for each wrong field.
+    pub mismatches: Vec<String>,
+}
+
+/// Every page's result.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Per page, in folder and file name order.
+    pub pages: Vec<PageScore>,
+}
+
+/// Errors of the evaluation: unreadable folders or answer files.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// A file or folder could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// An answer file is not the JSON this module knows.
+    #[error("{path}: {message}")]
+    Format {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The profiles or the extractor could not be set up.
+    #[error("{0}")]
+    Setup(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EvalError + '_ {
+    move |source| EvalError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, EvalError> {
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    serde_json::from_str(&text).map_err(|e| EvalError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// The answers known for every `*.html` page of a site folder.
+///
+/// # Errors
+/// An unreadable folder or a malformed answer file.
+pub fn expectations(site_dir: &Path) -> Result<BTreeMap<String, Expected>, EvalError> {
+    let mut known: HashMap<String, Expected> = HashMap::new();
+    let index = site_dir.join("expected.json");
+    if index.exists() {
+        let map: BTreeMap<String, serde_json::Value> = read_json(&index)?;
+        for (file, value) in map.into_iter().filter(|(k, _)| !k.starts_with('_')) {
+            let e: Expected = serde_json::from_value(value).map_err(|e| EvalError::Format {
+                path: index.clone(),
+                message: format!("entry `{file}`: {e}"),
+            })?;
+            known.insert(file, e);
+        }
+    }
+    let mut pages = BTreeMap::new();
+    for entry in std::fs::read_dir(site_dir).map_err(io(site_dir))? {
+        let path = entry.map_err(io(site_dir))?.path();
+        let Some(file) = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        let Some(stem) = file.strip_suffix(".html") else {
+            continue;
+        };
+        let mut e = known.remove(&file).unwrap_or_default();
+        let side = site_dir.join(format!("{stem}.expected.json"));
+        if side.exists() {
+            let value: serde_json::Value = read_json(&side)?;
+            if value.get("expected").is_some() {
+                let goose: GooseFile =
+                    serde_json::from_value(value).map_err(|err| EvalError::Format {
+                        path: side.clone(),
+                        message: err.to_string(),
+                    })?;
+                e.url = e.url.or(goose.url);
+                e.title = e
+                    .title
+                    .or(goose.expected.title.map(|t| cut_site_suffix(&t)));
+                e.body_start = goose.expected.cleaned_text;
+            } else {
+                let more: Expected =
+                    serde_json::from_value(value).map_err(|err| EvalError::Format {
+                        path: side.clone(),
+                        message: err.to_string(),
+                    })?;
+                e.url = e.url.or(more.url);
+                e.body = more.body;
+            }
+        }
+        let text = site_dir.join(format!("{stem}.expected-text.txt"));
+        if text.exists() {
+            e.body = Some(std::fs::read_to_string(&text).map_err(io(&text))?);
+        }
+        pages.insert(file, e);
+    }
+    Ok(pages)
+}
+
+fn cut_site_suffix(title: &str) -> String {
+    for suffix in [
+        " - CNN.com",
+        " - CNN",
+        " | CNN",
+        " - BBC News",
+        " | BBC News",
+    ] {
+        if let Some(t) = title.strip_suffix(suffix) {
+            return t.to_string();
+        }
+    }
+    title.to_string()
+}
+
+/// Scores every site folder of `dir`.
+///
+/// # Errors
+/// An unreadable folder or answer file, or profiles that do not compile.
+pub fn evaluate(
+    dir: &Path,
+    profiles_dir: Option<&Path>,
+    fallback: SummaryFallback,
+    min_document_chars: usize,
+) -> Result<Report, EvalError> {
+    let mut sites: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    sites.sort();
+    let mut report = Report::default();
+    for site_dir in sites {
+        let site = site_dir
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let profiles = load_profiles(profiles_dir).map_err(|e| EvalError::Setup(e.to_string()))?;
+        let forced = profiles
+            .iter()
+            .any(|p| p.site == site)
+            .then_some(site.as_str());
+        let extractor = Extractor::new(profiles, forced, fallback, min_document_chars)
+            .map_err(EvalError::Setup)?;
+        for (file, expected) in expectations(&site_dir)? {
+            let path = site_dir.join(&file);
+            let bytes = std::fs::read(&path).map_err(io(&path))?;
+            let html = tempora_engine::records::decode_html(&bytes, None);
+            let result = extractor.extract(PageInput {
+                html: &html,
+                url: expected.url.as_deref().unwrap_or(""),
+                captured: "",
+            });
+            report
+                .pages
+                .push(score(format!("{site}/{file}"), &expected, result));
+        }
+    }
+    Ok(report)
+}
+
+fn score(
+    page: String,
+    expected: &Expected,
+    result: Result<Extraction, crate::Rejection>,
+) -> PageScore {
+    let mut s = PageScore {
+        page,
+        outcome: String::new(),
+        title: None,
+        summary: None,
+        published: None,
+        body: None,
+        mismatches: Vec::new(),
+    };
+    let extraction = match result {
+        Ok(x) => x,
+        Err(rejection) => {
+            s.outcome = format!("rejected: {}", rejection.reason);
+            s.title = expected.title.as_ref().map(|_| false);
+            s.summary = expected.summary.as_ref().map(|_| false);
+            s.published = expected.published.as_ref().map(|_| false);
+            s.body = (expected.body.is_some() || expected.body_start.is_some()).then_some(0.0);
+            return s;
+        }
+    };
+    let a = &extraction.article;
+    s.outcome = extraction.layout.clone();
+    let mut exact = |field: &str, want: &Option<String>, got: &str| {
+        want.as_ref().map(|w| {
+            let ok = normalize(w) == normalize(got);
+            if !ok {
+                s.mismatches.push(format!(
+                    "{field}: expected {w:?}\n{:>width$}got      {got:?}",
+                    "",
+                    width = field.len() + 2
+                ));
+            }
+            ok
+        })
+    };
+    let title = exact("title", &expected.title, &a.title);
+    let summary = exact("summary", &expected.summary, &a.summary);
+    let published = exact("published", &expected.published, &a.published.to_string());
+    s.title = title;
+    s.summary = summary;
+    s.published = published;
+
+    let mut text: Vec<&str> = Vec::new();
+    if let Some(d) = &a.dateline {
+        text.push(d);
+    }
+    if extraction.summary_in_text {
+        text.push(&a.summary);
+    }
+    text.push(&a.document);
+    let ours = tokens(&text.join("\n"));
+    if let Some(body) = &expected.body {
+        s.body = Some(f1(&tokens(body), &ours));
+    } else if let Some(start) = &expected.body_start {
+        let want = tokens(start);
+        let ok = ours.len() >= want.len() && ours[..want.len()] == want[..];
+        if !ok {
+            s.mismatches.push(format!("body start: expected {start:?}"));
+        }
+        s.body = Some(if ok { 1.0 } else { 0.0 });
+    }
+    s
+}
+
+/// Lowercase alphanumeric tokens.
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Token F1 of `got` against `want` (bags of tokens).
+fn f1(want: &[String], got: &[String]) -> f64 {
+    if want.is_empty() && got.is_empty() {
+        return 1.0;
+    }
+    let mut counts: HashMap<&str, i64> = HashMap::new();
+    for t in want {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut overlap = 0i64;
+    for t in got {
+        if let Some(c) = counts.get_mut(t.as_str()).filter(|c| **c > 0) {
+            *c -= 1;
+            overlap += 1;
+        }
+    }
+    if overlap == 0 {
+        return 0.0;
+    }
+    let precision = overlap as f64 / got.len() as f64;
+    let recall = overlap as f64 / want.len() as f64;
+    2.0 * precision * recall / (precision + recall)
+}
+
+impl Report {
+    /// The report as a Markdown table, per page then per field, mismatches below.
+    pub fn to_markdown(&self) -> String {
+        let mark = |v: Option<bool>| match v {
+            Some(true) => "ok",
+            Some(false) => "WRONG",
+            None => "",
+        };
+        let mut md = String::from(
+            "| page | layout | title | summary | date | body F1 |\n|---|---|---|---|---|---|\n",
+        );
+        for p in &self.pages {
+            let body = p.body.map(|f| format!("{f:.3}")).unwrap_or_default();
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                p.page,
+                p.outcome.replace('|', "\\|"),
+                mark(p.title),
+                mark(p.summary),
+                mark(p.published),
+                body
+            );
+        }
+        md.push_str("\n| field | correct | known | accuracy |\n|---|---|---|---|\n");
+        for (name, values) in [
+            (
+                "title",
+                self.pages
+                    .iter()
+                    .filter_map(|p| p.title)
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "summary",
+                self.pages.iter().filter_map(|p| p.summary).collect(),
+            ),
+            (
+                "date",
+                self.pages.iter().filter_map(|p| p.published).collect(),
+            ),
+        ] {
+            let right = values.iter().filter(|v| **v).count();
+            let _ = writeln!(
+                md,
+                "| {name} | {right} | {} | {} |",
+                values.len(),
+                percent(right as f64, values.len())
+            );
+        }
+        let bodies: Vec<f64> = self.pages.iter().filter_map(|p| p.body).collect();
+        let mean = bodies.iter().sum::<f64>();
+        let _ = writeln!(
+            md,
+            "| body (mean token F1) | | {} | {} |",
+            bodies.len(),
+            percent(mean, bodies.len())
+        );
+        let wrong: Vec<&PageScore> = self
+            .pages
+            .iter()
+            .filter(|p| !p.mismatches.is_empty())
+            .collect();
+        if !wrong.is_empty() {
+            md.push_str("\nMismatches:\n");
+            for p in wrong {
+                for m in &p.mismatches {
+                    let _ = writeln!(md, "- {}: {m}", p.page);
+                }
+            }
+        }
+        md
+    }
+
+    /// Whether every known title, summary and date is right.
+    pub fn all_exact(&self) -> bool {
+        self.pages.iter().all(|p| {
+            [p.title, p.summary, p.published]
+                .iter()
+                .all(|v| *v != Some(false))
+        })
+    }
+}
+
+fn percent(sum: f64, n: usize) -> String {
+    if n == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * sum / n as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f1_counts_repeated_tokens_once_each() {
+        let want = tokens("the cat the hat");
+        assert!((f1(&want, &tokens("the cat the hat")) - 1.0).abs() < 1e-9);
+        assert!((f1(&want, &tokens("the the the the")) - 0.5).abs() < 1e-9);
+        assert_eq!(f1(&want, &tokens("dog")), 0.0);
+        assert_eq!(f1(&[], &[]), 1.0);
+    }
+
+    #[test]
+    fn goose_titles_lose_the_site_suffix() {
+        assert_eq!(cut_site_suffix("Democrats win - CNN.com"), "Democrats win");
+        assert_eq!(cut_site_suffix("No suffix"), "No suffix");
+    }
+}

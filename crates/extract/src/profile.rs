@@ -1,0 +1,524 @@
+//! Site profiles: how to recognise each page layout of a news site and where its
+//! title, reference summary, body and publication date are. Profiles are data
+//! (`config/sites/<site>.toml`), so a site or a layout is added without Rust code.
+//!
+//! The shipped profiles are compiled into the binary; a directory of `*.toml` files
+//! can add sites or replace a shipped site of the same name.
+
+use std::path::Path;
+
+use regex::Regex;
+use scraper::Selector;
+use serde::Deserialize;
+
+/// The profiles shipped with Tempora, as `(file name, TOML text)`.
+pub const SHIPPED: [(&str, &str); 2] = [
+    ("bbc.toml", include_str!("../../../config/sites/bbc.toml")),
+    ("cnn.toml", include_str!("../../../config/sites/cnn.toml")),
+];
+
+/// A profile that cannot be used, naming the file and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file is not valid TOML or does not match the profile schema.
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The profile file.
+        file: String,
+        /// The TOML parser's message (it names line, column and key).
+        message: String,
+    },
+    /// A selector, pattern or combination of fields is wrong.
+    #[error("{file}: `{field}`: {message}")]
+    Field {
+        /// The profile file.
+        file: String,
+        /// Path of the field, e.g. `layouts[1].summary.select`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The profile directory could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// One site as written in TOML.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSite {
+    site: String,
+    hosts: Vec<String>,
+    id: Vec<String>,
+    #[serde(default)]
+    description: Vec<String>,
+    #[serde(default)]
+    strip: Vec<String>,
+    #[serde(default)]
+    drop_paragraphs: Vec<String>,
+    #[serde(default)]
+    drop_link_paragraphs: bool,
+    #[serde(default)]
+    dateline: Option<String>,
+    #[serde(default)]
+    reject: Vec<RawReject>,
+    #[serde(default)]
+    dates: Vec<RawDate>,
+    layouts: Vec<RawLayout>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReject {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    select: Option<String>,
+    reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDate {
+    #[serde(default)]
+    json_ld: Option<String>,
+    #[serde(default)]
+    select: Option<String>,
+    #[serde(default)]
+    attr: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    format: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLayout {
+    name: String,
+    #[serde(default)]
+    url: Option<String>,
+    detect: Vec<String>,
+    title: Vec<String>,
+    summary: RawSummary,
+    body: Vec<String>,
+    #[serde(default)]
+    strip: Vec<String>,
+    #[serde(default)]
+    dates: Vec<RawDate>,
+    #[serde(default)]
+    fallback: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSummary {
+    select: String,
+    #[serde(default)]
+    take: Take,
+    #[serde(default)]
+    bold: bool,
+}
+
+/// Which of the elements a summary selector matches make the summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Take {
+    /// The first match (after stripping).
+    #[default]
+    First,
+    /// Exactly one match, else the page is rejected (the XSum scripts' rule).
+    Single,
+    /// Every match, one per line (CNN story highlights).
+    All,
+}
+
+/// A compiled site profile.
+#[derive(Debug)]
+pub struct SiteProfile {
+    /// Site name, the Article's `source`.
+    pub site: String,
+    /// Host suffixes that belong to the site (`bbc.co.uk` matches `news.bbc.co.uk`).
+    pub hosts: Vec<String>,
+    /// Patterns whose first group, matched on the URL path, is the article id.
+    pub id: Vec<Regex>,
+    /// Where the page carries its description (`summary_fallback = "description"`).
+    pub description: Vec<Selector>,
+    /// Elements never part of a summary or body, on every layout.
+    pub strip: Vec<Selector>,
+    /// Body paragraphs matching any of these are dropped ("Read more", share lines).
+    pub drop_paragraphs: Vec<Regex>,
+    /// Body paragraphs that are nothing but a link (related stories) are dropped.
+    pub drop_link_paragraphs: bool,
+    /// A dateline at the start of the first paragraph; group 1 is the dateline.
+    pub dateline: Option<Regex>,
+    /// Pages that are not articles, with the reason.
+    pub reject: Vec<RejectRule>,
+    /// Where the publication date is, tried after the layout's own rules.
+    pub dates: Vec<DateRule>,
+    /// Layouts, tried in order; the first recognised one extracts the page.
+    pub layouts: Vec<Layout>,
+}
+
+/// A rule that recognises a non-article page.
+#[derive(Debug)]
+pub struct RejectRule {
+    /// The URL matches this pattern.
+    pub url: Option<Regex>,
+    /// Or the page has an element matching this selector.
+    pub select: Option<Selector>,
+    /// The reason written to `rejected.jsonl`.
+    pub reason: String,
+}
+
+/// One place a publication date can be found.
+#[derive(Debug)]
+pub enum DateRule {
+    /// A key of the page's JSON-LD (`datePublished`).
+    JsonLd(String),
+    /// An element; its attribute (or, by default, its `content`, `datetime` or text).
+    Element {
+        /// The element.
+        select: Selector,
+        /// The attribute holding the date.
+        attr: Option<String>,
+        /// A chrono format; the common formats are recognised without one.
+        format: Option<String>,
+    },
+    /// A URL pattern whose groups 1, 2, 3 are year, month and day.
+    Url(Regex),
+}
+
+/// One page layout of a site.
+#[derive(Debug)]
+pub struct Layout {
+    /// Name, reported in counters and rejection reasons.
+    pub name: String,
+    /// The URL must match this pattern (when given).
+    pub url: Option<Regex>,
+    /// The page has an element matching one of these.
+    pub detect: Vec<Selector>,
+    /// Headline, first non-empty match of these in order.
+    pub title: Vec<Selector>,
+    /// The reference summary.
+    pub summary: SummaryRule,
+    /// The body paragraphs, in document order.
+    pub body: Selector,
+    /// Elements stripped on this layout (in addition to the site's).
+    pub strip: Vec<Selector>,
+    /// Date rules tried before the site's.
+    pub dates: Vec<DateRule>,
+    /// Whether `summary_fallback` may stand in for a missing summary.
+    pub fallback: bool,
+}
+
+/// Where the reference summary is.
+#[derive(Debug)]
+pub struct SummaryRule {
+    /// The summary element(s).
+    pub select: Selector,
+    /// Which matches make the summary.
+    pub take: Take,
+    /// The element must be wholly bold (`<b>`/`<strong>`), as BBC's intro sentence is.
+    pub bold: bool,
+}
+
+/// Every profile, shipped ones first, then those of `dir` (a site of the same name
+/// replaces the shipped one).
+///
+/// # Errors
+/// A file that cannot be read or compiled, named with the field at fault.
+pub fn load_profiles(dir: Option<&Path>) -> Result<Vec<SiteProfile>, ProfileError> {
+    let mut profiles = SHIPPED
+        .iter()
+        .map(|(file, text)| parse_profile(file, text))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(dir) = dir else {
+        return Ok(profiles);
+    };
+    let io = |source| ProfileError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(io)?;
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).map_err(|source| ProfileError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let profile = parse_profile(&path.display().to_string(), &text)?;
+        profiles.retain(|p| p.site != profile.site);
+        profiles.push(profile);
+    }
+    Ok(profiles)
+}
+
+/// Parses and compiles one profile.
+///
+/// # Errors
+/// Bad TOML, an unknown key, a bad selector or pattern; the message names file and field.
+pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError> {
+    let raw: RawSite = toml::from_str(text).map_err(|e| ProfileError::Syntax {
+        file: file.to_string(),
+        message: e.to_string().trim().to_string(),
+    })?;
+    let c = Compiler { file };
+    let layouts = raw
+        .layouts
+        .iter()
+        .enumerate()
+        .map(|(i, l)| c.layout(&format!("layouts[{i}]"), l))
+        .collect::<Result<Vec<_>, _>>()?;
+    if layouts.is_empty() {
+        return Err(c.err("layouts", "a site needs at least one layout"));
+    }
+    Ok(SiteProfile {
+        site: raw.site,
+        hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+        id: c.regexes("id", &raw.id)?,
+        description: c.selectors("description", &raw.description)?,
+        strip: c.selectors("strip", &raw.strip)?,
+        drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
+        drop_link_paragraphs: raw.drop_link_paragraphs,
+        dateline: raw
+            .dateline
+            .as_deref()
+            .map(|d| c.regex("dateline", d))
+            .transpose()?,
+        reject: raw
+            .reject
+            .iter()
+            .enumerate()
+            .map(|(i, r)| c.reject(&format!("reject[{i}]"), r))
+            .collect::<Result<_, _>>()?,
+        dates: c.dates("dates", &raw.dates)?,
+        layouts,
+    })
+}
+
+struct Compiler<'a> {
+    file: &'a str,
+}
+
+impl Compiler<'_> {
+    fn err(&self, field: &str, message: impl Into<String>) -> ProfileError {
+        ProfileError::Field {
+            file: self.file.to_string(),
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn selector(&self, field: &str, css: &str) -> Result<Selector, ProfileError> {
+        Selector::parse(css).map_err(|e| self.err(field, format!("bad selector `{css}`: {e}")))
+    }
+
+    fn selectors(&self, field: &str, list: &[String]) -> Result<Vec<Selector>, ProfileError> {
+        list.iter()
+            .enumerate()
+            .map(|(i, css)| self.selector(&format!("{field}[{i}]"), css))
+            .collect()
+    }
+
+    fn regex(&self, field: &str, pattern: &str) -> Result<Regex, ProfileError> {
+        Regex::new(pattern).map_err(|e| self.err(field, format!("bad pattern: {e}")))
+    }
+
+    fn regexes(&self, field: &str, list: &[String]) -> Result<Vec<Regex>, ProfileError> {
+        list.iter()
+            .enumerate()
+            .map(|(i, p)| self.regex(&format!("{field}[{i}]"), p))
+            .collect()
+    }
+
+    fn reject(&self, field: &str, raw: &RawReject) -> Result<RejectRule, ProfileError> {
+        if raw.url.is_none() && raw.select.is_none() {
+            return Err(self.err(field, "give `url` or `select`"));
+        }
+        Ok(RejectRule {
+            url: raw
+                .url
+                .as_deref()
+                .map(|u| self.regex(&format!("{field}.url"), u))
+                .transpose()?,
+            select: raw
+                .select
+                .as_deref()
+                .map(|s| self.selector(&format!("{field}.select"), s))
+                .transpose()?,
+            reason: raw.reason.clone(),
+        })
+    }
+
+    fn dates(&self, field: &str, raw: &[RawDate]) -> Result<Vec<DateRule>, ProfileError> {
+        raw.iter()
+            .enumerate()
+            .map(|(i, d)| self.date(&format!("{field}[{i}]"), d))
+            .collect()
+    }
+
+    fn date(&self, field: &str, raw: &RawDate) -> Result<DateRule, ProfileError> {
+        match (&raw.json_ld, &raw.select, &raw.url) {
+            (Some(key), None, None) if raw.attr.is_none() && raw.format.is_none() => {
+                Ok(DateRule::JsonLd(key.clone()))
+            }
+            (None, Some(css), None) => Ok(DateRule::Element {
+                select: self.selector(&format!("{field}.select"), css)?,
+                attr: raw.attr.clone(),
+                format: raw.format.clone(),
+            }),
+            (None, None, Some(pattern)) if raw.attr.is_none() && raw.format.is_none() => {
+                let re = self.regex(&format!("{field}.url"), pattern)?;
+                if re.captures_len() < 4 {
+                    return Err(self.err(
+                        field,
+                        "a URL date pattern needs groups for year, month, day",
+                    ));
+                }
+                Ok(DateRule::Url(re))
+            }
+            _ => Err(self.err(
+                field,
+                "give exactly one of `json_ld`, `select` (with optional `attr`, `format`) or `url`",
+            )),
+        }
+    }
+
+    fn layout(&self, field: &str, raw: &RawLayout) -> Result<Layout, ProfileError> {
+        let f = |name: &str| format!("{field}.{name}");
+        if raw.detect.is_empty() {
+            return Err(self.err(&f("detect"), "a layout needs at least one detect selector"));
+        }
+        if raw.title.is_empty() || raw.body.is_empty() {
+            return Err(self.err(field, "a layout needs `title` and `body` selectors"));
+        }
+        Ok(Layout {
+            name: raw.name.clone(),
+            url: raw
+                .url
+                .as_deref()
+                .map(|u| self.regex(&f("url"), u))
+                .transpose()?,
+            detect: self.selectors(&f("detect"), &raw.detect)?,
+            title: self.selectors(&f("title"), &raw.title)?,
+            summary: SummaryRule {
+                select: self.selector(&f("summary.select"), &raw.summary.select)?,
+                take: raw.summary.take,
+                bold: raw.summary.bold,
+            },
+            // One selector list keeps the matches in document order.
+            body: self.selector(&f("body"), &raw.body.join(", "))?,
+            strip: self.selectors(&f("strip"), &raw.strip)?,
+            dates: self.dates(&f("dates"), &raw.dates)?,
+            fallback: raw.fallback,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+site = "example"
+hosts = ["example.org"]
+id = ['/(\d+)$']
+[[layouts]]
+name = "plain"
+detect = ["article"]
+title = ["h1"]
+summary = { select = "p.lead" }
+body = ["article p"]
+"#;
+
+    #[test]
+    fn shipped_profiles_compile() {
+        let profiles = load_profiles(None).unwrap();
+        let names: Vec<&str> = profiles.iter().map(|p| p.site.as_str()).collect();
+        assert_eq!(names, ["bbc", "cnn"]);
+    }
+
+    #[test]
+    fn minimal_profile_compiles_with_defaults() {
+        let p = parse_profile("example.toml", MINIMAL).unwrap();
+        assert_eq!(p.layouts[0].summary.take, Take::First);
+        assert!(!p.layouts[0].fallback);
+    }
+
+    #[test]
+    fn unknown_key_names_file_and_key() {
+        let text = MINIMAL.replace("detect =", "detcet = [\"x\"]\ndetect =");
+        let err = parse_profile("example.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("example.toml:"), "{err}");
+        assert!(err.contains("detcet"), "{err}");
+    }
+
+    #[test]
+    fn bad_selector_names_the_field() {
+        let text = MINIMAL.replace("title = [\"h1\"]", "title = [\"h1\", \"p[\"]");
+        let err = parse_profile("example.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`layouts[0].title[1]`"), "{err}");
+    }
+
+    #[test]
+    fn date_rule_needs_exactly_one_source() {
+        let text = format!("{MINIMAL}\n");
+        let text = text.replace(
+            "id = ['/(\\d+)$']",
+            "id = ['/(\\d+)$']\ndates = [{ json_ld = \"datePublished\", url = \"x\" }]",
+        );
+        let err = parse_profile("example.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`dates[0]`"), "{err}");
+    }
+
+    #[test]
+    fn url_date_pattern_needs_three_groups() {
+        let text = MINIMAL.replace(
+            "id = ['/(\\d+)$']",
+            "id = ['/(\\d+)$']\ndates = [{ url = '/(\\d{4})/' }]",
+        );
+        let err = parse_profile("example.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("year, month, day"), "{err}");
+    }
+
+    #[test]
+    fn directory_profile_replaces_shipped_site_of_same_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = MINIMAL.replace("\"example\"", "\"bbc\"");
+        std::fs::write(dir.path().join("bbc.toml"), text).unwrap();
+        std::fs::write(dir.path().join("example.toml"), MINIMAL).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
+        let profiles = load_profiles(Some(dir.path())).unwrap();
+        let names: Vec<&str> = profiles.iter().map(|p| p.site.as_str()).collect();
+        assert_eq!(names, ["cnn", "bbc", "example"]);
+        let bbc = profiles.iter().find(|p| p.site == "bbc").unwrap();
+        assert_eq!(bbc.hosts, ["example.org"]);
+    }
+
+    #[test]
+    fn missing_directory_is_an_io_error_naming_it() {
+        let err = load_profiles(Some(Path::new("/nonexistent/profiles")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/nonexistent/profiles:"), "{err}");
+    }
+}

@@ -1,0 +1,202 @@
+//! The `extract` stage: pages in, articles out, rejections with their reason.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tempora_engine::{
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind, Role,
+    Stage, StageConfig, StageError, StageKind, Transform, TransformStage,
+};
+
+use crate::extract::{Extractor, PageInput, Rejection, SummaryFallback};
+use crate::profile::load_profiles;
+
+/// Options of the `extract` stage.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct ExtractOptions {
+    /// Sites whose profiles may extract pages, each page's site chosen by its URL host;
+    /// `["auto"]` allows every profile. Pages of other sites are rejected.
+    #[serde(default = "default_sites")]
+    pub sites: Vec<String>,
+    /// What stands in for the summary where a layout allows it and the page has none
+    /// (CNN pages without story highlights): `none` rejects the page ("no reference
+    /// summary"), `description` takes the meta description, `lead` the body's first
+    /// sentence (removed from the document).
+    #[serde(default)]
+    pub summary_fallback: SummaryFallback,
+    /// Directory of more site profiles (`*.toml`, the format of `config/sites/`);
+    /// a site of the same name replaces the shipped one.
+    #[serde(default)]
+    pub profiles: Option<PathBuf>,
+    /// Pages whose document (body without the summary) has fewer characters are rejected.
+    #[serde(default = "default_min_document_chars")]
+    pub min_document_chars: usize,
+}
+
+fn default_sites() -> Vec<String> {
+    vec!["auto".to_string()]
+}
+
+const fn default_min_document_chars() -> usize {
+    200
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        Self {
+            sites: default_sites(),
+            summary_fallback: SummaryFallback::None,
+            profiles: None,
+            min_document_chars: default_min_document_chars(),
+        }
+    }
+}
+
+impl ExtractOptions {
+    /// The extractor these options describe: profiles loaded, sites checked.
+    ///
+    /// # Errors
+    /// A profile that does not compile, or a site no profile has; each names its option.
+    pub fn extractor(&self) -> Result<Extractor, OptionError> {
+        let mut profiles = load_profiles(self.profiles.as_deref()).map_err(|e| OptionError {
+            key: Some("profiles".into()),
+            message: e.to_string(),
+        })?;
+        let auto = self.sites.is_empty() || self.sites.iter().any(|s| s == "auto");
+        if !auto {
+            let known: Vec<String> = profiles.iter().map(|p| p.site.clone()).collect();
+            if let Some(unknown) = self.sites.iter().find(|s| !known.contains(s)) {
+                return Err(OptionError {
+                    key: Some("sites".into()),
+                    message: format!(
+                        "unknown site `{unknown}` (known: auto, {})",
+                        known.join(", ")
+                    ),
+                });
+            }
+            profiles.retain(|p| self.sites.contains(&p.site));
+        }
+        Extractor::new(
+            profiles,
+            None,
+            self.summary_fallback,
+            self.min_document_chars,
+        )
+        .map_err(|message| OptionError { key: None, message })
+    }
+}
+
+/// The registered kind.
+pub fn kind() -> StageKind {
+    StageKind {
+        name: "extract",
+        about: "Extracts articles (title, reference summary, body, publication date) from archived news pages with per-site layout profiles",
+        role: Role::Transform,
+        accepts: &[RecordKind::Page],
+        emits: "out: article",
+        options: || schemars::schema_for!(ExtractOptions),
+        configure,
+    }
+}
+
+fn configure(
+    table: toml::Table,
+    _ctx: &PipelineContext,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+    let options: ExtractOptions = parse_options(table)?;
+    let extractor = options.extractor().map_err(|e| vec![e])?;
+    Ok(Box::new(ExtractConfig {
+        profiles: options.profiles,
+        extractor: Arc::new(extractor),
+    }))
+}
+
+struct ExtractConfig {
+    profiles: Option<PathBuf>,
+    extractor: Arc<Extractor>,
+}
+
+impl StageConfig for ExtractConfig {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Article)]
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.profiles
+            .iter()
+            .map(|p| ("profiles".to_string(), p.clone()))
+            .collect()
+    }
+
+    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(TransformStage(ExtractStage::new(self.extractor))))
+    }
+}
+
+/// The running stage: each batch is spread over the cores; output keeps input order.
+pub struct ExtractStage {
+    extractor: Arc<Extractor>,
+}
+
+impl ExtractStage {
+    /// A stage running `extractor`.
+    pub fn new(extractor: Arc<Extractor>) -> Self {
+        Self { extractor }
+    }
+}
+
+impl Transform for ExtractStage {
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        let extractor = &*self.extractor;
+        let results: Vec<(Record, Result<crate::Extraction, Rejection>)> = batch
+            .into_par_iter()
+            .map(|record| {
+                let result = match &record {
+                    Record::Page(page) => extractor.extract(PageInput {
+                        html: &page.text(),
+                        url: &page.capture.url,
+                        captured: &page.capture.timestamp,
+                    }),
+                    other => Err(Rejection {
+                        kind: "not a page",
+                        reason: format!("extract accepts pages, got a {}", other.kind()),
+                    }),
+                };
+                (record, result)
+            })
+            .collect();
+        for (record, result) in results {
+            match result {
+                Ok(extraction) => {
+                    out.count(&format!("layout {}", extraction.layout), 1);
+                    out.push(Record::Article(Box::new(extraction.article)));
+                }
+                Err(rejection) => {
+                    out.count(&format!("rejected: {}", rejection.kind), 1);
+                    reject(out, record, rejection.reason);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rejects a page by its capture: the body (often hundreds of KB) stays out of
+/// `rejected.jsonl`; the URL and timestamp find it again.
+fn reject(out: &mut Emitted, record: Record, reason: String) {
+    let (logged, location) = match record {
+        Record::Page(page) => {
+            let location = format!("{} @ {}", page.capture.url, page.capture.timestamp);
+            (Record::Capture(Box::new(page.capture)), Some(location))
+        }
+        other => (other, None),
+    };
+    out.reject(&logged, reason);
+    if let Some(last) = out.rejected.last_mut() {
+        last.location = location;
+    }
+}
