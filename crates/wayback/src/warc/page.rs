@@ -15,8 +15,8 @@ use crate::timestamp;
 
 /// The WARC `response` record of a page (uncompressed, with the trailing CRLF CRLF).
 pub fn response_record(page: &Page) -> Vec<u8> {
-    let status = page.capture.status.unwrap_or(200);
-    let mut http = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    // A page is always the served 200 answer; the listed status stays in `Tempora-Capture`.
+    let mut http = String::from("HTTP/1.1 200 OK\r\n");
     if let Some(ct) = &page.content_type {
         http.push_str(&format!("Content-Type: {}\r\n", one_line(ct)));
     }
@@ -58,16 +58,6 @@ fn one_line(s: &str) -> String {
 
 fn sha1_base32(data: &[u8]) -> String {
     data_encoding::BASE32.encode(&sha1_smol::Sha1::from(data).digest().bytes())
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        404 => "Not Found",
-        _ => "Status",
-    }
 }
 
 /// The page in a `response` record; `Ok(None)` for other record types (warcinfo,
