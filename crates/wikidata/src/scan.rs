@@ -305,10 +305,15 @@ impl Taker<'_> {
         let mut next = 0u64;
         loop {
             let Some(out) = waiting.remove(&next) else {
-                let out = results.recv().map_err(|_| WikidataError::Io {
-                    dump: self.name.to_string(),
-                    source: io::Error::other("the reader thread stopped early"),
-                })?;
+                let Ok(out) = results.recv() else {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(WikidataError::Cancelled);
+                    }
+                    return Err(WikidataError::Io {
+                        dump: self.name.to_string(),
+                        source: io::Error::other("the reader thread stopped early"),
+                    });
+                };
                 waiting.insert(out.seq, out);
                 continue;
             };
