@@ -32,12 +32,28 @@ pub struct ManifestEntry {
     pub content_type: Option<String>,
 }
 
-/// Writes `out` (one gzip member per record) from `dir` and its manifest; returns the page count.
+/// Writes `out` (one gzip member per record) from `dir` and its manifest; returns the
+/// page count. The file is written under a temporary name and renamed when complete.
 ///
 /// # Errors
 /// A manifest line that is not an entry (naming the line and field), a file
 /// outside `dir` or missing, a bad timestamp, or a write error.
 pub fn warc_from_dir(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, WaybackError> {
+    let tmp = out.with_extension(format!("tmp-{}", std::process::id()));
+    let result = write_pages(dir, manifest, &tmp);
+    match result {
+        Ok(n) => {
+            std::fs::rename(&tmp, out).map_err(|e| WaybackError::io(out, e))?;
+            Ok(n)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn write_pages(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, WaybackError> {
     let text = std::fs::read_to_string(manifest).map_err(|e| WaybackError::io(manifest, e))?;
     let mut file = std::fs::File::create(out).map_err(|e| WaybackError::io(out, e))?;
     let mut count = 0;

@@ -1,0 +1,166 @@
+//! WARC writing and reading: our records round-trip, the Archive's style is read,
+//! cut and foreign files are errors with a place, and the `warc` stage rebuilds pages.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use tempora_engine::testing::{context, run_stage};
+use tempora_engine::{Capture, Page, Record};
+use tempora_wayback::makewarc::warc_from_dir;
+use tempora_wayback::stages::warc_stage;
+use tempora_wayback::warc::{page_from_record, read_at, response_record, WarcFileReader, WarcWriter};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn sample(i: u32) -> Page {
+    Page {
+        capture: Capture {
+            url: format!("http://www.bbc.co.uk/news/uk-{i}"),
+            timestamp: "20150601083000".into(),
+            status: Some(200),
+            mime: "text/html".into(),
+            digest: "ABCD".into(),
+            length: Some(1234),
+            source: "captures".into(),
+        },
+        body: format!("<html><body>caf\u{e9} {i}</body></html>").into_bytes(),
+        content_type: Some("text/html; charset=utf-8".into()),
+        final_url: format!("http://www.bbc.co.uk/news/uk-{i}"),
+        memento_datetime: Some("Mon, 01 Jun 2015 08:30:00 GMT".into()),
+    }
+}
+
+fn write(dir: &Path, pages: &[Page]) -> Vec<(PathBuf, u64)> {
+    let mut w = WarcWriter::new(dir, "pages", 1 << 30).unwrap();
+    let mut places = Vec::new();
+    for p in pages {
+        if w.needs_roll() {
+            w.roll().unwrap();
+        }
+        places.push(w.append(&response_record(p)).unwrap());
+    }
+    w.sync().unwrap();
+    places
+}
+
+#[test]
+fn our_records_round_trip_in_order_and_by_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages: Vec<Page> = (0..5).map(sample).collect();
+    let places = write(dir.path(), &pages);
+    let file = &places[0].0;
+    let read: Vec<Page> = WarcFileReader::open(file, 1 << 20)
+        .unwrap()
+        .filter_map(|r| page_from_record(&r.unwrap(), "warc", 1 << 20).unwrap())
+        .collect();
+    assert_eq!(read, pages);
+    let (path, offset) = &places[3];
+    let record = read_at(path, *offset, 1 << 20).unwrap();
+    assert_eq!(record.header("WARC-Type"), Some("response"));
+    assert_eq!(page_from_record(&record, "warc", 1 << 20).unwrap(), Some(pages[3].clone()));
+    // Each record is its own gzip member: a plain gzip reader sees them all.
+    let mut all = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(file).unwrap())
+        .read_to_string(&mut all)
+        .unwrap();
+    assert_eq!(all.matches("WARC/1.1\r\n").count(), 6, "warcinfo + 5 responses");
+}
+
+#[test]
+fn archive_style_records_are_read_and_others_skipped_or_refused() {
+    let records: Vec<_> = WarcFileReader::open(&fixture("archive-style.warc.gz"), 1 << 20)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let kinds: Vec<&str> = records.iter().map(|r| r.kind()).collect();
+    assert_eq!(kinds, ["warcinfo", "request", "response", "revisit", "response"]);
+    let results: Vec<_> = records.iter().map(|r| page_from_record(r, "offline", 1 << 20)).collect();
+    assert!(matches!(results[0], Ok(None)) && matches!(results[1], Ok(None)) && matches!(results[3], Ok(None)));
+    let page = results[2].clone().unwrap().unwrap();
+    assert_eq!(page.capture.url, "http://www.bbc.co.uk/news/uk-9");
+    assert_eq!(page.capture.timestamp, "20150601083000");
+    assert_eq!(page.capture.source, "offline");
+    assert_eq!(page.capture.digest, "AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH");
+    assert!(page.text().contains("<p>Story text.</p>"), "chunks and gzip undone: {}", page.text());
+    assert_eq!(page.memento_datetime.as_deref(), Some("Mon, 01 Jun 2015 08:30:00 GMT"));
+    let err = results[4].clone().unwrap_err();
+    assert!(err.contains("HTTP 302"), "{err}");
+}
+
+#[test]
+fn plain_warc_files_are_read_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(fixture("archive-style.warc.gz")).unwrap())
+        .read_to_end(&mut plain)
+        .unwrap();
+    let path = dir.path().join("plain.warc");
+    std::fs::write(&path, &plain).unwrap();
+    let records: Vec<_> = WarcFileReader::open(&path, 1 << 20).unwrap().map(Result::unwrap).collect();
+    assert_eq!(records.len(), 5);
+    assert!(records[1].offset > 0);
+    assert_eq!(read_at(&path, records[2].offset, 1 << 20).unwrap().kind(), "response");
+}
+
+#[test]
+fn cut_foreign_and_oversize_inputs_are_errors_with_a_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let places = write(dir.path(), &[sample(1), sample(2)]);
+    let file = &places[0].0;
+    let len = std::fs::metadata(file).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(file).unwrap();
+    f.set_len(len - 30).unwrap();
+    let results: Vec<_> = WarcFileReader::open(file, 1 << 20).unwrap().collect();
+    assert_eq!(results.len(), 3, "warcinfo, the first page, then the error");
+    let err = results[2].as_ref().unwrap_err().to_string();
+    assert!(err.contains(&format!("record at byte {}", places[1].1)), "{err}");
+
+    let html = dir.path().join("page.html");
+    std::fs::write(&html, "<html><body>no</body></html>").unwrap();
+    let err = WarcFileReader::open(&html, 1 << 20).unwrap().next().unwrap().unwrap_err().to_string();
+    assert!(err.contains("not a WARC record") && err.contains("page.html"), "{err}");
+
+    let big = write(dir.path(), &[sample(3)]);
+    let record = read_at(&big[0].0, big[0].1, 10).unwrap();
+    assert!(record.oversize.is_some());
+    let err = page_from_record(&record, "warc", 10).unwrap_err();
+    assert!(err.contains("over max_body_bytes"), "{err}");
+}
+
+#[tokio::test]
+async fn a_demo_warc_from_a_directory_feeds_the_warc_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo.warc.gz");
+    let n = warc_from_dir(&fixture("demo"), &fixture("demo/manifest.jsonl"), &out).unwrap();
+    assert_eq!(n, 2);
+    let err = warc_from_dir(&fixture("demo"), &fixture("bad-manifest.jsonl"), &dir.path().join("bad.warc.gz")).unwrap_err();
+    assert!(err.to_string().contains("bad-manifest.jsonl:2") && err.to_string().contains("`file`"), "{err}");
+
+    let ctx = context(dir.path());
+    let pattern = format!("{}/*.warc.gz", dir.path().display());
+    let table: toml::Table = toml::from_str(&format!("paths = [\"{pattern}\"]\n")).unwrap();
+    let cfg = warc_stage::configure(table, &ctx).unwrap();
+    assert!(cfg.check(&ctx).is_empty());
+    let output = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let pages: Vec<&Page> = output
+        .out()
+        .iter()
+        .map(|r| match r {
+            Record::Page(p) => p.as_ref(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // The bad manifest left no file behind.
+    assert_eq!(pages.len(), 2);
+    let old = pages.iter().find(|p| p.capture.url.ends_with("2.stm")).unwrap();
+    assert!(old.text().contains("The café won"), "{}", old.text());
+    assert_eq!(old.capture.timestamp, "20090301120000");
+
+    let table: toml::Table = toml::from_str("paths = [\"/nonexistent/*.warc.gz\"]\n").unwrap();
+    let cfg = warc_stage::configure(table, &ctx).unwrap();
+    let err = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap_err();
+    assert!(err.to_string().contains("matches no file"), "{err}");
+}
