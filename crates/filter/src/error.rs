@@ -66,6 +66,9 @@ pub enum FilterError {
         /// The pipeline cutoff.
         cutoff: chrono::NaiveDate,
     },
+    /// The names make an automaton beyond the library's limits.
+    #[error("the names of the evolving facts make too large an automaton: {0}")]
+    Automaton(String),
     /// A fact's `pair_changed` is not an ISO date.
     #[error("{origin}: `pair_changed` `{value}` is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")]
     BadDate {

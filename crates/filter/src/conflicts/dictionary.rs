@@ -5,8 +5,10 @@ use std::collections::HashMap;
 
 use tempora_engine::EntityRef;
 
+use crate::error::FilterError;
+
 use super::facts::EvolvingFact;
-use super::matcher::{Matcher, MatcherBuilder, UseKind};
+use super::matcher::{Matcher, MatcherBuilder, NameUse};
 use super::options::{ConflictsOptions, PositionNames};
 use super::positions::{is_head, unqualified_forms};
 
@@ -21,14 +23,31 @@ pub struct Dictionary {
     pub facts: Vec<EvolvingFact>,
     /// Subject and object entity index of each fact.
     pub ends: Vec<(u32, u32)>,
-    /// Entity ids and labels, by entity index.
-    pub entities: Vec<EntityRef>,
+    /// Where each entity is first described: fact index and whether as subject.
+    entities: Vec<(u32, bool)>,
     /// Facts by subject entity index.
     pub by_subject: Vec<Vec<u32>>,
+    /// Facts by (subject, object), for subjects with many facts (a position and
+    /// its holders): criterion 1 then looks up pairs of named entities instead.
+    pub by_pair: HashMap<(u32, u32), Vec<u32>>,
     /// Every name.
     pub matcher: Matcher,
+    /// Qualifier groups: a position and the variant of its head.
+    pub groups: Vec<QualifierGroup>,
+    /// Every position each head variant stands for, qualifiers or not.
+    pub head_entities: HashMap<u32, Vec<u32>>,
     /// Whether a position's head needs one of its qualifiers in the article.
     pub require_qualifier: bool,
+}
+
+/// A position's head together with the qualifiers that make it this position: the
+/// qualifiers' [`NameUse::Qualifier`] points here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QualifierGroup {
+    /// The position.
+    pub entity: u32,
+    /// The matcher variant of its head.
+    pub head: u32,
 }
 
 /// Summary numbers of a built dictionary, for the log.
@@ -52,42 +71,49 @@ impl Dictionary {
     pub fn build(
         facts: Vec<EvolvingFact>,
         options: &ConflictsOptions,
-    ) -> Result<Self, aho_corasick::BuildError> {
-        let mut index: HashMap<String, u32> = HashMap::new();
-        let mut entities: Vec<EntityRef> = Vec::new();
+    ) -> Result<Self, FilterError> {
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut entities: Vec<(u32, bool)> = Vec::new();
         let mut is_position: Vec<bool> = Vec::new();
-        let mut intern = |e: &EntityRef, position: bool| -> u32 {
-            let i = *index.entry(e.id.clone()).or_insert_with(|| {
-                entities.push(e.clone());
-                is_position.push(false);
-                (entities.len() - 1) as u32
-            });
-            is_position[i as usize] |= position;
-            i
-        };
-        let ends: Vec<(u32, u32)> = facts
-            .iter()
-            .map(|f| {
-                // P39: person holds position; P1308: position has holder.
-                let (subject_is_position, object_is_position) = match f.fact.relation.as_str() {
-                    "P39" => (false, true),
-                    "P1308" => (true, false),
-                    _ => (false, false),
-                };
-                (
-                    intern(&f.fact.subject, subject_is_position),
-                    intern(&f.fact.object, object_is_position),
-                )
-            })
-            .collect();
+        let mut ends: Vec<(u32, u32)> = Vec::with_capacity(facts.len());
+        for (f, evolving) in facts.iter().enumerate() {
+            let fact = &evolving.fact;
+            // P39: person holds position; P1308: position has holder.
+            let (subject_is_position, object_is_position) = match fact.relation.as_str() {
+                "P39" => (false, true),
+                "P1308" => (true, false),
+                _ => (false, false),
+            };
+            let mut ids = [0u32; 2];
+            let sides = [
+                (&fact.subject, true, subject_is_position),
+                (&fact.object, false, object_is_position),
+            ];
+            for (slot, (entity, as_subject, position)) in ids.iter_mut().zip(sides) {
+                let next = entities.len() as u32;
+                let i = *index.entry(entity.id.as_str()).or_insert(next);
+                if i == next {
+                    entities.push((f as u32, as_subject));
+                    is_position.push(false);
+                }
+                is_position[i as usize] |= position;
+                *slot = i;
+            }
+            let [subject, object] = ids;
+            ends.push((subject, object));
+        }
+        drop(index);
         let mut by_subject = vec![Vec::new(); entities.len()];
-        for (i, (subject, _)) in ends.iter().enumerate() {
-            by_subject[*subject as usize].push(i as u32);
+        let mut by_pair: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+        for (i, &(subject, object)) in ends.iter().enumerate() {
+            by_subject[subject as usize].push(i as u32);
+            by_pair.entry((subject, object)).or_default().push(i as u32);
         }
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
-        let mut groups = 0u32;
-        for (i, entity) in entities.iter().enumerate() {
+        let mut groups: Vec<QualifierGroup> = Vec::new();
+        for (i, &(f, as_subject)) in entities.iter().enumerate() {
+            let entity = entity_ref(&facts, f, as_subject);
             let names: Vec<&str> = if options.use_aliases {
                 entity.names().collect()
             } else {
@@ -101,25 +127,35 @@ impl Dictionary {
             };
             for name in names.iter().filter(|n| long_enough(n)) {
                 if !is_head(name, &forms) {
-                    builder.add(name, UseKind::Name, i as u32, is_acronym(name));
+                    builder.add(name, NameUse::Name(i as u32), is_acronym(name));
                 }
             }
             if options.position_names == PositionNames::Full {
                 continue;
             }
-            for form in &forms {
-                let group = groups;
-                groups += 1;
-                if form.head.chars().count() >= options.min_name_chars {
-                    builder.add(&form.head, UseKind::Head { group }, i as u32, false);
-                }
+            for form in forms.iter().filter(|f| long_enough(&f.head)) {
+                let Some(head) = builder.add(&form.head, NameUse::Head, false) else {
+                    continue;
+                };
+                let group = groups.len() as u32;
+                groups.push(QualifierGroup {
+                    entity: i as u32,
+                    head,
+                });
                 if options.position_names == PositionNames::HeadWithQualifier {
                     for q in &form.qualifiers {
                         if q.chars().count() >= MIN_QUALIFIER_CHARS {
-                            builder.add(q, UseKind::Qualifier, group, true);
+                            builder.add(q, NameUse::Qualifier(group), true);
                         }
                     }
                 }
+            }
+        }
+        let mut head_entities: HashMap<u32, Vec<u32>> = HashMap::new();
+        for g in &groups {
+            let entities = head_entities.entry(g.head).or_default();
+            if !entities.contains(&g.entity) {
+                entities.push(g.entity);
             }
         }
         Ok(Self {
@@ -127,7 +163,10 @@ impl Dictionary {
             ends,
             entities,
             by_subject,
+            by_pair,
             matcher: builder.build()?,
+            groups,
+            head_entities,
             require_qualifier: options.position_names == PositionNames::HeadWithQualifier,
         })
     }
@@ -142,9 +181,15 @@ impl Dictionary {
         }
     }
 
+    /// The entity with this index.
+    pub fn entity(&self, entity: u32) -> Option<&EntityRef> {
+        let &(f, as_subject) = self.entities.get(entity as usize)?;
+        Some(entity_ref(&self.facts, f, as_subject))
+    }
+
     /// "Joe Biden (Q6279)", for rejection reasons.
     pub fn describe(&self, entity: u32) -> String {
-        match self.entities.get(entity as usize) {
+        match self.entity(entity) {
             Some(EntityRef {
                 id,
                 label: Some(label),
@@ -153,6 +198,15 @@ impl Dictionary {
             Some(e) => e.id.clone(),
             None => format!("#{entity}"),
         }
+    }
+}
+
+fn entity_ref(facts: &[EvolvingFact], f: u32, as_subject: bool) -> &EntityRef {
+    let fact = &facts[f as usize].fact;
+    if as_subject {
+        &fact.subject
+    } else {
+        &fact.object
     }
 }
 

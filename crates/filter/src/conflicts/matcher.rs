@@ -1,62 +1,101 @@
-//! One Aho-Corasick automaton over every name, searched once per text.
+//! One Aho-Corasick automaton over every name, walked once per word of a text.
 //!
 //! A name string can mean several things at once (two people called "John Smith",
 //! "President" as the unqualified form of several positions, "Russia" as a
-//! qualifier), so each pattern carries a list of [`NameUse`]s. Matching is ASCII
-//! case-folded when asked (the text is lowercased byte for byte, so offsets into
-//! the folded text are offsets into the original) and a use that must match with
-//! its exact case is checked against the original text. Only matches on word
-//! boundaries count: "Biden" does not match in "Bidenomics".
+//! qualifier). Each pattern has one or two variants (any case, or an exact
+//! spelling), and each variant a list of [`NameUse`]s; a scan reports variants,
+//! so its cost does not grow with how many things a name means.
+//!
+//! Names only count on word boundaries ("Biden" is not in "Bidenomics"), so a
+//! match can only start where a word starts. The scan therefore walks the
+//! automaton anchored from each word start, following goto transitions until the
+//! walk dies, instead of feeding it every byte with failure transitions: most
+//! words die after a byte or two, and the cache misses of a 10^5-name automaton
+//! are paid per word, not per byte. Every match starting at a word start is
+//! found, overlapping ones included ("Joe" when "Joe Biden" fails its end
+//! boundary in "Joe Bidenomics"). Names must start with a letter or digit.
+//!
+//! Matching is ASCII case-folded when asked (the text is lowercased byte for
+//! byte, so offsets into the folded text are offsets into the original) and an
+//! exact variant is checked against the original text.
 
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::{Anchored, MatchKind};
 
-/// What a found name stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UseKind {
-    /// A full name (label or alias) of entity `target`.
-    Name,
-    /// The unqualified form of position `target` ("President"); it counts only when
-    /// qualifier group `group` is named too (unless qualifiers are not required).
-    Head {
-        /// The qualifier group that makes the head this position.
-        group: u32,
-    },
-    /// A qualifier of group `target` ("United States", "US", "American").
-    Qualifier,
+use crate::error::FilterError;
+
+/// One meaning of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NameUse {
+    /// A full name (label or alias) of this entity.
+    Name(u32),
+    /// The unqualified form of one or more positions ("President"); which ones it
+    /// stands for depends on the qualifiers the article names (see `Dictionary`).
+    Head,
+    /// A qualifier of this qualifier group ("United States", "US", "American").
+    Qualifier(u32),
 }
 
-/// One meaning of a pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NameUse {
-    /// What it is.
-    pub kind: UseKind,
-    /// Entity index (names, heads) or qualifier group (qualifiers).
-    pub target: u32,
-    /// Index of the original spelling that must match exactly, when case matters.
-    exact: Option<u32>,
-}
-
-/// A use found in a text: where, and which use of which pattern.
+/// A name found in a text: where, and which variant (spelling and meanings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
     /// Byte offset of the first byte.
     pub start: usize,
     /// Byte offset after the last byte.
     pub end: usize,
-    /// The use.
-    pub name_use: NameUse,
+    /// The variant; its meanings are [`Matcher::uses`].
+    pub variant: u32,
 }
 
-/// Collects names and their uses, then builds the [`Matcher`].
+/// A spelling of a pattern: exact (checked against the original text) or any
+/// case, with the meanings it has.
+#[derive(Debug, Clone)]
+struct Variant {
+    exact: Option<Box<str>>,
+    uses: Few<NameUse>,
+}
+
+/// A short list kept inline when it has one element (almost every pattern has
+/// one variant and every variant one use; 10^5 small vectors cost more to
+/// allocate than the automaton takes to build).
+#[derive(Debug, Clone)]
+enum Few<T> {
+    One([T; 1]),
+    Many(Vec<T>),
+}
+
+impl<T: Copy + PartialEq> Few<T> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Self::One(one) => one,
+            Self::Many(many) => many,
+        }
+    }
+
+    fn push_unique(&mut self, item: T) {
+        if self.as_slice().contains(&item) {
+            return;
+        }
+        match self {
+            Self::One([first]) => *self = Self::Many(vec![*first, item]),
+            Self::Many(many) => many.push(item),
+        }
+    }
+}
+
+/// Collects names and their meanings, then builds the [`Matcher`].
 #[derive(Debug, Default)]
 pub struct MatcherBuilder {
     fold: bool,
-    pattern_ids: HashMap<String, u32>,
-    patterns: Vec<String>,
-    uses: Vec<Vec<NameUse>>,
-    spellings: Vec<Box<str>>,
+    pattern_ids: HashMap<Box<str>, u32>,
+    /// Variant ids of each pattern.
+    pattern_variants: Vec<Few<u32>>,
+    variants: Vec<Variant>,
+    /// Names skipped because they do not start with a letter or digit.
+    skipped: usize,
 }
 
 impl MatcherBuilder {
@@ -68,80 +107,92 @@ impl MatcherBuilder {
         }
     }
 
-    /// Adds `name` with one meaning. `exact` asks for the exact case even when folding.
-    /// Empty names are ignored.
-    pub fn add(&mut self, name: &str, kind: UseKind, target: u32, exact: bool) {
+    /// Adds `name` with one meaning and returns its variant id (`None` for a name
+    /// that is empty or does not start with a letter or digit). `exact` asks for
+    /// the exact case even when folding.
+    pub fn add(&mut self, name: &str, name_use: NameUse, exact: bool) -> Option<u32> {
         let name = name.trim();
-        if name.is_empty() {
-            return;
+        if !name.chars().next().is_some_and(char::is_alphanumeric) {
+            self.skipped += usize::from(!name.is_empty());
+            return None;
         }
-        let key = if self.fold {
-            name.to_ascii_lowercase()
+        let key: Box<str> = if self.fold {
+            name.to_ascii_lowercase().into()
         } else {
-            name.to_string()
+            name.into()
         };
         // Without folding, the automaton itself already matches the exact case.
-        let exact = (exact && self.fold && key != name).then(|| {
-            self.spellings.push(name.into());
-            (self.spellings.len() - 1) as u32
+        let exact: Option<Box<str>> = (exact && self.fold && *key != *name).then(|| name.into());
+        let next_pattern = self.pattern_variants.len() as u32;
+        let pattern = *self.pattern_ids.entry(key).or_insert(next_pattern) as usize;
+        let existing = self.pattern_variants.get(pattern).and_then(|vs| {
+            vs.as_slice()
+                .iter()
+                .copied()
+                .find(|v| self.variants[*v as usize].exact == exact)
         });
-        let name_use = NameUse {
-            kind,
-            target,
-            exact,
-        };
-        let id = match self.pattern_ids.get(&key) {
-            Some(&id) => id,
+        let variant = match existing {
+            Some(v) => v,
             None => {
-                let id = self.patterns.len() as u32;
-                self.pattern_ids.insert(key.clone(), id);
-                self.patterns.push(key);
-                self.uses.push(Vec::new());
-                id
+                let id = self.variants.len() as u32;
+                self.variants.push(Variant {
+                    exact,
+                    uses: Few::One([name_use]),
+                });
+                match self.pattern_variants.get_mut(pattern) {
+                    Some(vs) => vs.push_unique(id),
+                    None => self.pattern_variants.push(Few::One([id])),
+                }
+                return Some(id);
             }
         };
-        let uses = &mut self.uses[id as usize];
-        if !uses.contains(&name_use) {
-            uses.push(name_use);
-        }
+        self.variants[variant as usize].uses.push_unique(name_use);
+        Some(variant)
     }
 
     /// Number of distinct patterns so far.
     pub fn len(&self) -> usize {
-        self.patterns.len()
+        self.pattern_variants.len()
     }
 
     /// Whether no name was added.
     pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
+        self.pattern_variants.is_empty()
+    }
+
+    /// Names skipped because they do not start with a letter or digit.
+    pub fn skipped(&self) -> usize {
+        self.skipped
     }
 
     /// Builds the automaton.
     ///
     /// # Errors
     /// When the automaton would exceed the library's size limits (millions of names).
-    pub fn build(self) -> Result<Matcher, aho_corasick::BuildError> {
-        let automaton = AhoCorasickBuilder::new()
-            // Standard semantics: the only kind that reports overlapping matches, so a
-            // name is still found when a longer one starting at the same place fails
-            // its word-boundary or case check ("Joe" in "Joe Bidenomics").
+    pub fn build(self) -> Result<Matcher, FilterError> {
+        let mut patterns: Vec<(u32, Box<str>)> = self
+            .pattern_ids
+            .into_iter()
+            .map(|(k, id)| (id, k))
+            .collect();
+        patterns.sort_unstable_by_key(|(id, _)| *id);
+        let nfa = NFA::builder()
+            // Standard semantics report every pattern a state matches, so a walk
+            // sees "Joe" on its way to "Joe Biden".
             .match_kind(MatchKind::Standard)
-            // A DFA over 10^5 names takes gigabytes; the contiguous NFA is compact and fast.
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(&self.patterns)?;
-        let mut offsets = Vec::with_capacity(self.uses.len() + 1);
-        let mut uses = Vec::new();
-        offsets.push(0u32);
-        for u in self.uses {
-            uses.extend(u);
-            offsets.push(uses.len() as u32);
-        }
+            // The scan walks the automaton itself; a prefilter would never be used.
+            .prefilter(false)
+            .build(patterns.iter().map(|(_, p)| p.as_bytes()))
+            .map_err(|e| FilterError::Automaton(e.to_string()))?;
+        let start = nfa
+            .start_state(Anchored::Yes)
+            .map_err(|e| FilterError::Automaton(e.to_string()))?;
         Ok(Matcher {
-            automaton,
+            nfa,
+            start,
             fold: self.fold,
-            offsets,
-            uses,
-            spellings: self.spellings,
+            pattern_variants: self.pattern_variants,
+            variants: self.variants,
         })
     }
 }
@@ -149,26 +200,33 @@ impl MatcherBuilder {
 /// The automaton and the meanings of its patterns.
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    automaton: AhoCorasick,
+    nfa: NFA,
+    start: StateID,
     fold: bool,
-    /// Uses of pattern `p` are `uses[offsets[p]..offsets[p + 1]]`.
-    offsets: Vec<u32>,
-    uses: Vec<NameUse>,
-    spellings: Vec<Box<str>>,
+    pattern_variants: Vec<Few<u32>>,
+    variants: Vec<Variant>,
 }
 
 impl Matcher {
     /// Number of patterns.
     pub fn patterns(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        self.pattern_variants.len()
     }
 
     /// Heap memory of the automaton, in bytes.
     pub fn memory_usage(&self) -> usize {
-        self.automaton.memory_usage()
+        self.nfa.memory_usage()
     }
 
-    /// Every use of every name found in `text` on word boundaries, in text order.
+    /// The meanings of a variant.
+    pub fn uses(&self, variant: u32) -> &[NameUse] {
+        self.variants
+            .get(variant as usize)
+            .map_or(&[], |v| v.uses.as_slice())
+    }
+
+    /// Every name found in `text` on word boundaries (and with its exact case where
+    /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
         let folded;
         let haystack = if self.fold {
@@ -177,30 +235,70 @@ impl Matcher {
         } else {
             text
         };
+        let bytes = haystack.as_bytes();
         let mut found = Vec::new();
-        for m in self.automaton.find_overlapping_iter(haystack) {
-            let (start, end) = (m.start(), m.end());
-            if !on_word_boundaries(haystack, start, end) {
+        let mut in_word = false;
+        let mut at = 0;
+        while at < bytes.len() {
+            let (is_word, width) = match bytes[at] {
+                b if b.is_ascii() => (is_ascii_word_byte(b), 1),
+                _ => haystack[at..]
+                    .chars()
+                    .next()
+                    .map_or((false, 1), |c| (is_word_char(c), c.len_utf8())),
+            };
+            if is_word && !in_word {
+                self.walk(haystack, text, at, &mut found);
+            }
+            in_word = is_word;
+            at += width;
+        }
+        // Walks report a start's matches shortest first; callers want longest first.
+        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
+        found
+    }
+
+    /// Follows the automaton from the word start `at` and records every name that
+    /// starts there and ends on a word boundary.
+    fn walk(&self, haystack: &str, text: &str, at: usize, found: &mut Vec<Found>) {
+        let mut sid = self.start;
+        for (offset, &byte) in haystack.as_bytes()[at..].iter().enumerate() {
+            sid = self.nfa.next_state(Anchored::Yes, sid, byte);
+            if !self.nfa.is_special(sid) {
                 continue;
             }
-            let p = m.pattern().as_usize();
-            let (from, to) = (self.offsets[p] as usize, self.offsets[p + 1] as usize);
-            for &name_use in &self.uses[from..to] {
-                let exact_ok = name_use
-                    .exact
-                    .is_none_or(|s| text.get(start..end) == Some(&*self.spellings[s as usize]));
-                if exact_ok {
-                    found.push(Found {
-                        start,
-                        end,
-                        name_use,
-                    });
+            if self.nfa.is_dead(sid) {
+                return;
+            }
+            let end = at + offset + 1;
+            if !self.nfa.is_match(sid) || !on_word_boundaries(haystack, at, end) {
+                continue;
+            }
+            for i in 0..self.nfa.match_len(sid) {
+                let pattern = self.nfa.match_pattern(sid, i);
+                // A state also lists the names that end here but start later
+                // ("Biden" in "Joe Biden"); their own walk reports them.
+                if self.nfa.pattern_len(pattern) != end - at {
+                    continue;
+                }
+                let Some(variants) = self.pattern_variants.get(pattern.as_usize()) else {
+                    continue;
+                };
+                for &variant in variants.as_slice() {
+                    let exact_ok = match &self.variants[variant as usize].exact {
+                        Some(spelling) => text.get(at..end) == Some(&**spelling),
+                        None => true,
+                    };
+                    if exact_ok {
+                        found.push(Found {
+                            start: at,
+                            end,
+                            variant,
+                        });
+                    }
                 }
             }
         }
-        // The overlapping search reports matches by end; callers want them by start.
-        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
-        found
     }
 }
 
@@ -220,6 +318,10 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+fn is_ascii_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,7 +329,7 @@ mod tests {
     fn matcher(fold: bool, names: &[(&str, bool)]) -> Matcher {
         let mut b = MatcherBuilder::new(fold);
         for (i, (name, exact)) in names.iter().enumerate() {
-            b.add(name, UseKind::Name, i as u32, *exact);
+            b.add(name, NameUse::Name(i as u32), *exact);
         }
         b.build().unwrap()
     }
@@ -235,7 +337,12 @@ mod tests {
     fn targets<'t>(m: &Matcher, text: &'t str) -> Vec<(u32, &'t str)> {
         m.scan(text)
             .into_iter()
-            .map(|f| (f.name_use.target, &text[f.start..f.end]))
+            .flat_map(|f| {
+                m.uses(f.variant).iter().map(move |u| match u {
+                    NameUse::Name(e) => (*e, &text[f.start..f.end]),
+                    other => panic!("{other:?}"),
+                })
+            })
             .collect()
     }
 
@@ -284,18 +391,20 @@ mod tests {
     }
 
     #[test]
-    fn one_pattern_can_have_several_uses() {
+    fn spellings_share_a_pattern_and_meanings_share_a_variant() {
         let mut b = MatcherBuilder::new(true);
-        b.add("John Smith", UseKind::Name, 1, false);
-        b.add("john smith", UseKind::Name, 2, false);
-        b.add("John Smith", UseKind::Name, 1, false);
+        let v1 = b.add("John Smith", NameUse::Name(1), false);
+        let v2 = b.add("john smith", NameUse::Name(2), false);
+        assert_eq!(v1, v2);
+        b.add("John Smith", NameUse::Name(1), false);
+        let exact = b.add("JOHN SMITH", NameUse::Name(3), true);
+        assert_ne!(exact, v1);
         assert_eq!(b.len(), 1);
         let m = b.build().unwrap();
-        let found: Vec<u32> = m
-            .scan("John Smith")
-            .iter()
-            .map(|f| f.name_use.target)
-            .collect();
-        assert_eq!(found, [1, 2]);
+        assert_eq!(
+            targets(&m, "John Smith"),
+            [(1, "John Smith"), (2, "John Smith")]
+        );
+        assert_eq!(targets(&m, "JOHN SMITH").len(), 3);
     }
 }

@@ -2,12 +2,12 @@
 //! (1) its document names both the subject and the object of at least one evolving
 //! fact and (2) its summary names the subject or the object of an evolving fact.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use tempora_engine::{Article, FactMatch, Mention, TextField};
 
 use super::dictionary::Dictionary;
-use super::matcher::{Found, UseKind};
+use super::matcher::{Found, NameUse};
 
 /// Which criterion an article failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,23 +45,11 @@ type Named = BTreeMap<u32, BTreeSet<String>>;
 pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict {
     let doc_found = dict.matcher.scan(&article.document);
     let sum_found = dict.matcher.scan(&article.summary);
-    let qualifiers: HashSet<u32> = doc_found
-        .iter()
-        .chain(&sum_found)
-        .filter(|f| f.name_use.kind == UseKind::Qualifier)
-        .map(|f| f.name_use.target)
-        .collect();
-    let doc = named(dict, &article.document, doc_found, &qualifiers);
-    let summary = named(dict, &article.summary, sum_found, &qualifiers);
+    let licensed = licensed_heads(dict, doc_found.iter().chain(&sum_found));
+    let doc = named(dict, &article.document, &doc_found, &licensed);
+    let summary = named(dict, &article.summary, &sum_found, &licensed);
 
-    let full: Vec<u32> = doc
-        .keys()
-        .flat_map(|e| &dict.by_subject[*e as usize])
-        .copied()
-        .filter(|f| doc.contains_key(&dict.ends[*f as usize].1))
-        .collect::<BTreeSet<u32>>()
-        .into_iter()
-        .collect();
+    let full = facts_named_in_full(dict, &doc);
     if full.is_empty() {
         let seen = if doc.is_empty() {
             "no name of an evolving fact's subject or object".to_string()
@@ -103,12 +91,16 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
             let evolving = &dict.facts[f as usize];
             let (s, o) = dict.ends[f as usize];
             let mut mentions = Vec::new();
-            for entity in [s, o] {
+            let ids = [
+                (s, &evolving.fact.subject.id),
+                (o, &evolving.fact.object.id),
+            ];
+            for (entity, id) in ids {
                 for (field, named) in [(TextField::Document, &doc), (TextField::Summary, &summary)]
                 {
                     for name in named.get(&entity).into_iter().flatten() {
                         mentions.push(Mention {
-                            entity: dict.entities[entity as usize].id.clone(),
+                            entity: id.clone(),
                             name: name.clone(),
                             field,
                         });
@@ -125,36 +117,118 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
     Verdict::Keep(matches)
 }
 
-/// Resolves what was found in `text` to entities: heads count only with a
-/// qualifier named (when required), when no " of ..." qualifier follows them and
-/// no rank word precedes them ("Deputy Prime Minister" is not the prime minister);
-/// a match inside a longer match counts only as part of it ("President" inside
-/// "President of the United States").
-fn named(dict: &Dictionary, text: &str, found: Vec<Found>, qualifiers: &HashSet<u32>) -> Named {
-    let valid = found.into_iter().filter(|f| match f.name_use.kind {
-        UseKind::Name => true,
-        UseKind::Qualifier => false,
-        UseKind::Head { group } => {
-            (!dict.require_qualifier || qualifiers.contains(&group))
-                && !followed_by_of(text, f.end)
-                && !preceded_by_other_rank(text, f.start)
+/// The facts whose subject and object `doc` both names, in fact order. A subject
+/// with few facts is checked fact by fact; one with many (a position with all its
+/// holders) by looking up the pairs it forms with the other named entities.
+fn facts_named_in_full(dict: &Dictionary, doc: &Named) -> Vec<u32> {
+    let mut full = BTreeSet::new();
+    for &subject in doc.keys() {
+        let facts = &dict.by_subject[subject as usize];
+        if facts.len() <= doc.len() {
+            full.extend(
+                facts
+                    .iter()
+                    .filter(|f| doc.contains_key(&dict.ends[**f as usize].1)),
+            );
+        } else {
+            for &object in doc.keys() {
+                full.extend(dict.by_pair.get(&(subject, object)).into_iter().flatten());
+            }
         }
+    }
+    full.into_iter().collect()
+}
+
+/// The positions each head found in the article stands for: with qualifiers
+/// required, those whose qualifier group the article names (in either text);
+/// otherwise every position with that head. Work is per distinct name found, not
+/// per occurrence, so a head shared by thousands of positions ("Minister") costs
+/// little unless their qualifiers are named too.
+fn licensed_heads<'a>(
+    dict: &'a Dictionary,
+    found: impl Iterator<Item = &'a Found>,
+) -> HashMap<u32, Vec<u32>> {
+    let variants: HashSet<u32> = found.map(|f| f.variant).collect();
+    let mut licensed: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &variant in &variants {
+        for name_use in dict.matcher.uses(variant) {
+            match name_use {
+                NameUse::Qualifier(group) if dict.require_qualifier => {
+                    if let Some(g) = dict.groups.get(*group as usize) {
+                        if variants.contains(&g.head) {
+                            licensed.entry(g.head).or_default().push(g.entity);
+                        }
+                    }
+                }
+                NameUse::Head if !dict.require_qualifier => {
+                    if let Some(entities) = dict.head_entities.get(&variant) {
+                        licensed.insert(variant, entities.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for entities in licensed.values_mut() {
+        entities.sort_unstable();
+        entities.dedup();
+    }
+    licensed
+}
+
+/// Resolves what was found in `text` to entities: a head counts only for the
+/// positions it is licensed for, when no " of ..." qualifier follows it and no
+/// rank word precedes it ("Deputy Prime Minister" is not the prime minister); a
+/// match inside a longer match counts only as part of it ("President" inside
+/// "President of the United States").
+fn named(
+    dict: &Dictionary,
+    text: &str,
+    found: &[Found],
+    licensed: &HashMap<u32, Vec<u32>>,
+) -> Named {
+    // Spans that name something, with whether their head reading holds.
+    let valid = found.iter().filter_map(|f| {
+        let uses = dict.matcher.uses(f.variant);
+        let has_name = uses.iter().any(|u| matches!(u, NameUse::Name(_)));
+        let head_ok = licensed.contains_key(&f.variant)
+            && !followed_by_of(text, f.end)
+            && !preceded_by_other_rank(text, f.start);
+        (has_name || head_ok).then_some((f, head_ok))
     });
-    let mut named = Named::new();
-    // `found` is sorted by start, longest first: a span is inside an earlier one
-    // exactly when that one reaches at least as far.
+    // Found is sorted by start, longest first: a span is inside an earlier one
+    // exactly when that one reaches at least as far. Names are collected per
+    // variant first and resolved to entities once per variant.
+    let mut spellings: BTreeMap<(u32, bool), BTreeSet<&str>> = BTreeMap::new();
     let mut reach: Option<(usize, usize)> = None;
-    for f in valid {
+    for (f, head_ok) in valid {
         let span = (f.start, f.end);
         match reach {
             Some(r) if r != span && r.1 >= f.end => continue,
             Some(r) if r == span => {}
             _ => reach = Some(span),
         }
-        named
-            .entry(f.name_use.target)
+        spellings
+            .entry((f.variant, head_ok))
             .or_default()
-            .insert(text[f.start..f.end].to_string());
+            .insert(&text[f.start..f.end]);
+    }
+    let mut named = Named::new();
+    for ((variant, head_ok), names) in spellings {
+        let entities = dict.matcher.uses(variant).iter().filter_map(|u| match u {
+            NameUse::Name(e) => Some(*e),
+            _ => None,
+        });
+        let heads = licensed
+            .get(&variant)
+            .filter(|_| head_ok)
+            .into_iter()
+            .flatten()
+            .copied();
+        for entity in entities.chain(heads) {
+            let set = named.entry(entity).or_default();
+            set.extend(names.iter().map(|n| n.to_string()));
+        }
     }
     named
 }
