@@ -4,7 +4,10 @@
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(name = "facts", about = "Read the evolving facts of a Wikidata dump into JSONL")]
+#[command(
+    name = "facts",
+    about = "Read the evolving facts of a Wikidata dump into JSONL"
+)]
 struct Cli {
     #[command(flatten)]
     args: tempora_wikidata::cli::FactsArgs,

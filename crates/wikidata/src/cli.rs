@@ -62,7 +62,11 @@ fn parse_on_error(s: &str) -> Result<OnError, String> {
 /// A `.parquet` output (that goes through a pipeline's parquet sink), an unreadable or
 /// broken dump, an unwritable output.
 pub fn run(args: FactsArgs) -> anyhow::Result<()> {
-    if args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet")) {
+    if args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    {
         bail!(
             "{}: `tempora facts` writes JSONL only; parquet output goes through a pipeline \
              with a `wikidata` stage and a `parquet` sink (`tempora run`), or convert the JSONL",
@@ -76,9 +80,11 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
         on_error: args.on_error,
     };
     let mut rejected_out = match &args.rejected {
-        Some(path) => Some(BufWriter::new(
-            File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
-        )),
+        Some(path) => {
+            Some(BufWriter::new(File::create(path).with_context(|| {
+                format!("cannot create {}", path.display())
+            })?))
+        }
         None => None,
     };
     let mut rejected = 0u64;
@@ -121,7 +127,11 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
         read.entities,
         read.candidates,
         read.facts.len(),
-        if read.second_pass { " (second pass for object names)" } else { "" },
+        if read.second_pass {
+            " (second pass for object names)"
+        } else {
+            ""
+        },
         started.elapsed().as_secs_f64(),
         rejected,
         args.output.display()
@@ -133,7 +143,11 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
 fn spawn_progress(stats: Arc<StageStats>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let terminal = std::io::stderr().is_terminal();
-        let every = if terminal { Duration::from_millis(500) } else { Duration::from_secs(10) };
+        let every = if terminal {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(10)
+        };
         let started = Instant::now();
         let mut last = Instant::now();
         while !done.load(Ordering::Relaxed) {
@@ -161,7 +175,11 @@ fn progress_line(stats: &StageStats, elapsed: Duration) -> String {
     let get = |k: &str| counters.get(k).copied().unwrap_or(0);
     let secs = elapsed.as_secs_f64().max(0.001);
     let mb = |b: u64| b as f64 / 1e6;
-    let share = if total > 0 { done as f64 / total as f64 } else { 0.0 };
+    let share = if total > 0 {
+        done as f64 / total as f64
+    } else {
+        0.0
+    };
     let eta = if share > 0.0 && share < 1.0 {
         format!(", ETA {:.0} s", secs / share - secs)
     } else {
@@ -194,7 +212,10 @@ mod tests {
         stats.count("entities", 1000);
         stats.count("facts", 3);
         let line = progress_line(&stats, Duration::from_secs(10));
-        assert!(line.starts_with("50.0/200.0 MB (25%), 1000 entities (100/s)"), "{line}");
+        assert!(
+            line.starts_with("50.0/200.0 MB (25%), 1000 entities (100/s)"),
+            "{line}"
+        );
         assert!(line.ends_with("3 facts, ETA 30 s"), "{line}");
     }
 

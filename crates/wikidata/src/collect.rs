@@ -67,7 +67,12 @@ pub struct Collector<'a> {
 
 impl<'a> Collector<'a> {
     /// A collector for `dump`; rejections go to `reject`.
-    pub fn new(dump: &str, on_error: OnError, languages: &[String], reject: &'a mut dyn FnMut(Rejection)) -> Self {
+    pub fn new(
+        dump: &str,
+        on_error: OnError,
+        languages: &[String],
+        reject: &'a mut dyn FnMut(Rejection),
+    ) -> Self {
         Self {
             dump: dump.to_string(),
             on_error,
@@ -102,7 +107,11 @@ impl<'a> Collector<'a> {
     ///
     /// # Errors
     /// See [`Collector::take`].
-    pub fn take_raw(&mut self, line: &[u8], classifier: &LineClassifier) -> Result<Flow, WikidataError> {
+    pub fn take_raw(
+        &mut self,
+        line: &[u8],
+        classifier: &LineClassifier,
+    ) -> Result<Flow, WikidataError> {
         let kind = classifier.classify(line);
         self.take(line, kind)
     }
@@ -136,7 +145,10 @@ impl<'a> Collector<'a> {
                 for bad in c.bad {
                     (self.reject)(Rejection {
                         location: format!("line {}", self.line),
-                        reason: format!("{} statement of {} rejected: {}", bad.relation, c.id, bad.reason),
+                        reason: format!(
+                            "{} statement of {} rejected: {}",
+                            bad.relation, c.id, bad.reason
+                        ),
                         record: json!({"subject": c.id, "relation": bad.relation, "statement": bad.statement}),
                     });
                 }
@@ -168,7 +180,11 @@ impl<'a> Collector<'a> {
             Ok((_, names)) => {
                 self.objects.insert(key, Some(names));
                 self.unresolved -= 1;
-                Ok(if self.unresolved == 0 { Flow::Done } else { Flow::Continue })
+                Ok(if self.unresolved == 0 {
+                    Flow::Done
+                } else {
+                    Flow::Continue
+                })
             }
             Err(e) => self.malformed(line, format!("invalid entity JSON: {e}")),
         }
@@ -255,14 +271,17 @@ impl<'a> Collector<'a> {
             .collect();
         // Objects that never appear in the dump can never be named: forget them, so
         // a second pass stops as soon as the others are found.
-        self.objects.retain(|k, v| v.is_some() || missing.contains(k));
+        self.objects
+            .retain(|k, v| v.is_some() || missing.contains(k));
         self.unresolved = missing.len();
         missing.len()
     }
 
     /// The facts, objects named where their lines were found, in dump order.
     pub fn into_facts(self) -> Vec<Fact> {
-        let Self { mut facts, objects, .. } = self;
+        let Self {
+            mut facts, objects, ..
+        } = self;
         for fact in &mut facts {
             let key = crate::lines::entity_key(fact.object.id.as_bytes());
             if let Some(Some(names)) = key.and_then(|k| objects.get(&k)) {

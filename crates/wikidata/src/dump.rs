@@ -72,7 +72,11 @@ pub fn read_facts(
     let size = input.size.unwrap_or(0);
     stats.set_progress_total(size, true);
     let mut collector = Collector::new(&input.name, query.on_error, &query.languages, reject);
-    let classifier = Arc::new(LineClassifier::new(&query.relations, &query.languages, query.cutoff));
+    let classifier = Arc::new(LineClassifier::new(
+        &query.relations,
+        &query.languages,
+        query.cutoff,
+    ));
     let mut shown = (0u64, 0u64, 0usize);
     let mut report = |base: u64, bytes: u64, c: &Collector<'_>| {
         stats.set_progress(base + bytes);
@@ -81,12 +85,18 @@ pub fn read_facts(
         stats.count("facts", (c.facts() - shown.2) as u64);
         shown = (c.entities, c.candidates, c.facts());
     };
-    scan_pass(input, classifier, &mut collector, cancel, &mut |b, c| report(0, b, c))?;
+    scan_pass(input, classifier, &mut collector, cancel, &mut |b, c| {
+        report(0, b, c)
+    })?;
     let (entities, candidates) = (collector.entities, collector.candidates);
     let missing = collector.unresolved_in_dump();
     let second_pass = missing > 0 && dump != "-";
     if second_pass {
-        tracing::info!(dump, missing, "second pass for the names of objects read before they were referred to");
+        tracing::info!(
+            dump,
+            missing,
+            "second pass for the names of objects read before they were referred to"
+        );
         stats.set_progress_total(2 * size, true);
         let input = DumpInput::open(dump)?;
         let names_only = Arc::new(LineClassifier::new(&[], &query.languages, query.cutoff));

@@ -173,7 +173,9 @@ where
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
             match seq.next_element::<IgnoredAny>()? {
                 None => Ok(T::default()),
-                Some(_) => Err(serde::de::Error::custom("expected an object, found a non-empty list")),
+                Some(_) => Err(serde::de::Error::custom(
+                    "expected an object, found a non-empty list",
+                )),
             }
         }
     }
@@ -223,7 +225,10 @@ pub fn parse_entity(
 ///
 /// # Errors
 /// The JSON error when the line is not an entity.
-pub fn parse_names(line: &[u8], languages: &[String]) -> Result<(String, Names), serde_json::Error> {
+pub fn parse_names(
+    line: &[u8],
+    languages: &[String],
+) -> Result<(String, Names), serde_json::Error> {
     #[derive(Deserialize)]
     struct NamesOnly<'a> {
         #[serde(borrow)]
@@ -275,12 +280,14 @@ fn held_statement(relation: &str, claim: &Statement<'_>) -> Result<Option<HeldSt
     if claim.rank == "deprecated" {
         return Ok(None);
     }
-    let Some(object) = item_id(&claim.mainsnak).map_err(|e| format!("{relation} value: {e}"))? else {
+    let Some(object) = item_id(&claim.mainsnak).map_err(|e| format!("{relation} value: {e}"))?
+    else {
         return Ok(None);
     };
     let start = bound(START, claim.qualifiers.get(START))?;
     let end = bound(END, claim.qualifiers.get(END))?;
-    let replaces = first_item(claim.qualifiers.get(REPLACES)).map_err(|e| format!("{REPLACES}: {e}"))?;
+    let replaces =
+        first_item(claim.qualifiers.get(REPLACES)).map_err(|e| format!("{REPLACES}: {e}"))?;
     let replaced_by =
         first_item(claim.qualifiers.get(REPLACED_BY)).map_err(|e| format!("{REPLACED_BY}: {e}"))?;
     Ok(Some(HeldStatement {
@@ -302,7 +309,8 @@ fn item_id(snak: &Snak<'_>) -> Result<Option<String>, String> {
     let Some(dv) = &snak.datavalue else {
         return Err("a value snak without a datavalue".into());
     };
-    let item: ItemValue<'_> = serde_json::from_str(dv.value.get()).map_err(|e| format!("not an entity: {e}"))?;
+    let item: ItemValue<'_> =
+        serde_json::from_str(dv.value.get()).map_err(|e| format!("not an entity: {e}"))?;
     match (item.id, item.numeric_id) {
         (Some(id), _) => Ok(Some(id.into_owned())),
         (None, Some(n)) => {
@@ -340,9 +348,12 @@ fn bound(property: &str, snaks: Option<&Vec<Snak<'_>>>) -> Result<Bound, String>
         .datavalue
         .as_ref()
         .ok_or_else(|| format!("{property}: a value snak without a datavalue"))?;
-    let tv: TimeValue<'_> =
-        serde_json::from_str(dv.value.get()).map_err(|e| format!("{property}: not a time value: {e}"))?;
-    let calendar = tv.calendarmodel.as_deref().map_or(Calendar::Gregorian, Calendar::from_model);
+    let tv: TimeValue<'_> = serde_json::from_str(dv.value.get())
+        .map_err(|e| format!("{property}: not a time value: {e}"))?;
+    let calendar = tv
+        .calendarmodel
+        .as_deref()
+        .map_or(Calendar::Gregorian, Calendar::from_model);
     WikiTime::parse(&tv.time, tv.precision, calendar)
         .map(Bound::Known)
         .map_err(|e: TimeError| format!("{property}: {e}"))
@@ -362,7 +373,11 @@ mod tests {
     fn reads_statements_qualifiers_and_ranks() {
         let e = parse_entity(BIDEN.as_bytes(), &langs(&["P39"]), &langs(&["en"])).unwrap();
         assert_eq!(e.id, "Q6279");
-        assert_eq!(e.statements.len(), 2, "somevalue and deprecated statements are left out");
+        assert_eq!(
+            e.statements.len(),
+            2,
+            "somevalue and deprecated statements are left out"
+        );
         let vp = &e.statements[0];
         assert_eq!(vp.object, "Q11699");
         assert!(matches!(vp.start, Bound::Known(t) if t.to_iso() == "2009-01-20"));
@@ -379,11 +394,17 @@ mod tests {
     fn names_in_configured_languages() {
         let e = parse_entity(BIDEN.as_bytes(), &[], &langs(&["en", "fr"])).unwrap();
         assert_eq!(e.names.label.as_deref(), Some("Joe Biden"));
-        assert_eq!(e.names.aliases, ["Joseph Biden", "Biden", "Joseph Robinette Biden Jr."]);
+        assert_eq!(
+            e.names.aliases,
+            ["Joseph Biden", "Biden", "Joseph Robinette Biden Jr."]
+        );
         let e = parse_entity(BIDEN.as_bytes(), &[], &langs(&["es"])).unwrap();
         assert_eq!(e.names, Names::default());
         let (id, names) = parse_names(BIDEN.as_bytes(), &langs(&["de"])).unwrap();
-        assert_eq!((id.as_str(), names.label.as_deref()), ("Q6279", Some("Joe Biden")));
+        assert_eq!(
+            (id.as_str(), names.label.as_deref()),
+            ("Q6279", Some("Joe Biden"))
+        );
     }
 
     #[test]
@@ -393,10 +414,18 @@ mod tests {
         assert_eq!(e.statements.len(), 1);
         assert_eq!(e.bad.len(), 1);
         assert_eq!(e.bad[0].statement.as_deref(), Some("Q6279$2"));
-        assert!(e.bad[0].reason.contains("day 30 does not exist"), "{}", e.bad[0].reason);
+        assert!(
+            e.bad[0].reason.contains("day 30 does not exist"),
+            "{}",
+            e.bad[0].reason
+        );
         let line = BIDEN.replace("+2021-01-20T00:00:00Z", "yesterday");
         let e = parse_entity(line.as_bytes(), &langs(&["P39"]), &langs(&["en"])).unwrap();
-        assert!(e.bad[0].reason.contains("malformed time `yesterday`"), "{}", e.bad[0].reason);
+        assert!(
+            e.bad[0].reason.contains("malformed time `yesterday`"),
+            "{}",
+            e.bad[0].reason
+        );
     }
 
     #[test]
@@ -410,6 +439,11 @@ mod tests {
     fn malformed_lines_are_errors() {
         assert!(parse_entity(b"{\"type\":\"item\",\"id\":", &[], &[]).is_err());
         assert!(parse_entity(b"{\"type\":\"item\"}", &[], &[]).is_err());
-        assert!(parse_entity(br#"{"id":"Q1","claims":{"P39":{"x":1}}}"#, &langs(&["P39"]), &[]).is_err());
+        assert!(parse_entity(
+            br#"{"id":"Q1","claims":{"P39":{"x":1}}}"#,
+            &langs(&["P39"]),
+            &[]
+        )
+        .is_err());
     }
 }

@@ -149,10 +149,16 @@ mod tests {
             held("Q4", Bound::Absent, Bound::Absent),
         ]);
         let facts = evolving_facts(&e, cutoff());
-        assert_eq!(facts.len(), 3, "every statement of the pair, undecided ones too");
+        assert_eq!(
+            facts.len(),
+            3,
+            "every statement of the pair, undecided ones too"
+        );
         assert_eq!(facts[0].subject.label.as_deref(), Some("Joe Biden"));
         assert_eq!(facts[0].start.as_deref(), Some("2009-01-20"));
-        assert!(facts.iter().all(|f| f.pair_changed.as_deref() == Some("2021-01-20")));
+        assert!(facts
+            .iter()
+            .all(|f| f.pair_changed.as_deref() == Some("2021-01-20")));
         assert!(!facts[0].valid_at_cutoff, "ended 2017");
         assert!(!facts[1].valid_at_cutoff, "started 2021");
         assert!(!facts[2].valid_at_cutoff, "no start");

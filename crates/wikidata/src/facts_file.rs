@@ -36,7 +36,12 @@ impl DumpFingerprint {
             return None;
         }
         let meta = fs::metadata(path).ok()?;
-        let modified = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_secs();
+        let modified = meta
+            .modified()
+            .ok()?
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .as_secs();
         Some(Self {
             path: path.to_string(),
             size: meta.len(),
@@ -70,7 +75,10 @@ impl FactsMeta {
     /// Why this file cannot stand for a read of `dump` with these options; `None` when it can.
     pub fn mismatch(&self, wanted: &FactsMeta) -> Option<String> {
         if self.cutoff != wanted.cutoff {
-            return Some(format!("written for cutoff {}, not {}", self.cutoff, wanted.cutoff));
+            return Some(format!(
+                "written for cutoff {}, not {}",
+                self.cutoff, wanted.cutoff
+            ));
         }
         if self.relations != wanted.relations || self.languages != wanted.languages {
             return Some(format!(
@@ -123,14 +131,19 @@ pub fn write_facts(path: &Path, facts: &[Fact], meta: &FactsMeta) -> Result<(), 
     {
         let mut out = BufWriter::new(File::create(&tmp).map_err(err)?);
         for fact in facts {
-            serde_json::to_writer(&mut out, fact).map_err(|e| file_error(path, None, e.to_string()))?;
+            serde_json::to_writer(&mut out, fact)
+                .map_err(|e| file_error(path, None, e.to_string()))?;
             out.write_all(b"\n").map_err(err)?;
         }
-        out.into_inner().map_err(|e| err(e.into_error()))?.sync_all().map_err(err)?;
+        out.into_inner()
+            .map_err(|e| err(e.into_error()))?
+            .sync_all()
+            .map_err(err)?;
     }
     let meta_file = meta_path(path);
     let meta_tmp = temp_name(&meta_file);
-    let text = serde_json::to_string_pretty(meta).map_err(|e| file_error(path, None, e.to_string()))?;
+    let text =
+        serde_json::to_string_pretty(meta).map_err(|e| file_error(path, None, e.to_string()))?;
     fs::write(&meta_tmp, text + "\n").map_err(err)?;
     fs::rename(&tmp, path).map_err(err)?;
     fs::rename(&meta_tmp, &meta_file).map_err(err)
@@ -215,7 +228,10 @@ mod tests {
         let lines = read_facts_file(&path).unwrap();
         assert_eq!(lines, vec![(1, Ok(fact))]);
         assert_eq!(read_meta(&path).unwrap(), Some(m));
-        assert!(!dir.path().join(format!("facts.jsonl.tmp-{}", std::process::id())).exists());
+        assert!(!dir
+            .path()
+            .join(format!("facts.jsonl.tmp-{}", std::process::id()))
+            .exists());
     }
 
     #[test]
@@ -228,9 +244,18 @@ mod tests {
         let had = meta("2019-12-31", Some(dump.clone()));
         assert_eq!(had.mismatch(&meta("2019-12-31", Some(dump.clone()))), None);
         assert_eq!(had.mismatch(&meta("2019-12-31", None)), None);
-        assert!(had.mismatch(&meta("2020-12-31", None)).unwrap().contains("cutoff"));
-        let newer = DumpFingerprint { modified: 6, ..dump };
-        assert!(had.mismatch(&meta("2019-12-31", Some(newer))).unwrap().contains("modified"));
+        assert!(had
+            .mismatch(&meta("2020-12-31", None))
+            .unwrap()
+            .contains("cutoff"));
+        let newer = DumpFingerprint {
+            modified: 6,
+            ..dump
+        };
+        assert!(had
+            .mismatch(&meta("2019-12-31", Some(newer)))
+            .unwrap()
+            .contains("modified"));
     }
 
     #[test]
@@ -243,8 +268,13 @@ mod tests {
         assert!(lines[0].1.as_ref().unwrap_err().contains("not a fact"));
         fs::write(meta_path(&path), "[]").unwrap();
         let err = read_meta(&path).unwrap_err().to_string();
-        assert!(err.contains("facts.jsonl.meta.json") && err.contains("not a facts sidecar"), "{err}");
-        let err = read_facts_file(&dir.path().join("none.jsonl")).unwrap_err().to_string();
+        assert!(
+            err.contains("facts.jsonl.meta.json") && err.contains("not a facts sidecar"),
+            "{err}"
+        );
+        let err = read_facts_file(&dir.path().join("none.jsonl"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("none.jsonl"), "{err}");
     }
 }

@@ -74,9 +74,17 @@ pub fn inflate_members(piece: &[u8], out: &mut Vec<u8>) -> Result<(), PieceError
 }
 
 /// Inflates the member starting at `start`; returns where the next one starts.
-fn inflate_member(piece: &[u8], start: usize, out: &mut Vec<u8>, inflater: &mut Decompress) -> Result<usize, PieceError> {
+fn inflate_member(
+    piece: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+    inflater: &mut Decompress,
+) -> Result<usize, PieceError> {
     let incomplete = PieceError::Incomplete { member: start };
-    let corrupt = |message: String| PieceError::Corrupt { member: start, message };
+    let corrupt = |message: String| PieceError::Corrupt {
+        member: start,
+        message,
+    };
     let body = header_len(&piece[start..]).map_err(|e| e.map_or(incomplete.clone(), corrupt))?;
     let mut at = start + body;
     let text_start = out.len();

@@ -54,7 +54,9 @@ impl Format {
 
 fn guess(head: &[u8]) -> &'static str {
     match head {
-        [0xfd, b'7', b'z', b'X', b'Z', ..] => "xz data, not supported: recompress or pipe `xz -dc` into `-`",
+        [0xfd, b'7', b'z', b'X', b'Z', ..] => {
+            "xz data, not supported: recompress or pipe `xz -dc` into `-`"
+        }
         [b'P', b'K', 3, 4, ..] => "a zip archive",
         [b'<', ..] => "looks like XML or HTML",
         _ => "not a Wikidata JSON dump",
@@ -140,10 +142,12 @@ impl DumpInput {
         Ok(match self.format {
             Format::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(self.raw)),
             Format::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(self.raw)),
-            Format::Zstd => Box::new(
-                zstd::stream::read::Decoder::with_buffer(self.raw)
-                    .map_err(|e| WikidataError::Io { dump: name, source: e })?,
-            ),
+            Format::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(self.raw).map_err(
+                |e| WikidataError::Io {
+                    dump: name,
+                    source: e,
+                },
+            )?),
             Format::Plain => Box::new(self.raw),
         })
     }
@@ -169,18 +173,31 @@ mod tests {
 
     #[test]
     fn sniffs_by_magic_bytes() {
-        assert_eq!(Format::sniff("x", &[0x1f, 0x8b, 8, 0]).unwrap(), Format::Gzip);
+        assert_eq!(
+            Format::sniff("x", &[0x1f, 0x8b, 8, 0]).unwrap(),
+            Format::Gzip
+        );
         assert_eq!(Format::sniff("x", b"BZh91AY").unwrap(), Format::Bzip2);
-        assert_eq!(Format::sniff("x", &[0x28, 0xb5, 0x2f, 0xfd]).unwrap(), Format::Zstd);
+        assert_eq!(
+            Format::sniff("x", &[0x28, 0xb5, 0x2f, 0xfd]).unwrap(),
+            Format::Zstd
+        );
         assert_eq!(Format::sniff("x", b"[\n{\"id\"").unwrap(), Format::Plain);
         assert_eq!(Format::sniff("x", b"  \n[").unwrap(), Format::Plain);
     }
 
     #[test]
     fn refuses_what_is_not_a_dump() {
-        let err = Format::sniff("dump.json.gz", b"PK\x03\x04rest").unwrap_err().to_string();
-        assert!(err.contains("dump.json.gz") && err.contains("zip archive"), "{err}");
-        let err = Format::sniff("d.xz", b"\xfd7zXZ\0").unwrap_err().to_string();
+        let err = Format::sniff("dump.json.gz", b"PK\x03\x04rest")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("dump.json.gz") && err.contains("zip archive"),
+            "{err}"
+        );
+        let err = Format::sniff("d.xz", b"\xfd7zXZ\0")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("xz"), "{err}");
         let err = Format::sniff("empty.json", b"").unwrap_err().to_string();
         assert!(err.contains("empty"), "{err}");

@@ -73,7 +73,12 @@ impl LineClassifier {
         match line.first() {
             None | Some(b'[' | b']') if line.len() <= 1 => return LineKind::Bracket,
             Some(b'{') => {}
-            _ => return LineKind::Malformed(format!("not an entity line: starts with `{}`", preview(line))),
+            _ => {
+                return LineKind::Malformed(format!(
+                    "not an entity line: starts with `{}`",
+                    preview(line)
+                ))
+            }
         }
         if !self.finders.iter().any(|f| f.find(line).is_some()) {
             return LineKind::Entity(line_id(line).and_then(entity_key));
@@ -129,7 +134,9 @@ pub fn entity_key(id: &[u8]) -> Option<u64> {
     if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let n = digits.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    let n = digits
+        .iter()
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
     Some(tag | n)
 }
 
@@ -194,7 +201,10 @@ mod tests {
         assert_eq!(entity_key(b"Q"), None);
         assert_eq!(entity_key(b"Q4x"), None);
         assert_eq!(entity_key(b"M5"), None);
-        assert_eq!(line_id(br#"{"type":"item","id":"Q31","labels":{}}"#), Some(&b"Q31"[..]));
+        assert_eq!(
+            line_id(br#"{"type":"item","id":"Q31","labels":{}}"#),
+            Some(&b"Q31"[..])
+        );
         assert_eq!(line_id(br#"{"type":"item"}"#), None);
     }
 
@@ -216,14 +226,20 @@ mod tests {
             LineKind::Candidate(cand) => assert_eq!((cand.id.as_str(), cand.key), ("Q7", Some(7))),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(c.classify(br#"{"type":"item","id":"Q8","claims":{"P39":[{]}},"#), LineKind::Malformed(_)));
+        assert!(matches!(
+            c.classify(br#"{"type":"item","id":"Q8","claims":{"P39":[{]}},"#),
+            LineKind::Malformed(_)
+        ));
         assert!(matches!(c.classify(b"hello"), LineKind::Malformed(_)));
     }
 
     #[test]
     fn blocks_split_into_head_whole_lines_and_tail() {
         let c = classifier();
-        let b = scan_block(b"d\"},\n{\"id\":\"Q1\"},\n{\"id\":\"Q2\"},\n{\"id\"".to_vec(), &c);
+        let b = scan_block(
+            b"d\"},\n{\"id\":\"Q1\"},\n{\"id\":\"Q2\"},\n{\"id\"".to_vec(),
+            &c,
+        );
         assert_eq!(b.head_end, Some(5));
         assert_eq!(b.lines.len(), 2);
         assert_eq!(&b.text[b.tail_start..], b"{\"id\"");

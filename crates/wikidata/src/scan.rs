@@ -50,7 +50,11 @@ enum Work {
 
 enum Body {
     Scanned(ScannedBlock),
-    Unfinished { error: PieceError, piece: Vec<u8>, offset: u64 },
+    Unfinished {
+        error: PieceError,
+        piece: Vec<u8>,
+        offset: u64,
+    },
     Failed(ReadFailure),
     Panicked(String),
     End,
@@ -71,7 +75,12 @@ struct BufferPool(Mutex<Vec<Vec<u8>>>);
 
 impl BufferPool {
     fn get(&self) -> Vec<u8> {
-        let mut buf = self.0.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+        let mut buf = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
         buf.clear();
         buf
     }
@@ -105,7 +114,11 @@ impl Dispatch {
         rayon::spawn(move || {
             let body = catch_unwind(AssertUnwindSafe(|| run_work(work, &classifier, &pool)))
                 .unwrap_or_else(|_| Body::Panicked("a worker panicked".into()));
-            let _ = results.send(Output { seq, progress, body });
+            let _ = results.send(Output {
+                seq,
+                progress,
+                body,
+            });
         });
         true
     }
@@ -126,7 +139,11 @@ fn run_work(work: Work, classifier: &LineClassifier, pool: &BufferPool) -> Body 
             let mut text = pool.get();
             match inflate_members(&piece, &mut text) {
                 Ok(()) => Body::Scanned(scan_block(text, classifier)),
-                Err(error) => Body::Unfinished { error, piece, offset },
+                Err(error) => Body::Unfinished {
+                    error,
+                    piece,
+                    offset,
+                },
             }
         }
     }
@@ -197,7 +214,11 @@ fn read_input(input: DumpInput, dispatch: &mut Dispatch) {
 }
 
 /// Cuts gzip data at member starts into pieces of at least [`MIN_PIECE`] bytes.
-fn read_pieces(mut raw: impl BufRead + Send + 'static, read: &Arc<AtomicU64>, dispatch: &mut Dispatch) {
+fn read_pieces(
+    mut raw: impl BufRead + Send + 'static,
+    read: &Arc<AtomicU64>,
+    dispatch: &mut Dispatch,
+) {
     let mut pending: Vec<u8> = Vec::with_capacity(MIN_PIECE + READ_CHUNK);
     let mut offset = 0u64;
     let mut searched = MIN_PIECE;
@@ -221,7 +242,15 @@ fn read_pieces(mut raw: impl BufRead + Send + 'static, read: &Arc<AtomicU64>, di
         searched = pending.len().saturating_sub(9);
         if n == 0 {
             let end = offset + pending.len() as u64;
-            if !pending.is_empty() && !dispatch.send(Work::Members { piece: pending, offset }, end) {
+            if !pending.is_empty()
+                && !dispatch.send(
+                    Work::Members {
+                        piece: pending,
+                        offset,
+                    },
+                    end,
+                )
+            {
                 return;
             }
             return dispatch.finish(Body::End, end);
@@ -332,11 +361,19 @@ impl Taker<'_> {
                 }
                 Body::Scanned(block) => {
                     if let Some((_, start)) = self.joined {
-                        return Err(self.corrupt(start, "a gzip member does not end".into(), collector));
+                        return Err(self.corrupt(
+                            start,
+                            "a gzip member does not end".into(),
+                            collector,
+                        ));
                     }
                     self.feed(block, collector)?
                 }
-                Body::Unfinished { error, piece, offset } => self.unfinished(error, piece, offset, collector)?,
+                Body::Unfinished {
+                    error,
+                    piece,
+                    offset,
+                } => self.unfinished(error, piece, offset, collector)?,
             };
             let _ = slots.try_recv();
             report(out.progress, collector);
@@ -371,11 +408,12 @@ impl Taker<'_> {
         let mut text = Vec::new();
         match inflate_members(&joined, &mut text) {
             Ok(()) => self.feed(scan_block(text, self.classifier), collector),
-            Err(PieceError::Incomplete { member }) if joined.len() > MAX_JOINED => Err(self.corrupt(
-                start + member as u64,
-                format!("no end of this gzip member within {} MiB", MAX_JOINED >> 20),
-                collector,
-            )),
+            Err(PieceError::Incomplete { member }) if joined.len() > MAX_JOINED => Err(self
+                .corrupt(
+                    start + member as u64,
+                    format!("no end of this gzip member within {} MiB", MAX_JOINED >> 20),
+                    collector,
+                )),
             Err(PieceError::Incomplete { .. }) => {
                 self.joined = Some((joined, start));
                 Ok(Flow::Continue)
@@ -386,7 +424,11 @@ impl Taker<'_> {
         }
     }
 
-    fn feed(&mut self, block: ScannedBlock, collector: &mut Collector<'_>) -> Result<Flow, WikidataError> {
+    fn feed(
+        &mut self,
+        block: ScannedBlock,
+        collector: &mut Collector<'_>,
+    ) -> Result<Flow, WikidataError> {
         let Some(head_end) = block.head_end else {
             self.carry.extend_from_slice(&block.text);
             return self.check_carry(collector);
@@ -400,7 +442,8 @@ impl Taker<'_> {
             }
             flow = collector.take(&block.text[range], kind)?;
         }
-        self.carry.extend_from_slice(&block.text[block.tail_start..]);
+        self.carry
+            .extend_from_slice(&block.text[block.tail_start..]);
         self.pool.put(block.text);
         if flow == Flow::Done {
             return Ok(flow);
@@ -449,7 +492,11 @@ impl Taker<'_> {
     }
 
     fn failure(&self, failure: ReadFailure, collector: &Collector<'_>) -> WikidataError {
-        let (dump, format, entities) = (self.name.to_string(), self.format_name(), collector.entities);
+        let (dump, format, entities) = (
+            self.name.to_string(),
+            self.format_name(),
+            collector.entities,
+        );
         match failure {
             ReadFailure::Truncated { offset } => WikidataError::Truncated {
                 dump,

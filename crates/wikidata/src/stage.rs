@@ -81,10 +81,14 @@ impl WikidataConfig {
         if options.dump.is_none() && options.facts_file.is_none() {
             errors.push(OptionError {
                 key: Some("dump".into()),
-                message: "set `dump` (a Wikidata JSON dump, or `-` for stdin) or `facts_file`".into(),
+                message: "set `dump` (a Wikidata JSON dump, or `-` for stdin) or `facts_file`"
+                    .into(),
             });
         }
-        for (key, list) in [("relations", &options.relations), ("languages", &options.languages)] {
+        for (key, list) in [
+            ("relations", &options.relations),
+            ("languages", &options.languages),
+        ] {
             if list.is_empty() {
                 errors.push(OptionError {
                     key: Some(key.into()),
@@ -92,11 +96,9 @@ impl WikidataConfig {
                 });
             }
         }
-        if let Some(bad) = options
-            .relations
-            .iter()
-            .find(|r| !(r.starts_with('P') && r.len() > 1 && r[1..].bytes().all(|b| b.is_ascii_digit())))
-        {
+        if let Some(bad) = options.relations.iter().find(|r| {
+            !(r.starts_with('P') && r.len() > 1 && r[1..].bytes().all(|b| b.is_ascii_digit()))
+        }) {
             errors.push(OptionError {
                 key: Some("relations".into()),
                 message: format!("`{bad}` is not a property id like `P39`"),
@@ -198,14 +200,19 @@ impl Stage for WikidataStage {
             if io.shutdown().is_cancelled() {
                 break;
             }
-            io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact))).await?;
+            io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
+                .await?;
         }
         io.flush().await
     }
 }
 
 /// Reads the dump on its own threads; rejections arrive while it reads.
-async fn read_dump(config: &WikidataConfig, dump: String, io: &mut StageIo) -> Result<Option<FactsRead>, StageError> {
+async fn read_dump(
+    config: &WikidataConfig,
+    dump: String,
+    io: &mut StageIo,
+) -> Result<Option<FactsRead>, StageError> {
     let cancel = Arc::new(AtomicBool::new(false));
     let watcher = {
         let (token, cancel) = (io.shutdown().clone(), cancel.clone());
@@ -240,16 +247,23 @@ async fn read_dump(config: &WikidataConfig, dump: String, io: &mut StageIo) -> R
     let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     match outcome {
         Some(Ok(read)) => {
-            io.stats().set_metric("second_pass", serde_json::json!(read.second_pass));
+            io.stats()
+                .set_metric("second_pass", serde_json::json!(read.second_pass));
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),
         Some(Err(e)) => Err(input_error(e)),
-        None => Err(StageError::internal("the dump reader stopped without a result")),
+        None => Err(StageError::internal(
+            "the dump reader stopped without a result",
+        )),
     }
 }
 
-async fn emit_facts_file(config: &WikidataConfig, file: PathBuf, io: &mut StageIo) -> Result<(), StageError> {
+async fn emit_facts_file(
+    config: &WikidataConfig,
+    file: PathBuf,
+    io: &mut StageIo,
+) -> Result<(), StageError> {
     let path = file.clone();
     let lines = tokio::task::spawn_blocking(move || read_facts_file(&path))
         .await
@@ -262,13 +276,20 @@ async fn emit_facts_file(config: &WikidataConfig, file: PathBuf, io: &mut StageI
         match fact {
             Ok(fact) => {
                 io.stats().count("facts", 1);
-                io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact))).await?;
+                io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
+                    .await?;
             }
             Err(reason) if config.query.on_error == OnError::Skip => {
                 let location = format!("{}:{line}", file.display());
-                io.reject(serde_json::Value::Null, reason, Some(location)).await?;
+                io.reject(serde_json::Value::Null, reason, Some(location))
+                    .await?;
             }
-            Err(reason) => return Err(StageError::input(format!("{}, line {line}: {reason}", file.display()))),
+            Err(reason) => {
+                return Err(StageError::input(format!(
+                    "{}, line {line}: {reason}",
+                    file.display()
+                )))
+            }
         }
     }
     io.flush().await

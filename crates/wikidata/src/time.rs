@@ -105,7 +105,10 @@ impl WikiTime {
             _ => return Err(malformed()),
         };
         let (date, clock) = rest.split_once('T').ok_or_else(malformed)?;
-        if !clock.ends_with('Z') || !clock[..clock.len() - 1].bytes().all(|b| b.is_ascii_digit() || b == b':')
+        if !clock.ends_with('Z')
+            || !clock[..clock.len() - 1]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b':')
         {
             return Err(malformed());
         }
@@ -184,7 +187,20 @@ impl WikiTime {
 
 /// The Gregorian day of a Julian-calendar date (via the Julian day number).
 fn julian_to_gregorian(year: i32, month: u32, day: u32) -> Option<NaiveDate> {
-    let days_in_month = [31, if year % 4 == 0 { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let days_in_month = [
+        31,
+        if year % 4 == 0 { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if day > *days_in_month.get(month as usize - 1)? {
         return None;
     }
@@ -194,7 +210,8 @@ fn julian_to_gregorian(year: i32, month: u32, day: u32) -> Option<NaiveDate> {
     } else {
         (i64::from(year), i64::from(month))
     };
-    let jdn = (1461 * (y + 4716)).div_euclid(4) + (153 * (m + 1)).div_euclid(5) + i64::from(day) - 1524;
+    let jdn =
+        (1461 * (y + 4716)).div_euclid(4) + (153 * (m + 1)).div_euclid(5) + i64::from(day) - 1524;
     // JDN 1_721_426 is 0001-01-01 in the proleptic Gregorian calendar (day 1 from CE).
     let from_ce = i32::try_from(jdn - 1_721_425).ok()?;
     NaiveDate::from_num_days_from_ce_opt(from_ce)
@@ -215,9 +232,15 @@ mod tests {
     #[test]
     fn day_month_and_year_precision() {
         let v = t("+2021-01-20T00:00:00Z", 11).unwrap();
-        assert_eq!((v.to_iso(), v.earliest), ("2021-01-20".into(), day(2021, 1, 20)));
+        assert_eq!(
+            (v.to_iso(), v.earliest),
+            ("2021-01-20".into(), day(2021, 1, 20))
+        );
         let v = t("+2019-06-00T00:00:00Z", 10).unwrap();
-        assert_eq!((v.to_iso(), v.earliest), ("2019-06".into(), day(2019, 6, 1)));
+        assert_eq!(
+            (v.to_iso(), v.earliest),
+            ("2019-06".into(), day(2019, 6, 1))
+        );
         let v = t("+2019-00-00T00:00:00Z", 9).unwrap();
         assert_eq!((v.to_iso(), v.earliest), ("2019".into(), day(2019, 1, 1)));
         // A year-precision value with a month and day written still means the year.
@@ -228,12 +251,18 @@ mod tests {
     #[test]
     fn coarser_than_year_counts_as_year_and_finer_than_day_as_day() {
         assert_eq!(t("+1900-00-00T00:00:00Z", 7).unwrap().to_iso(), "1900");
-        assert_eq!(t("+2020-03-04T12:30:00Z", 14).unwrap().to_iso(), "2020-03-04");
+        assert_eq!(
+            t("+2020-03-04T12:30:00Z", 14).unwrap().to_iso(),
+            "2020-03-04"
+        );
     }
 
     #[test]
     fn zero_parts_lower_the_precision() {
-        assert_eq!(t("+2019-00-00T00:00:00Z", 11).unwrap().precision, Precision::Year);
+        assert_eq!(
+            t("+2019-00-00T00:00:00Z", 11).unwrap().precision,
+            Precision::Year
+        );
         assert_eq!(t("+2019-05-00T00:00:00Z", 11).unwrap().to_iso(), "2019-05");
     }
 
@@ -265,14 +294,36 @@ mod tests {
 
     #[test]
     fn malformed_and_out_of_range_values_are_errors() {
-        for bad in ["", "2019", "+2019-01-01", "+20x9-01-01T00:00:00Z", "+2019-1-01T00:00:00Z", "x2019-01-01T00:00:00Z"] {
+        for bad in [
+            "",
+            "2019",
+            "+2019-01-01",
+            "+20x9-01-01T00:00:00Z",
+            "+2019-1-01T00:00:00Z",
+            "x2019-01-01T00:00:00Z",
+        ] {
             assert!(matches!(t(bad, 11), Err(TimeError::Malformed(_))), "{bad}");
         }
-        assert!(matches!(t("+2019-13-01T00:00:00Z", 11), Err(TimeError::OutOfRange { .. })));
-        assert!(matches!(t("+2019-02-30T00:00:00Z", 11), Err(TimeError::OutOfRange { .. })));
-        assert!(matches!(t("+13798000000-00-00T00:00:00Z", 3), Err(TimeError::OutOfRange { .. })));
-        assert!(matches!(t("+99999999999999999999-00-00T00:00:00Z", 9), Err(TimeError::Malformed(_))));
-        assert!(matches!(t("+2019-01-01T00:00:00Z", 15), Err(TimeError::Precision { .. })));
+        assert!(matches!(
+            t("+2019-13-01T00:00:00Z", 11),
+            Err(TimeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            t("+2019-02-30T00:00:00Z", 11),
+            Err(TimeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            t("+13798000000-00-00T00:00:00Z", 3),
+            Err(TimeError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            t("+99999999999999999999-00-00T00:00:00Z", 9),
+            Err(TimeError::Malformed(_))
+        ));
+        assert!(matches!(
+            t("+2019-01-01T00:00:00Z", 15),
+            Err(TimeError::Precision { .. })
+        ));
         let err = t("+2019-02-30T00:00:00Z", 11).unwrap_err().to_string();
         assert!(err.contains("day 30 does not exist in 2019-02"), "{err}");
     }

@@ -14,7 +14,11 @@ fn big_text() -> String {
         lines.push(person_line(
             &format!("Q{}", 1000 + i),
             &format!("Person {i}"),
-            &[("Q11699", ("+2009-01-20T00:00:00Z", 11), Some(("+2017-01-20T00:00:00Z", 11)))],
+            &[(
+                "Q11699",
+                ("+2009-01-20T00:00:00Z", 11),
+                Some(("+2017-01-20T00:00:00Z", 11)),
+            )],
         ));
     }
     let body = lines[1..].join(",\n");
@@ -33,7 +37,12 @@ fn truncated_gzip_names_the_offset_and_the_entities_read() {
     let (result, _) = read(&path, OnError::Skip);
     let err = result.unwrap_err();
     match &err {
-        WikidataError::Truncated { offset, entities, format, .. } => {
+        WikidataError::Truncated {
+            offset,
+            entities,
+            format,
+            ..
+        } => {
             assert_eq!(*offset, cut.len() as u64);
             assert_eq!(*format, "gzip");
             assert!(*entities >= 500 && *entities < 1000, "{entities}");
@@ -41,7 +50,10 @@ fn truncated_gzip_names_the_offset_and_the_entities_read() {
         other => panic!("{other:?}"),
     }
     let message = err.to_string();
-    assert!(message.contains("cut.json.gz") && message.contains(&format!("byte {}", cut.len())), "{message}");
+    assert!(
+        message.contains("cut.json.gz") && message.contains(&format!("byte {}", cut.len())),
+        "{message}"
+    );
     assert!(message.contains("entities were read"), "{message}");
 }
 
@@ -53,8 +65,14 @@ fn truncated_bzip2_names_the_offset_and_the_entities_read() {
     let path = write(dir.path(), "cut.json.bz2", cut);
     let (result, _) = read(&path, OnError::Skip);
     let message = result.unwrap_err().to_string();
-    assert!(message.contains("cut.json.bz2") && message.contains("bzip2"), "{message}");
-    assert!(message.contains(&format!("byte {}", cut.len())), "{message}");
+    assert!(
+        message.contains("cut.json.bz2") && message.contains("bzip2"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("byte {}", cut.len())),
+        "{message}"
+    );
     assert!(message.contains("entities were read"), "{message}");
 }
 
@@ -90,9 +108,17 @@ fn malformed_lines_are_rejected_with_their_line_number_and_the_run_goes_on() {
     let read = result.unwrap();
     let locations: Vec<&str> = rejected.iter().map(|r| r.location.as_str()).collect();
     assert_eq!(locations, ["line 5", "line 7"]);
-    assert!(rejected[0].reason.contains("invalid entity JSON"), "{}", rejected[0].reason);
+    assert!(
+        rejected[0].reason.contains("invalid entity JSON"),
+        "{}",
+        rejected[0].reason
+    );
     assert_eq!(rejected[0].record["id"], "Q6279");
-    assert!(rejected[1].reason.contains("not an entity line"), "{}", rejected[1].reason);
+    assert!(
+        rejected[1].reason.contains("not an entity line"),
+        "{}",
+        rejected[1].reason
+    );
     // Biden's facts are gone; the others are still read.
     assert!(read.facts.iter().all(|f| f.subject.id != "Q6279"));
     assert!(read.facts.iter().any(|f| f.subject.id == "Q10853588"));
@@ -118,7 +144,11 @@ fn files_that_are_not_dumps_are_refused_clearly() {
     let cases: [(&str, &[u8], &str); 5] = [
         ("page.html", b"<!DOCTYPE html><html></html>", "XML or HTML"),
         ("archive.zip", b"PK\x03\x04\x14\x00\x00\x00", "zip archive"),
-        ("config.json", b"{\"name\": \"tempora\", \"version\": 1}\n", "no entity id"),
+        (
+            "config.json",
+            b"{\"name\": \"tempora\", \"version\": 1}\n",
+            "no entity id",
+        ),
         ("list.json", b"[\n\"a\",\n\"b\"\n]\n", "not an entity line"),
         ("empty.json", b"", "empty"),
     ];
@@ -126,15 +156,24 @@ fn files_that_are_not_dumps_are_refused_clearly() {
         let path = write(dir.path(), name, bytes);
         let (result, _) = read(&path, OnError::Skip);
         let err = result.unwrap_err();
-        assert!(matches!(err, WikidataError::NotADump { .. }), "{name}: {err:?}");
+        assert!(
+            matches!(err, WikidataError::NotADump { .. }),
+            "{name}: {err:?}"
+        );
         let message = err.to_string();
-        assert!(message.contains(name) && message.contains("not a Wikidata JSON dump"), "{message}");
+        assert!(
+            message.contains(name) && message.contains("not a Wikidata JSON dump"),
+            "{message}"
+        );
         assert!(message.contains(why), "{message}");
     }
     // A gzip of something else is caught after inflating.
     let path = write(dir.path(), "notes.txt.gz", &gzip_members(&["dear diary\n"]));
     let (result, _) = read(&path, OnError::Skip);
-    assert!(matches!(result.unwrap_err(), WikidataError::NotADump { .. }));
+    assert!(matches!(
+        result.unwrap_err(),
+        WikidataError::NotADump { .. }
+    ));
 }
 
 #[test]
@@ -184,10 +223,22 @@ fn bad_dates_reject_their_statement_with_a_reason() {
         .collect();
     assert_eq!(reasons.len(), 4, "{reasons:?}");
     assert_eq!(reasons[0].0, "line 2");
-    assert!(reasons[0].1.contains("day 30 does not exist in 2015-02"), "{}", reasons[0].1);
+    assert!(
+        reasons[0].1.contains("day 30 does not exist in 2015-02"),
+        "{}",
+        reasons[0].1
+    );
     assert!(reasons[1].1.contains("month 13"), "{}", reasons[1].1);
-    assert!(reasons[2].1.contains("malformed time `2015`"), "{}", reasons[2].1);
-    assert!(reasons[3].1.contains("year 99999999999"), "{}", reasons[3].1);
+    assert!(
+        reasons[2].1.contains("malformed time `2015`"),
+        "{}",
+        reasons[2].1
+    );
+    assert!(
+        reasons[3].1.contains("year 99999999999"),
+        "{}",
+        reasons[3].1
+    );
     assert_eq!(rejected[0].record["statement"], "Q1$0");
     // Q1-Q3 lost their pre-cutoff statement, so nothing evolves; Q4's `00` parts are fine.
     let subjects: Vec<&str> = read.facts.iter().map(|f| f.subject.id.as_str()).collect();

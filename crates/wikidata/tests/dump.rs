@@ -48,7 +48,11 @@ fn members_cut_inside_lines_are_stitched() {
     let dir = tempfile::tempdir().unwrap();
     let text = demo_text();
     // Cut every 997 bytes: members end in the middle of lines and of UTF-8-free JSON.
-    let parts: Vec<&str> = text.as_bytes().chunks(997).map(|c| std::str::from_utf8(c).unwrap()).collect();
+    let parts: Vec<&str> = text
+        .as_bytes()
+        .chunks(997)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
     let path = write(dir.path(), "cut.gz", &gzip_members(&parts));
     assert_eq!(facts_of(&path), facts_of(&demo_dump()));
 }
@@ -62,9 +66,15 @@ fn biden_is_an_evolving_pair_with_names_on_both_sides() {
     assert_eq!(f.relation, "P39");
     assert_eq!(f.subject.label.as_deref(), Some("Joe Biden"));
     assert!(f.subject.aliases.iter().any(|a| a == "President Biden"));
-    assert_eq!(f.object.label.as_deref(), Some("President of the United States"));
+    assert_eq!(
+        f.object.label.as_deref(),
+        Some("President of the United States")
+    );
     assert!(f.object.aliases.iter().any(|a| a == "the US president"));
-    assert_eq!((f.start.as_deref(), f.end.as_deref()), (Some("2021-01-20"), Some("2025-01-20")));
+    assert_eq!(
+        (f.start.as_deref(), f.end.as_deref()),
+        (Some("2021-01-20"), Some("2025-01-20"))
+    );
     assert_eq!(f.replaces.as_deref(), Some("Q22686"));
     assert!(!f.valid_at_cutoff);
     assert_eq!(f.pair_changed.as_deref(), Some("2021-01-20"));
@@ -74,7 +84,10 @@ fn biden_is_an_evolving_pair_with_names_on_both_sides() {
     // The senate seat's line comes before Biden's and is no candidate: the second
     // pass names it.
     let senate = find(&facts, "Q6279", "Q4416090");
-    assert_eq!(senate[0].object.label.as_deref(), Some("United States senator"));
+    assert_eq!(
+        senate[0].object.label.as_deref(),
+        Some("United States senator")
+    );
 }
 
 #[test]
@@ -107,7 +120,12 @@ fn only_pairs_that_change_across_the_cutoff_are_emitted() {
         .collect();
     assert_eq!(
         valid,
-        [("Q11696", "Q22686"), ("Q11699", "Q24313"), ("Q10853588", "Q4416090"), ("Q4970706", "Q567")]
+        [
+            ("Q11696", "Q22686"),
+            ("Q11699", "Q24313"),
+            ("Q10853588", "Q4416090"),
+            ("Q4970706", "Q567")
+        ]
     );
 }
 

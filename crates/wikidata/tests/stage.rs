@@ -32,7 +32,9 @@ async fn emits_the_facts_of_the_demo_dump_with_counters_and_progress() {
     let dump = demo_dump();
     let cfg = config(&format!("dump = {:?}", dump.to_str().unwrap()), &ctx);
     assert_eq!(cfg.reads(), vec![("dump".to_string(), dump.clone())]);
-    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     let facts = subjects(out.out());
     assert_eq!(facts.len(), 14);
     assert!(facts.contains(&"Q6279 P39 Q11696".to_string()));
@@ -50,17 +52,32 @@ async fn emits_the_facts_of_the_demo_dump_with_counters_and_progress() {
 async fn rejections_carry_the_line_number() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
-    let text = demo_text().replacen("{\"type\":\"item\",\"id\":\"Q42\"", "{\"type\":\"item\",\"id\":\"Q42\",\"claims\":{\"P39\":[{]}}", 1);
+    let text = demo_text().replacen(
+        "{\"type\":\"item\",\"id\":\"Q42\"",
+        "{\"type\":\"item\",\"id\":\"Q42\",\"claims\":{\"P39\":[{]}}",
+        1,
+    );
     let path = write(dir.path(), "dump.json", text.as_bytes());
-    let cfg = config(&format!("dump = {:?}\non_error = \"skip\"", path.to_str().unwrap()), &ctx);
-    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let cfg = config(
+        &format!("dump = {:?}\non_error = \"skip\"", path.to_str().unwrap()),
+        &ctx,
+    );
+    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     assert_eq!(out.rejected.len(), 1);
     assert_eq!(out.rejected[0].location.as_deref(), Some("line 7"));
     assert_eq!(out.rejected[0].stage, "under_test");
     assert_eq!(out.out().len(), 14);
 
-    let cfg = config(&format!("dump = {:?}\non_error = \"fail\"", path.to_str().unwrap()), &ctx);
-    let err = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap_err().to_string();
+    let cfg = config(
+        &format!("dump = {:?}\non_error = \"fail\"", path.to_str().unwrap()),
+        &ctx,
+    );
+    let err = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("dump.json, line 7"), "{err}");
 }
 
@@ -70,31 +87,54 @@ async fn a_facts_file_is_written_then_reused_until_the_dump_changes() {
     let ctx = context(dir.path());
     let dump = write(dir.path(), "dump.json", demo_text().as_bytes());
     let facts_file = dir.path().join("facts.jsonl");
-    let both = format!("dump = {:?}\nfacts_file = {:?}", dump.to_str().unwrap(), facts_file.to_str().unwrap());
-    let first = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let both = format!(
+        "dump = {:?}\nfacts_file = {:?}",
+        dump.to_str().unwrap(),
+        facts_file.to_str().unwrap()
+    );
+    let first = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     assert!(facts_file.exists());
     assert_eq!(first.stats.counters().get("entities"), Some(&17));
 
     // Same dump, same options: the file is emitted, the dump is not read.
-    let again = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let again = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     assert_eq!(again.out(), first.out());
     assert_eq!(again.stats.counters().get("entities"), None);
 
     // Only the facts file: reused as long as its options match.
     let only = format!("facts_file = {:?}", facts_file.to_str().unwrap());
-    let reused = run_stage(config(&only, &ctx), &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let reused = run_stage(config(&only, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     assert_eq!(reused.out(), first.out());
     let other_cutoff = format!("{only}\ncutoff = \"2022-12-31\"");
-    let err = run_stage(config(&other_cutoff, &ctx), &ctx, Vec::new(), HashMap::new())
-        .await
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("facts.jsonl") && err.contains("cutoff 2019-12-31, not 2022-12-31"), "{err}");
+    let err = run_stage(
+        config(&other_cutoff, &ctx),
+        &ctx,
+        Vec::new(),
+        HashMap::new(),
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("facts.jsonl") && err.contains("cutoff 2019-12-31, not 2022-12-31"),
+        "{err}"
+    );
 
     // The dump grew: it is read again and the file rewritten.
-    let grown = demo_text().replace("\n]\n", ",\n{\"type\":\"item\",\"id\":\"Q1\",\"labels\":{},\"claims\":{}}\n]\n");
+    let grown = demo_text().replace(
+        "\n]\n",
+        ",\n{\"type\":\"item\",\"id\":\"Q1\",\"labels\":{},\"claims\":{}}\n]\n",
+    );
     std::fs::write(&dump, grown).unwrap();
-    let reread = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let reread = run_stage(config(&both, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     assert_eq!(reread.stats.counters().get("entities"), Some(&18));
 }
 
@@ -125,11 +165,20 @@ fn options_are_checked_and_the_cutoff_defaults_to_the_pipeline() {
     assert_eq!(cfg.query().relations, ["P39", "P1308"]);
     assert_eq!(cfg.query().languages, ["en"]);
     assert!(cfg.reads().is_empty(), "stdin is not a file to check");
-    assert_eq!(parse("dump = \"-\"\ncutoff = \"2021-06-30\"").unwrap().query().cutoff.to_string(), "2021-06-30");
+    assert_eq!(
+        parse("dump = \"-\"\ncutoff = \"2021-06-30\"")
+            .unwrap()
+            .query()
+            .cutoff
+            .to_string(),
+        "2021-06-30"
+    );
     let errs = parse("").unwrap_err();
     assert_eq!(errs[0].key.as_deref(), Some("dump"));
     let errs = parse("dump = \"-\"\nrelations = [\"position held\"]").unwrap_err();
-    assert!(errs[0].message.contains("`position held` is not a property id"));
+    assert!(errs[0]
+        .message
+        .contains("`position held` is not a property id"));
     let errs = parse("dump = \"-\"\nlanguage = [\"en\"]").unwrap_err();
     assert_eq!(errs[0].key.as_deref(), Some("language"));
     let errs = parse("dump = \"-\"\non_error = \"ignore\"").unwrap_err();
@@ -143,7 +192,17 @@ fn the_kind_documents_every_option() {
     let docs = tempora_engine::registry::option_docs(&(kinds[0].options)());
     let mut names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["cutoff", "dump", "facts_file", "languages", "on_error", "relations"]);
+    assert_eq!(
+        names,
+        [
+            "cutoff",
+            "dump",
+            "facts_file",
+            "languages",
+            "on_error",
+            "relations"
+        ]
+    );
     assert!(docs.iter().all(|d| !d.doc.is_empty()));
     let relations = docs.iter().find(|d| d.name == "relations").unwrap();
     assert_eq!(relations.default.as_deref(), Some("[\"P39\",\"P1308\"]"));

@@ -83,9 +83,14 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     path
 }
 
-/// A person entity line with P39 statements `(position, start, end)`, dates written
-/// as Wikidata time strings with their precision.
-pub fn person_line(id: &str, label: &str, held: &[(&str, (&str, u8), Option<(&str, u8)>)]) -> String {
+/// A Wikidata time string with its precision.
+pub type Time<'a> = (&'a str, u8);
+
+/// A P39 statement: position, start, end.
+pub type Held<'a> = (&'a str, Time<'a>, Option<Time<'a>>);
+
+/// A person entity line with P39 statements.
+pub fn person_line(id: &str, label: &str, held: &[Held<'_>]) -> String {
     let statements: Vec<String> = held
         .iter()
         .enumerate()
@@ -107,7 +112,7 @@ pub fn person_line(id: &str, label: &str, held: &[(&str, (&str, u8), Option<(&st
     )
 }
 
-fn time_snak(property: &str, (time, precision): (&str, u8)) -> String {
+fn time_snak(property: &str, (time, precision): Time<'_>) -> String {
     format!(
         r#"{{"snaktype":"value","property":"{property}","datavalue":{{"value":{{"time":"{time}","timezone":0,"before":0,"after":0,"precision":{precision},"calendarmodel":"http:\/\/www.wikidata.org\/entity\/Q1985727"}},"type":"time"}},"datatype":"time"}}"#
     )
