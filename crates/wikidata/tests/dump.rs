@@ -130,14 +130,15 @@ fn only_pairs_that_change_across_the_cutoff_are_emitted() {
 }
 
 #[test]
-fn stdin_reads_but_cannot_run_a_second_pass() {
-    // `-` is covered by the CLI; here the same reader over a pipe-like source.
+fn a_stream_without_a_size_is_sniffed_by_its_first_bytes() {
+    // stdin (`-`) is such a stream: no size for the progress total, format from the bytes.
+    let gz = gzip_members(&[&demo_text()]);
     let input = tempora_wikidata::input::DumpInput::from_reader(
         "stdin".into(),
         None,
-        Box::new(std::io::Cursor::new(demo_text().into_bytes())),
+        Box::new(std::io::Cursor::new(gz)),
     )
     .unwrap();
-    assert_eq!(input.format, tempora_wikidata::input::Format::Plain);
-    assert_eq!(input.size, None);
+    assert_eq!(input.format, tempora_wikidata::input::Format::Gzip);
+    assert_eq!((input.name.as_str(), input.size), ("stdin", None));
 }
