@@ -31,6 +31,7 @@ pub mod input;
 pub mod lines;
 pub mod scan;
 pub mod stage;
+mod taker;
 pub mod time;
 
 use tempora_engine::{RecordKind, Role, StageConfig, StageKind};

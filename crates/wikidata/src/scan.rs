@@ -7,27 +7,23 @@
 //! reader thread into text blocks, classified on the cores. Memory stays bounded: at
 //! most [`in_flight`] pieces or blocks exist at once, whatever the size of the dump.
 
-use std::collections::BTreeMap;
 use std::io::{self, BufRead, Cursor, ErrorKind, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use crate::collect::{Collector, Flow};
+use crate::collect::Collector;
 use crate::error::WikidataError;
 use crate::gzip::{inflate_members, next_member_start, PieceError, MAX_PIECE, MIN_PIECE};
 use crate::input::{DumpInput, Format};
 use crate::lines::{scan_block, LineClassifier, ScannedBlock};
+use crate::taker::Taker;
 
 /// Text blocks of bz2, zst and plain dumps.
 const TEXT_BLOCK: usize = 8 << 20;
 /// Raw bytes read at a time when cutting gzip pieces.
 const READ_CHUNK: usize = 4 << 20;
-/// A line longer than this is not an entity line of any real dump.
-const MAX_LINE: usize = 512 << 20;
-/// Pieces joined after a false member start, at most.
-const MAX_JOINED: usize = 4 * MAX_PIECE;
 
 /// Pieces or blocks alive at once (read, queued, being worked on, or waiting to be
 /// taken in order).
@@ -37,7 +33,7 @@ pub fn in_flight() -> usize {
 
 /// What the reader failed at, before the collector knows how many entities came before.
 #[derive(Debug)]
-enum ReadFailure {
+pub(crate) enum ReadFailure {
     Truncated { offset: u64 },
     Corrupt { offset: u64, message: String },
     Io(io::Error),
@@ -48,7 +44,7 @@ enum Work {
     Text(Vec<u8>),
 }
 
-enum Body {
+pub(crate) enum Body {
     Scanned(ScannedBlock),
     Unfinished {
         error: PieceError,
@@ -60,21 +56,21 @@ enum Body {
     End,
 }
 
-struct Output {
-    seq: u64,
+pub(crate) struct Output {
+    pub(crate) seq: u64,
     /// Raw bytes read up to the end of this piece.
-    progress: u64,
-    body: Body,
+    pub(crate) progress: u64,
+    pub(crate) body: Body,
 }
 
 /// Text buffers handed back by the taker, so pieces inflate into memory that is
 /// already mapped (no page faults, no zero-filling). Never holds more than the
 /// pieces in flight.
 #[derive(Default)]
-struct BufferPool(Mutex<Vec<Vec<u8>>>);
+pub(crate) struct BufferPool(Mutex<Vec<Vec<u8>>>);
 
 impl BufferPool {
-    fn get(&self) -> Vec<u8> {
+    pub(crate) fn get(&self) -> Vec<u8> {
         let mut buf = self
             .0
             .lock()
@@ -85,7 +81,7 @@ impl BufferPool {
         buf
     }
 
-    fn put(&self, buf: Vec<u8>) {
+    pub(crate) fn put(&self, buf: Vec<u8>) {
         if let Ok(mut pool) = self.0.lock() {
             pool.push(buf);
         }
@@ -307,211 +303,4 @@ fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
-}
-
-/// Takes the workers' results in dump order and feeds the lines to the collector.
-struct Taker<'t> {
-    name: &'t str,
-    format: Format,
-    classifier: &'t LineClassifier,
-    /// The unfinished line at the end of the last block.
-    carry: Vec<u8>,
-    /// Gzip pieces joined after a false member start: bytes and raw offset.
-    joined: Option<(Vec<u8>, u64)>,
-    pool: &'t BufferPool,
-}
-
-impl Taker<'_> {
-    fn take_all(
-        &mut self,
-        results: &Receiver<Output>,
-        slots: &Receiver<()>,
-        collector: &mut Collector<'_>,
-        cancel: &AtomicBool,
-        report: &mut dyn FnMut(u64, &Collector<'_>),
-    ) -> Result<(), WikidataError> {
-        let mut waiting: BTreeMap<u64, Output> = BTreeMap::new();
-        let mut next = 0u64;
-        loop {
-            let Some(out) = waiting.remove(&next) else {
-                let Ok(out) = results.recv() else {
-                    if cancel.load(Ordering::Relaxed) {
-                        return Err(WikidataError::Cancelled);
-                    }
-                    return Err(WikidataError::Io {
-                        dump: self.name.to_string(),
-                        source: io::Error::other("the reader thread stopped early"),
-                    });
-                };
-                waiting.insert(out.seq, out);
-                continue;
-            };
-            next += 1;
-            if cancel.load(Ordering::Relaxed) {
-                return Err(WikidataError::Cancelled);
-            }
-            let flow = match out.body {
-                Body::End => return self.end(collector, out.progress),
-                Body::Failed(failure) => return Err(self.failure(failure, collector)),
-                Body::Panicked(message) => {
-                    return Err(WikidataError::Io {
-                        dump: self.name.to_string(),
-                        source: io::Error::other(message),
-                    })
-                }
-                Body::Scanned(block) => {
-                    if let Some((_, start)) = self.joined {
-                        return Err(self.corrupt(
-                            start,
-                            "a gzip member does not end".into(),
-                            collector,
-                        ));
-                    }
-                    self.feed(block, collector)?
-                }
-                Body::Unfinished {
-                    error,
-                    piece,
-                    offset,
-                } => self.unfinished(error, piece, offset, collector)?,
-            };
-            let _ = slots.try_recv();
-            report(out.progress, collector);
-            if flow == Flow::Done {
-                return Ok(());
-            }
-        }
-    }
-
-    /// A gzip piece that did not inflate to its end: a false member start cut a member
-    /// in two. Join it with the following pieces until the joined run inflates.
-    fn unfinished(
-        &mut self,
-        error: PieceError,
-        piece: Vec<u8>,
-        offset: u64,
-        collector: &mut Collector<'_>,
-    ) -> Result<Flow, WikidataError> {
-        let Some((mut joined, start)) = self.joined.take() else {
-            return match error {
-                PieceError::Incomplete { .. } => {
-                    self.joined = Some((piece, offset));
-                    Ok(Flow::Continue)
-                }
-                PieceError::Corrupt { member, message } => {
-                    Err(self.corrupt(offset + member as u64, message, collector))
-                }
-            };
-        };
-        joined.extend_from_slice(&piece);
-        drop(piece);
-        let mut text = Vec::new();
-        match inflate_members(&joined, &mut text) {
-            Ok(()) => self.feed(scan_block(text, self.classifier), collector),
-            Err(PieceError::Incomplete { member }) if joined.len() > MAX_JOINED => Err(self
-                .corrupt(
-                    start + member as u64,
-                    format!("no end of this gzip member within {} MiB", MAX_JOINED >> 20),
-                    collector,
-                )),
-            Err(PieceError::Incomplete { .. }) => {
-                self.joined = Some((joined, start));
-                Ok(Flow::Continue)
-            }
-            Err(PieceError::Corrupt { member, message }) => {
-                Err(self.corrupt(start + member as u64, message, collector))
-            }
-        }
-    }
-
-    fn feed(
-        &mut self,
-        block: ScannedBlock,
-        collector: &mut Collector<'_>,
-    ) -> Result<Flow, WikidataError> {
-        let Some(head_end) = block.head_end else {
-            self.carry.extend_from_slice(&block.text);
-            return self.check_carry(collector);
-        };
-        self.carry.extend_from_slice(&block.text[..head_end - 1]);
-        let line = std::mem::take(&mut self.carry);
-        let mut flow = collector.take_raw(&line, self.classifier)?;
-        for (range, kind) in block.lines {
-            if flow == Flow::Done {
-                return Ok(flow);
-            }
-            flow = collector.take(&block.text[range], kind)?;
-        }
-        self.carry
-            .extend_from_slice(&block.text[block.tail_start..]);
-        self.pool.put(block.text);
-        if flow == Flow::Done {
-            return Ok(flow);
-        }
-        self.check_carry(collector)
-    }
-
-    fn check_carry(&self, collector: &Collector<'_>) -> Result<Flow, WikidataError> {
-        if self.carry.len() > MAX_LINE {
-            return Err(WikidataError::MalformedLine {
-                dump: self.name.to_string(),
-                line: collector.line + 1,
-                reason: format!("the line is longer than {} MiB", MAX_LINE >> 20),
-            });
-        }
-        Ok(Flow::Continue)
-    }
-
-    fn end(&mut self, collector: &mut Collector<'_>, progress: u64) -> Result<(), WikidataError> {
-        if let Some((joined, _)) = self.joined.take() {
-            // Read what the truncated data still holds, so the error can say how far
-            // the dump got; the unfinished last line is left out.
-            let mut text = self.pool.get();
-            let _ = inflate_members(&joined, &mut text);
-            self.feed(scan_block(text, self.classifier), collector)?;
-            return Err(self.failure(ReadFailure::Truncated { offset: progress }, collector));
-        }
-        if !self.carry.is_empty() {
-            let line = std::mem::take(&mut self.carry);
-            collector.take_raw(&line, self.classifier)?;
-        }
-        collector.finish_pass()
-    }
-
-    fn format_name(&self) -> &'static str {
-        match self.format {
-            Format::Gzip => "gzip",
-            Format::Bzip2 => "bzip2",
-            Format::Zstd => "zstd",
-            Format::Plain => "text",
-        }
-    }
-
-    fn corrupt(&self, offset: u64, message: String, collector: &Collector<'_>) -> WikidataError {
-        self.failure(ReadFailure::Corrupt { offset, message }, collector)
-    }
-
-    fn failure(&self, failure: ReadFailure, collector: &Collector<'_>) -> WikidataError {
-        let (dump, format, entities) = (
-            self.name.to_string(),
-            self.format_name(),
-            collector.entities,
-        );
-        match failure {
-            ReadFailure::Truncated { offset } => WikidataError::Truncated {
-                dump,
-                format,
-                offset,
-                entities,
-            },
-            ReadFailure::Corrupt { offset, message } => WikidataError::Corrupt {
-                dump,
-                format,
-                offset,
-                message,
-                entities,
-            },
-            ReadFailure::Io(source) => WikidataError::Io { dump, source },
-        }
-    }
 }
