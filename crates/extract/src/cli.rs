@@ -33,7 +33,7 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub profiles: Option<PathBuf>,
     /// Reject pages whose document has fewer characters.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 100)]
     pub min_document_chars: usize,
     /// Saved HTML pages (raw captures or pages saved from the Wayback viewer).
     #[arg(required = true)]
@@ -104,7 +104,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub profiles: Option<PathBuf>,
     /// Reject pages whose document has fewer characters.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 100)]
     pub min_document_chars: usize,
     /// Exit with an error unless every known title, summary and date is right.
     #[arg(long)]

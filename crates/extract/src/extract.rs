@@ -4,11 +4,11 @@
 use std::collections::HashSet;
 
 use schemars::JsonSchema;
-use scraper::Selector;
 use serde::{Deserialize, Serialize};
 use tempora_engine::Article;
 
 use crate::fields::{ParsedPage, SummaryFound};
+use crate::index::Sel;
 use crate::profile::{Layout, SiteProfile};
 use crate::prune::prune;
 use crate::text::split_first_sentence;
@@ -78,8 +78,8 @@ pub struct Extractor {
     forced: Option<usize>,
     fallback: SummaryFallback,
     min_document_chars: usize,
-    canonical: [Selector; 2],
-    viewer: Selector,
+    canonical: [Sel; 2],
+    viewer: Sel,
 }
 
 impl Extractor {
@@ -101,7 +101,7 @@ impl Extractor {
                     },
                 )?),
             };
-        let parse = |css: &str| Selector::parse(css).map_err(|e| format!("selector `{css}`: {e}"));
+        let parse = |css: &str| Sel::parse(css).map_err(|e| format!("selector `{css}`: {e}"));
         Ok(Self {
             profiles,
             forced,

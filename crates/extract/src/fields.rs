@@ -3,9 +3,10 @@
 use std::collections::HashSet;
 
 use ego_tree::NodeId;
-use scraper::{ElementRef, Html, Selector};
+use scraper::{ElementRef, Html};
 
 use crate::dates::{from_parts, json_ld_value, parse_date, Published};
+use crate::index::{DocIndex, Sel};
 use crate::profile::{DateRule, Layout, SiteProfile, Take};
 use crate::text::{element_text, is_stripped, is_wholly_bold, is_wholly_link, Stripped};
 
@@ -13,6 +14,8 @@ use crate::text::{element_text, is_stripped, is_wholly_bold, is_wholly_link, Str
 pub struct ParsedPage {
     /// The document.
     pub doc: Html,
+    /// Its elements by id, class, attribute and tag.
+    pub index: DocIndex,
     /// Roots of stripped subtrees.
     pub stripped: Stripped,
     json_ld: Option<Vec<serde_json::Value>>,
@@ -30,44 +33,55 @@ pub enum SummaryFound {
 
 impl ParsedPage {
     /// Parses `html` and marks what `strip` selects.
-    pub fn new(html: &str, strip: &[&Selector]) -> Self {
+    pub fn new(html: &str, strip: &[&Sel]) -> Self {
         let doc = Html::parse_document(html);
-        let mut stripped = Stripped::new();
-        for selector in strip {
-            stripped.extend(doc.select(selector).map(|e| e.id()));
-        }
-        Self {
+        let index = DocIndex::new(&doc);
+        let mut page = Self {
             doc,
-            stripped,
+            index,
+            stripped: Stripped::new(),
             json_ld: None,
+        };
+        for selector in strip {
+            page.strip_one(selector);
         }
+        page
+    }
+
+    fn strip_one(&mut self, selector: &Sel) {
+        let ids: Vec<_> = self.select(selector).iter().map(|e| e.id()).collect();
+        self.stripped.extend(ids);
+    }
+
+    /// The elements matching `selector`, in document order.
+    pub fn select(&self, selector: &Sel) -> Vec<ElementRef<'_>> {
+        self.index.select(&self.doc, selector)
     }
 
     /// Marks more subtrees as stripped.
-    pub fn strip(&mut self, strip: &[Selector]) {
+    pub fn strip(&mut self, strip: &[Sel]) {
         for selector in strip {
-            self.stripped
-                .extend(self.doc.select(selector).map(|e| e.id()));
+            self.strip_one(selector);
         }
     }
 
     /// Whether the page has an element matching `selector`.
-    pub fn has(&self, selector: &Selector) -> bool {
-        self.doc.select(selector).next().is_some()
+    pub fn has(&self, selector: &Sel) -> bool {
+        self.index.first(&self.doc, selector).is_some()
     }
 
     /// The first non-empty value (see [`element_value`]) of the selectors, in order.
-    pub fn first_value(&self, selectors: &[Selector]) -> Option<String> {
+    pub fn first_value(&self, selectors: &[Sel]) -> Option<String> {
         selectors.iter().find_map(|s| {
-            self.doc
-                .select(s)
+            self.select(s)
+                .into_iter()
                 .map(|e| element_value(e, &self.stripped))
                 .find(|v| !v.is_empty())
         })
     }
 
     /// The page's own URL: `link[rel=canonical]`, then `og:url`.
-    pub fn canonical(&self, selectors: &[Selector; 2]) -> Option<String> {
+    pub fn canonical(&self, selectors: &[Sel; 2]) -> Option<String> {
         self.first_value(selectors)
     }
 
@@ -75,8 +89,8 @@ impl ParsedPage {
     pub fn summary(&self, layout: &Layout) -> SummaryFound {
         let rule = &layout.summary;
         let mut matches = self
-            .doc
             .select(&rule.select)
+            .into_iter()
             .filter(|e| !is_stripped(**e, &self.stripped))
             .map(|e| (e, element_text(e, &self.stripped)))
             .filter(|(_, text)| !text.is_empty());
@@ -116,7 +130,7 @@ impl ParsedPage {
         let mut paragraphs = Vec::new();
         let mut taken: HashSet<NodeId> = HashSet::new();
         let mut summary_in_body = false;
-        for el in self.doc.select(&layout.body) {
+        for el in self.select(&layout.body) {
             if summary.contains(&el.id()) {
                 summary_in_body = true;
                 continue;
@@ -154,7 +168,7 @@ impl ParsedPage {
                 select,
                 attr,
                 format,
-            } => self.doc.select(select).find_map(|e| {
+            } => self.select(select).into_iter().find_map(|e| {
                 let value = match attr {
                     Some(a) => e.value().attr(a).unwrap_or("").to_string(),
                     None => element_value(e, &self.stripped),
@@ -174,10 +188,9 @@ impl ParsedPage {
 
     fn json_ld(&mut self) -> &[serde_json::Value] {
         if self.json_ld.is_none() {
-            let selector = json_ld_selector();
             let docs = self
-                .doc
-                .select(selector)
+                .select(json_ld_selector())
+                .into_iter()
                 .filter_map(|e| serde_json::from_str(&e.text().collect::<String>()).ok())
                 .collect();
             self.json_ld = Some(docs);
@@ -186,9 +199,9 @@ impl ParsedPage {
     }
 }
 
-fn json_ld_selector() -> &'static Selector {
-    static SELECTOR: std::sync::LazyLock<Selector> = std::sync::LazyLock::new(|| {
-        Selector::parse(r#"script[type="application/ld+json"]"#)
+fn json_ld_selector() -> &'static Sel {
+    static SELECTOR: std::sync::LazyLock<Sel> = std::sync::LazyLock::new(|| {
+        Sel::parse(r#"script[type="application/ld+json"]"#)
             .unwrap_or_else(|e| unreachable!("constant selector: {e}"))
     });
     &SELECTOR

@@ -13,12 +13,15 @@
 //! spreads each batch over the cores.
 
 pub mod cli;
+mod compile;
 mod dates;
 pub mod eval;
 mod extract;
 mod fields;
+mod index;
 pub mod profile;
 mod prune;
+mod score;
 mod stage;
 mod text;
 mod url;

@@ -8,8 +8,10 @@
 use std::path::Path;
 
 use regex::Regex;
-use scraper::Selector;
 use serde::Deserialize;
+
+pub use crate::compile::parse_profile;
+use crate::index::Sel;
 
 /// The profiles shipped with Tempora, as `(file name, TOML text)`.
 pub const SHIPPED: [(&str, &str); 2] = [
@@ -48,83 +50,6 @@ pub enum ProfileError {
     },
 }
 
-/// One site as written in TOML.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSite {
-    site: String,
-    hosts: Vec<String>,
-    id: Vec<String>,
-    #[serde(default)]
-    description: Vec<String>,
-    #[serde(default)]
-    strip: Vec<String>,
-    #[serde(default)]
-    drop_paragraphs: Vec<String>,
-    #[serde(default)]
-    drop_link_paragraphs: bool,
-    #[serde(default)]
-    dateline: Option<String>,
-    #[serde(default)]
-    reject: Vec<RawReject>,
-    #[serde(default)]
-    dates: Vec<RawDate>,
-    layouts: Vec<RawLayout>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawReject {
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    select: Option<String>,
-    reason: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDate {
-    #[serde(default)]
-    json_ld: Option<String>,
-    #[serde(default)]
-    select: Option<String>,
-    #[serde(default)]
-    attr: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    format: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLayout {
-    name: String,
-    #[serde(default)]
-    url: Option<String>,
-    detect: Vec<String>,
-    title: Vec<String>,
-    summary: RawSummary,
-    body: Vec<String>,
-    #[serde(default)]
-    strip: Vec<String>,
-    #[serde(default)]
-    dates: Vec<RawDate>,
-    #[serde(default)]
-    fallback: bool,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSummary {
-    select: String,
-    #[serde(default)]
-    take: Take,
-    #[serde(default)]
-    bold: bool,
-}
-
 /// Which of the elements a summary selector matches make the summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -148,9 +73,9 @@ pub struct SiteProfile {
     /// Patterns whose first group, matched on the URL path, is the article id.
     pub id: Vec<Regex>,
     /// Where the page carries its description (`summary_fallback = "description"`).
-    pub description: Vec<Selector>,
+    pub description: Vec<Sel>,
     /// Elements never part of a summary or body, on every layout.
-    pub strip: Vec<Selector>,
+    pub strip: Vec<Sel>,
     /// Body paragraphs matching any of these are dropped ("Read more", share lines).
     pub drop_paragraphs: Vec<Regex>,
     /// Body paragraphs that are nothing but a link (related stories) are dropped.
@@ -171,7 +96,7 @@ pub struct RejectRule {
     /// The URL matches this pattern.
     pub url: Option<Regex>,
     /// Or the page has an element matching this selector.
-    pub select: Option<Selector>,
+    pub select: Option<Sel>,
     /// The reason written to `rejected.jsonl`.
     pub reason: String,
 }
@@ -184,7 +109,7 @@ pub enum DateRule {
     /// An element; its attribute (or, by default, its `content`, `datetime` or text).
     Element {
         /// The element.
-        select: Selector,
+        select: Sel,
         /// The attribute holding the date.
         attr: Option<String>,
         /// A chrono format; the common formats are recognised without one.
@@ -202,15 +127,15 @@ pub struct Layout {
     /// The URL must match this pattern (when given).
     pub url: Option<Regex>,
     /// The page has an element matching one of these.
-    pub detect: Vec<Selector>,
+    pub detect: Vec<Sel>,
     /// Headline, first non-empty match of these in order.
-    pub title: Vec<Selector>,
+    pub title: Vec<Sel>,
     /// The reference summary.
     pub summary: SummaryRule,
     /// The body paragraphs, in document order.
-    pub body: Selector,
+    pub body: Sel,
     /// Elements stripped on this layout (in addition to the site's).
-    pub strip: Vec<Selector>,
+    pub strip: Vec<Sel>,
     /// Date rules tried before the site's.
     pub dates: Vec<DateRule>,
     /// Whether `summary_fallback` may stand in for a missing summary.
@@ -221,7 +146,7 @@ pub struct Layout {
 #[derive(Debug)]
 pub struct SummaryRule {
     /// The summary element(s).
-    pub select: Selector,
+    pub select: Sel,
     /// Which matches make the summary.
     pub take: Take,
     /// The element must be wholly bold (`<b>`/`<strong>`), as BBC's intro sentence is.
@@ -262,168 +187,6 @@ pub fn load_profiles(dir: Option<&Path>) -> Result<Vec<SiteProfile>, ProfileErro
         profiles.push(profile);
     }
     Ok(profiles)
-}
-
-/// Parses and compiles one profile.
-///
-/// # Errors
-/// Bad TOML, an unknown key, a bad selector or pattern; the message names file and field.
-pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError> {
-    let raw: RawSite = toml::from_str(text).map_err(|e| ProfileError::Syntax {
-        file: file.to_string(),
-        message: e.to_string().trim().to_string(),
-    })?;
-    let c = Compiler { file };
-    let layouts = raw
-        .layouts
-        .iter()
-        .enumerate()
-        .map(|(i, l)| c.layout(&format!("layouts[{i}]"), l))
-        .collect::<Result<Vec<_>, _>>()?;
-    if layouts.is_empty() {
-        return Err(c.err("layouts", "a site needs at least one layout"));
-    }
-    Ok(SiteProfile {
-        site: raw.site,
-        hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
-        id: c.regexes("id", &raw.id)?,
-        description: c.selectors("description", &raw.description)?,
-        strip: c.selectors("strip", &raw.strip)?,
-        drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
-        drop_link_paragraphs: raw.drop_link_paragraphs,
-        dateline: raw
-            .dateline
-            .as_deref()
-            .map(|d| c.regex("dateline", d))
-            .transpose()?,
-        reject: raw
-            .reject
-            .iter()
-            .enumerate()
-            .map(|(i, r)| c.reject(&format!("reject[{i}]"), r))
-            .collect::<Result<_, _>>()?,
-        dates: c.dates("dates", &raw.dates)?,
-        layouts,
-    })
-}
-
-struct Compiler<'a> {
-    file: &'a str,
-}
-
-impl Compiler<'_> {
-    fn err(&self, field: &str, message: impl Into<String>) -> ProfileError {
-        ProfileError::Field {
-            file: self.file.to_string(),
-            field: field.to_string(),
-            message: message.into(),
-        }
-    }
-
-    fn selector(&self, field: &str, css: &str) -> Result<Selector, ProfileError> {
-        Selector::parse(css).map_err(|e| self.err(field, format!("bad selector `{css}`: {e}")))
-    }
-
-    fn selectors(&self, field: &str, list: &[String]) -> Result<Vec<Selector>, ProfileError> {
-        list.iter()
-            .enumerate()
-            .map(|(i, css)| self.selector(&format!("{field}[{i}]"), css))
-            .collect()
-    }
-
-    fn regex(&self, field: &str, pattern: &str) -> Result<Regex, ProfileError> {
-        Regex::new(pattern).map_err(|e| self.err(field, format!("bad pattern: {e}")))
-    }
-
-    fn regexes(&self, field: &str, list: &[String]) -> Result<Vec<Regex>, ProfileError> {
-        list.iter()
-            .enumerate()
-            .map(|(i, p)| self.regex(&format!("{field}[{i}]"), p))
-            .collect()
-    }
-
-    fn reject(&self, field: &str, raw: &RawReject) -> Result<RejectRule, ProfileError> {
-        if raw.url.is_none() && raw.select.is_none() {
-            return Err(self.err(field, "give `url` or `select`"));
-        }
-        Ok(RejectRule {
-            url: raw
-                .url
-                .as_deref()
-                .map(|u| self.regex(&format!("{field}.url"), u))
-                .transpose()?,
-            select: raw
-                .select
-                .as_deref()
-                .map(|s| self.selector(&format!("{field}.select"), s))
-                .transpose()?,
-            reason: raw.reason.clone(),
-        })
-    }
-
-    fn dates(&self, field: &str, raw: &[RawDate]) -> Result<Vec<DateRule>, ProfileError> {
-        raw.iter()
-            .enumerate()
-            .map(|(i, d)| self.date(&format!("{field}[{i}]"), d))
-            .collect()
-    }
-
-    fn date(&self, field: &str, raw: &RawDate) -> Result<DateRule, ProfileError> {
-        match (&raw.json_ld, &raw.select, &raw.url) {
-            (Some(key), None, None) if raw.attr.is_none() && raw.format.is_none() => {
-                Ok(DateRule::JsonLd(key.clone()))
-            }
-            (None, Some(css), None) => Ok(DateRule::Element {
-                select: self.selector(&format!("{field}.select"), css)?,
-                attr: raw.attr.clone(),
-                format: raw.format.clone(),
-            }),
-            (None, None, Some(pattern)) if raw.attr.is_none() && raw.format.is_none() => {
-                let re = self.regex(&format!("{field}.url"), pattern)?;
-                if re.captures_len() < 4 {
-                    return Err(self.err(
-                        field,
-                        "a URL date pattern needs groups for year, month, day",
-                    ));
-                }
-                Ok(DateRule::Url(re))
-            }
-            _ => Err(self.err(
-                field,
-                "give exactly one of `json_ld`, `select` (with optional `attr`, `format`) or `url`",
-            )),
-        }
-    }
-
-    fn layout(&self, field: &str, raw: &RawLayout) -> Result<Layout, ProfileError> {
-        let f = |name: &str| format!("{field}.{name}");
-        if raw.detect.is_empty() {
-            return Err(self.err(&f("detect"), "a layout needs at least one detect selector"));
-        }
-        if raw.title.is_empty() || raw.body.is_empty() {
-            return Err(self.err(field, "a layout needs `title` and `body` selectors"));
-        }
-        Ok(Layout {
-            name: raw.name.clone(),
-            url: raw
-                .url
-                .as_deref()
-                .map(|u| self.regex(&f("url"), u))
-                .transpose()?,
-            detect: self.selectors(&f("detect"), &raw.detect)?,
-            title: self.selectors(&f("title"), &raw.title)?,
-            summary: SummaryRule {
-                select: self.selector(&f("summary.select"), &raw.summary.select)?,
-                take: raw.summary.take,
-                bold: raw.summary.bold,
-            },
-            // One selector list keeps the matches in document order.
-            body: self.selector(&f("body"), &raw.body.join(", "))?,
-            strip: self.selectors(&f("strip"), &raw.strip)?,
-            dates: self.dates(&f("dates"), &raw.dates)?,
-            fallback: raw.fallback,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ fn default_sites() -> Vec<String> {
 }
 
 const fn default_min_document_chars() -> usize {
-    200
+    100
 }
 
 impl Default for ExtractOptions {

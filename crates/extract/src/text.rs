@@ -89,11 +89,7 @@ fn collect<'a>(
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         match node.value() {
-            Node::Text(text) => {
-                if keep(node) {
-                    out.push_str(text);
-                }
-            }
+            Node::Text(text) if keep(node) => out.push_str(text),
             Node::Element(e) => {
                 if node.id() != root.id() && stripped.contains(&node.id()) {
                     continue;
