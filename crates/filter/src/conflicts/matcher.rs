@@ -7,13 +7,14 @@
 //! so its cost does not grow with how many things a name means.
 //!
 //! Names only count on word boundaries ("Biden" is not in "Bidenomics"), so a
-//! match can only start where a word starts. The scan therefore walks the
-//! automaton anchored from each word start, following goto transitions until the
-//! walk dies, instead of feeding it every byte with failure transitions: most
-//! words die after a byte or two, and the cache misses of a 10^5-name automaton
-//! are paid per word, not per byte. Every match starting at a word start is
-//! found, overlapping ones included ("Joe" when "Joe Biden" fails its end
-//! boundary in "Joe Bidenomics"). Names must start with a letter or digit.
+//! match can only start where a word starts, and only at a word that is some
+//! name's first word (see [`super::words`]). The scan therefore walks the
+//! automaton anchored from those word starts, following goto transitions until
+//! the walk dies, instead of feeding it every byte with failure transitions: the
+//! cache misses of a 10^5-name automaton are paid per candidate word, not per
+//! byte. Every match starting at a word start is found, overlapping ones
+//! included ("Joe" when "Joe Biden" fails its end boundary in "Joe
+//! Bidenomics"). Names must start with a letter or digit.
 //!
 //! Matching is ASCII case-folded when asked (the text is lowercased byte for
 //! byte, so offsets into the folded text are offsets into the original) and an
@@ -25,6 +26,7 @@ use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, MatchKind};
 
+use super::words::{for_each_word, on_word_boundaries, FirstWordFilter};
 use crate::error::FilterError;
 
 /// One meaning of a name.
@@ -187,9 +189,14 @@ impl MatcherBuilder {
         let start = nfa
             .start_state(Anchored::Yes)
             .map_err(|e| FilterError::Automaton(e.to_string()))?;
+        let mut first_words = FirstWordFilter::with_capacity(patterns.len());
+        for (_, p) in &patterns {
+            first_words.insert_first_word_of(p);
+        }
         Ok(Matcher {
             nfa,
             start,
+            first_words,
             fold: self.fold,
             pattern_variants: self.pattern_variants,
             variants: self.variants,
@@ -202,6 +209,7 @@ impl MatcherBuilder {
 pub struct Matcher {
     nfa: NFA,
     start: StateID,
+    first_words: FirstWordFilter,
     fold: bool,
     pattern_variants: Vec<Few<u32>>,
     variants: Vec<Variant>,
@@ -235,24 +243,15 @@ impl Matcher {
         } else {
             text
         };
-        let bytes = haystack.as_bytes();
         let mut found = Vec::new();
-        let mut in_word = false;
-        let mut at = 0;
-        while at < bytes.len() {
-            let (is_word, width) = match bytes[at] {
-                b if b.is_ascii() => (is_ascii_word_byte(b), 1),
-                _ => haystack[at..]
-                    .chars()
-                    .next()
-                    .map_or((false, 1), |c| (is_word_char(c), c.len_utf8())),
-            };
-            if is_word && !in_word {
-                self.walk(haystack, text, at, &mut found);
+        for_each_word(haystack, |start, end| {
+            if self
+                .first_words
+                .may_contain(&haystack.as_bytes()[start..end])
+            {
+                self.walk(haystack, text, start, &mut found);
             }
-            in_word = is_word;
-            at += width;
-        }
+        });
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
         found
@@ -300,26 +299,6 @@ impl Matcher {
             }
         }
     }
-}
-
-/// Whether `text[start..end]` is not glued to a letter or digit on either side.
-/// A side whose edge character is not a word character itself needs no boundary
-/// ("Joseph R. Biden Jr." may be followed by anything).
-fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    let inner_first = text[start..end].chars().next();
-    let inner_last = text[start..end].chars().next_back();
-    let before = text[..start].chars().next_back();
-    let after = text[end..].chars().next();
-    let glued = |edge: Option<char>, outside: Option<char>| matches!((edge, outside), (Some(e), Some(o)) if is_word_char(e) && is_word_char(o));
-    !glued(inner_first, before) && !glued(inner_last, after)
-}
-
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn is_ascii_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 #[cfg(test)]

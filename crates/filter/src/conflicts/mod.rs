@@ -14,6 +14,7 @@ pub mod matcher;
 pub mod options;
 pub mod positions;
 pub mod select;
+pub mod words;
 
 use std::path::PathBuf;
 use std::time::Instant;
