@@ -27,9 +27,9 @@ pub struct Dictionary {
     entities: Vec<(u32, bool)>,
     /// Facts by subject entity index.
     pub by_subject: Vec<Vec<u32>>,
-    /// Facts by (subject, object), for subjects with many facts (a position and
-    /// its holders): criterion 1 then looks up pairs of named entities instead.
-    pub by_pair: HashMap<(u32, u32), Vec<u32>>,
+    /// (subject, object, fact), sorted: for subjects with many facts (a position
+    /// and its holders) criterion 1 looks up pairs of named entities instead.
+    by_pair: Vec<(u32, u32, u32)>,
     /// Every name.
     pub matcher: Matcher,
     /// Qualifier groups: a position and the variant of its head.
@@ -104,11 +104,12 @@ impl Dictionary {
         }
         drop(index);
         let mut by_subject = vec![Vec::new(); entities.len()];
-        let mut by_pair: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+        let mut by_pair: Vec<(u32, u32, u32)> = Vec::with_capacity(ends.len());
         for (i, &(subject, object)) in ends.iter().enumerate() {
             by_subject[subject as usize].push(i as u32);
-            by_pair.entry((subject, object)).or_default().push(i as u32);
+            by_pair.push((subject, object, i as u32));
         }
+        by_pair.sort_unstable();
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
         let mut groups: Vec<QualifierGroup> = Vec::new();
@@ -179,6 +180,17 @@ impl Dictionary {
             patterns: self.matcher.patterns(),
             automaton_bytes: self.matcher.memory_usage(),
         }
+    }
+
+    /// The facts with this subject and object, in fact order.
+    pub fn facts_of_pair(&self, subject: u32, object: u32) -> impl Iterator<Item = u32> + '_ {
+        let from = self
+            .by_pair
+            .partition_point(|&(s, o, _)| (s, o) < (subject, object));
+        self.by_pair[from..]
+            .iter()
+            .take_while(move |&&(s, o, _)| (s, o) == (subject, object))
+            .map(|&(_, _, f)| f)
     }
 
     /// The entity with this index.

@@ -38,7 +38,7 @@ pub enum Verdict {
 }
 
 /// Entities named in one text, each with the spellings found.
-type Named = BTreeMap<u32, BTreeSet<String>>;
+type Named<'t> = BTreeMap<u32, BTreeSet<&'t str>>;
 
 /// Decides for `article`. `same_fact`: criterion 2 must be met by a fact that
 /// meets criterion 1.
@@ -101,7 +101,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
                     for name in named.get(&entity).into_iter().flatten() {
                         mentions.push(Mention {
                             entity: id.clone(),
-                            name: name.clone(),
+                            name: name.to_string(),
                             field,
                         });
                     }
@@ -120,7 +120,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
 /// The facts whose subject and object `doc` both names, in fact order. A subject
 /// with few facts is checked fact by fact; one with many (a position with all its
 /// holders) by looking up the pairs it forms with the other named entities.
-fn facts_named_in_full(dict: &Dictionary, doc: &Named) -> Vec<u32> {
+fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
     let mut full = BTreeSet::new();
     for &subject in doc.keys() {
         let facts = &dict.by_subject[subject as usize];
@@ -132,7 +132,7 @@ fn facts_named_in_full(dict: &Dictionary, doc: &Named) -> Vec<u32> {
             );
         } else {
             for &object in doc.keys() {
-                full.extend(dict.by_pair.get(&(subject, object)).into_iter().flatten());
+                full.extend(dict.facts_of_pair(subject, object));
             }
         }
     }
@@ -181,12 +181,12 @@ fn licensed_heads<'a>(
 /// rank word precedes it ("Deputy Prime Minister" is not the prime minister); a
 /// match inside a longer match counts only as part of it ("President" inside
 /// "President of the United States").
-fn named(
+fn named<'t>(
     dict: &Dictionary,
-    text: &str,
+    text: &'t str,
     found: &[Found],
     licensed: &HashMap<u32, Vec<u32>>,
-) -> Named {
+) -> Named<'t> {
     // Spans that name something, with whether their head reading holds.
     let valid = found.iter().filter_map(|f| {
         let uses = dict.matcher.uses(f.variant);
@@ -199,7 +199,7 @@ fn named(
     // Found is sorted by start, longest first: a span is inside an earlier one
     // exactly when that one reaches at least as far. Names are collected per
     // variant first and resolved to entities once per variant.
-    let mut spellings: BTreeMap<(u32, bool), BTreeSet<&str>> = BTreeMap::new();
+    let mut spellings: BTreeMap<(u32, bool), BTreeSet<&'t str>> = BTreeMap::new();
     let mut reach: Option<(usize, usize)> = None;
     for (f, head_ok) in valid {
         let span = (f.start, f.end);
@@ -227,7 +227,7 @@ fn named(
             .copied();
         for entity in entities.chain(heads) {
             let set = named.entry(entity).or_default();
-            set.extend(names.iter().map(|n| n.to_string()));
+            set.extend(names.iter().copied());
         }
     }
     named
