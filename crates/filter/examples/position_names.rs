@@ -65,7 +65,7 @@ fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|");
     let choices = [
         PositionNames::Full,
-        PositionNames::HeadWithQualifier,
+        PositionNames::HeadInContext,
         PositionNames::Head,
     ];
     let name = |p: PositionNames| {

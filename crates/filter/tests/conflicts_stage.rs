@@ -184,6 +184,42 @@ async fn the_prime_minister_counts_when_the_country_is_named() {
 }
 
 #[tokio::test]
+async fn a_title_before_a_holder_counts_without_the_country() {
+    let summary = "Vice President Kamala Harris casts the deciding vote.";
+    let harris = "Vice President Kamala Harris cast the tie-breaking vote in the Senate.";
+    let kept = run("", vec![article("12", "2021-03-06", summary, harris)]).await;
+    let facts: Vec<(&str, &str)> = as_article(&kept.out()[0])
+        .facts
+        .iter()
+        .map(|m| (m.fact.subject.id.as_str(), m.fact.object.id.as_str()))
+        .collect();
+    assert_eq!(facts, [("Q11699", "Q10853588")]);
+    // Not when the name after the title is not a holder of that office.
+    let doc = "President Emmanuel Macron spoke to Joe Biden on Tuesday.";
+    let out = run(
+        "",
+        vec![article(
+            "13",
+            "2021-05-01",
+            "Joe Biden spoke to Paris.",
+            doc,
+        )],
+    )
+    .await;
+    assert!(
+        out.rejected[0].reason.contains("only Joe Biden (Q6279)"),
+        "{:?}",
+        out.rejected
+    );
+    let full = run(
+        "position_names = \"full\"",
+        vec![article("12", "2021-03-06", summary, doc)],
+    )
+    .await;
+    assert!(full.out().is_empty());
+}
+
+#[tokio::test]
 async fn other_offices_and_other_qualifiers_are_not_the_head() {
     let summary = "Boris Johnson has named a new deputy prime minister.";
     let input = vec![

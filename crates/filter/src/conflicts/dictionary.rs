@@ -30,14 +30,17 @@ pub struct Dictionary {
     /// (subject, object, fact), sorted: for subjects with many facts (a position
     /// and its holders) criterion 1 looks up pairs of named entities instead.
     by_pair: Vec<(u32, u32, u32)>,
+    /// The same, by (object, subject).
+    by_pair_reversed: Vec<(u32, u32, u32)>,
     /// Every name.
     pub matcher: Matcher,
     /// Qualifier groups: a position and the variant of its head.
     pub groups: Vec<QualifierGroup>,
     /// Every position each head variant stands for, qualifiers or not.
     pub head_entities: HashMap<u32, Vec<u32>>,
-    /// Whether a position's head needs one of its qualifiers in the article.
-    pub require_qualifier: bool,
+    /// Whether a position's head needs context: a qualifier named in the article
+    /// or a holder's name right after it.
+    pub head_needs_context: bool,
 }
 
 /// A position's head together with the qualifiers that make it this position: the
@@ -109,7 +112,10 @@ impl Dictionary {
             by_subject[subject as usize].push(i as u32);
             by_pair.push((subject, object, i as u32));
         }
+        let mut by_pair_reversed: Vec<(u32, u32, u32)> =
+            by_pair.iter().map(|&(s, o, f)| (o, s, f)).collect();
         by_pair.sort_unstable();
+        by_pair_reversed.sort_unstable();
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
         let mut groups: Vec<QualifierGroup> = Vec::new();
@@ -143,7 +149,7 @@ impl Dictionary {
                     entity: i as u32,
                     head,
                 });
-                if options.position_names == PositionNames::HeadWithQualifier {
+                if options.position_names == PositionNames::HeadInContext {
                     for q in &form.qualifiers {
                         if q.chars().count() >= MIN_QUALIFIER_CHARS {
                             builder.add(q, NameUse::Qualifier(group), true);
@@ -165,10 +171,11 @@ impl Dictionary {
             entities,
             by_subject,
             by_pair,
+            by_pair_reversed,
             matcher: builder.build()?,
             groups,
             head_entities,
-            require_qualifier: options.position_names == PositionNames::HeadWithQualifier,
+            head_needs_context: options.position_names == PositionNames::HeadInContext,
         })
     }
 
@@ -191,6 +198,16 @@ impl Dictionary {
             .iter()
             .take_while(move |&&(s, o, _)| (s, o) == (subject, object))
             .map(|&(_, _, f)| f)
+    }
+
+    /// Whether some evolving fact links `a` and `b` (either way round): a holder
+    /// and a position it held.
+    pub fn linked(&self, a: u32, b: u32) -> bool {
+        let has = |index: &[(u32, u32, u32)]| {
+            let at = index.partition_point(|&(x, y, _)| (x, y) < (a, b));
+            index.get(at).is_some_and(|&(x, y, _)| (x, y) == (a, b))
+        };
+        has(&self.by_pair) || has(&self.by_pair_reversed)
     }
 
     /// The entity with this index.

@@ -153,14 +153,14 @@ fn licensed_heads<'a>(
     for &variant in &variants {
         for name_use in dict.matcher.uses(variant) {
             match name_use {
-                NameUse::Qualifier(group) if dict.require_qualifier => {
+                NameUse::Qualifier(group) if dict.head_needs_context => {
                     if let Some(g) = dict.groups.get(*group as usize) {
                         if variants.contains(&g.head) {
                             licensed.entry(g.head).or_default().push(g.entity);
                         }
                     }
                 }
-                NameUse::Head if !dict.require_qualifier => {
+                NameUse::Head if !dict.head_needs_context => {
                     if let Some(entities) = dict.head_entities.get(&variant) {
                         licensed.insert(variant, entities.clone());
                     }
@@ -176,10 +176,12 @@ fn licensed_heads<'a>(
     licensed
 }
 
-/// Resolves what was found in `text` to entities: a head counts only for the
-/// positions it is licensed for, when no " of ..." qualifier follows it and no
-/// rank word precedes it ("Deputy Prime Minister" is not the prime minister); a
-/// match inside a longer match counts only as part of it ("President" inside
+/// Resolves what was found in `text` to entities: a head counts for the
+/// positions it is licensed for in this article (see [`licensed_heads`]) and, in
+/// context mode, for the positions whose holder is named right after it
+/// ("President Joe Biden"); never when another " of ..." qualifier follows it or
+/// a rank word precedes it ("Deputy Prime Minister" is not the prime minister).
+/// A match inside a longer match counts only as part of it ("President" inside
 /// "President of the United States").
 fn named<'t>(
     dict: &Dictionary,
@@ -187,33 +189,44 @@ fn named<'t>(
     found: &[Found],
     licensed: &HashMap<u32, Vec<u32>>,
 ) -> Named<'t> {
-    // Spans that name something, with whether their head reading holds.
+    // Spans that name something: with whether their licensed head reading holds,
+    // and the positions a holder's name right after them licenses.
     let valid = found.iter().filter_map(|f| {
         let uses = dict.matcher.uses(f.variant);
         let has_name = uses.iter().any(|u| matches!(u, NameUse::Name(_)));
-        let head_ok = licensed.contains_key(&f.variant)
-            && !followed_by_of(text, f.end)
-            && !preceded_by_other_rank(text, f.start);
-        (has_name || head_ok).then_some((f, head_ok))
+        let is_head = uses.contains(&NameUse::Head);
+        let in_place =
+            is_head && !followed_by_of(text, f.end) && !preceded_by_other_rank(text, f.start);
+        let head_ok = in_place && licensed.contains_key(&f.variant);
+        let by_holder = if in_place && dict.head_needs_context {
+            positions_of_next_holder(dict, text, found, f)
+        } else {
+            Vec::new()
+        };
+        (has_name || head_ok || !by_holder.is_empty()).then_some((f, head_ok, by_holder))
     });
     // Found is sorted by start, longest first: a span is inside an earlier one
     // exactly when that one reaches at least as far. Names are collected per
     // variant first and resolved to entities once per variant.
     let mut spellings: BTreeMap<(u32, bool), BTreeSet<&'t str>> = BTreeMap::new();
+    let mut named = Named::new();
     let mut reach: Option<(usize, usize)> = None;
-    for (f, head_ok) in valid {
+    for (f, head_ok, by_holder) in valid {
         let span = (f.start, f.end);
         match reach {
             Some(r) if r != span && r.1 >= f.end => continue,
             Some(r) if r == span => {}
             _ => reach = Some(span),
         }
+        let name = &text[f.start..f.end];
         spellings
             .entry((f.variant, head_ok))
             .or_default()
-            .insert(&text[f.start..f.end]);
+            .insert(name);
+        for position in by_holder {
+            named.entry(position).or_default().insert(name);
+        }
     }
-    let mut named = Named::new();
     for ((variant, head_ok), names) in spellings {
         let entities = dict.matcher.uses(variant).iter().filter_map(|u| match u {
             NameUse::Name(e) => Some(*e),
@@ -226,11 +239,45 @@ fn named<'t>(
             .flatten()
             .copied();
         for entity in entities.chain(heads) {
-            let set = named.entry(entity).or_default();
-            set.extend(names.iter().copied());
+            named
+                .entry(entity)
+                .or_default()
+                .extend(names.iter().copied());
         }
     }
     named
+}
+
+/// The positions of head `head` held by someone whose name follows it after one
+/// space ("President" + "Joe Biden").
+fn positions_of_next_holder(
+    dict: &Dictionary,
+    text: &str,
+    found: &[Found],
+    head: &Found,
+) -> Vec<u32> {
+    let Some(positions) = dict.head_entities.get(&head.variant) else {
+        return Vec::new();
+    };
+    if text.as_bytes().get(head.end) != Some(&b' ') {
+        return Vec::new();
+    }
+    let next = head.end + 1;
+    let from = found.partition_point(|g| g.start < next);
+    let holders: Vec<u32> = found[from..]
+        .iter()
+        .take_while(|g| g.start == next)
+        .flat_map(|g| dict.matcher.uses(g.variant))
+        .filter_map(|u| match u {
+            NameUse::Name(e) => Some(*e),
+            _ => None,
+        })
+        .collect();
+    positions
+        .iter()
+        .copied()
+        .filter(|p| holders.iter().any(|h| dict.linked(*p, *h)))
+        .collect()
 }
 
 fn followed_by_of(text: &str, end: usize) -> bool {
