@@ -23,6 +23,8 @@ struct RawSite {
     #[serde(default)]
     drop_link_paragraphs: bool,
     #[serde(default)]
+    skip_elements: Vec<String>,
+    #[serde(default)]
     dateline: Option<String>,
     #[serde(default)]
     reject: Vec<RawReject>,
@@ -111,6 +113,7 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         strip: c.selectors("strip", &raw.strip)?,
         drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
         drop_link_paragraphs: raw.drop_link_paragraphs,
+        skip_elements: c.element_names("skip_elements", &raw.skip_elements)?,
         dateline: raw
             .dateline
             .as_deref()
@@ -148,6 +151,30 @@ impl Compiler<'_> {
         list.iter()
             .enumerate()
             .map(|(i, css)| self.selector(&format!("{field}[{i}]"), css))
+            .collect()
+    }
+
+    fn element_names(&self, field: &str, names: &[String]) -> Result<Vec<String>, ProfileError> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let valid = !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+                if !valid {
+                    return Err(self.err(
+                        &format!("{field}[{i}]"),
+                        format!("`{name}` is not an element name"),
+                    ));
+                }
+                if ["script", "style", "svg", "noscript"].contains(&name.as_str()) {
+                    return Err(self.err(
+                        &format!("{field}[{i}]"),
+                        format!("`{name}` is always skipped"),
+                    ));
+                }
+                Ok(name.to_ascii_lowercase())
+            })
             .collect()
     }
 

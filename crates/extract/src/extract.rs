@@ -142,12 +142,15 @@ impl Extractor {
         } else {
             page.html.into()
         };
-        let mut parsed = ParsedPage::new(&prune(&html), &[&self.viewer]);
-
         let page_url = match (page.url.trim(), &capture) {
             ("", Some(c)) => c.url.clone(),
             (url, _) => wayback::unrewrite(url).into_owned(),
         };
+        // The site is known from the URL before parsing, so its `skip_elements` can
+        // be pruned; a page without URL is parsed whole and named by its canonical link.
+        let known = self.profile_for(&page_url);
+        let skip = known.map_or(&[][..], |p| p.skip_elements.as_slice());
+        let mut parsed = ParsedPage::new(&prune(&html, skip), &[&self.viewer]);
         let canonical = parsed
             .canonical(&self.canonical)
             .map(|c| wayback::unrewrite(&c).into_owned());
@@ -156,12 +159,14 @@ impl Extractor {
         } else {
             page_url.clone()
         };
-        let site = self.profile_for(&lookup_url).ok_or_else(|| {
-            Rejection::new(
-                "no site profile",
-                format!("no site profile for `{}`", host(&lookup_url)),
-            )
-        })?;
+        let site = known
+            .or_else(|| self.profile_for(&lookup_url))
+            .ok_or_else(|| {
+                Rejection::new(
+                    "no site profile",
+                    format!("no site profile for `{}`", host(&lookup_url)),
+                )
+            })?;
         let url = match canonical {
             Some(c) if site.hosts.iter().any(|h| host_in(&host(&c), h)) => c,
             _ => lookup_url,

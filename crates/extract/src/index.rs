@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use scraper::{ElementRef, Html, Selector};
 
@@ -52,17 +53,43 @@ impl Sel {
     }
 }
 
+/// FNV-1a: the index hashes a few thousand short keys per page, where SipHash's
+/// setup cost dominates. The keys come from one page at a time (bodies are capped
+/// upstream), so a page crafted for collisions can only slow down itself.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type KeyMap = HashMap<String, Vec<u32>, BuildHasherDefault<Fnv>>;
+
 /// A document's elements by key, in document order.
 #[derive(Debug, Default)]
 pub struct DocIndex {
     nodes: Vec<ego_tree::NodeId>,
-    ids: HashMap<String, Vec<u32>>,
-    classes: HashMap<String, Vec<u32>>,
-    attrs: HashMap<String, Vec<u32>>,
-    tags: HashMap<String, Vec<u32>>,
+    ids: KeyMap,
+    classes: KeyMap,
+    attrs: KeyMap,
+    tags: KeyMap,
 }
 
-fn push(map: &mut HashMap<String, Vec<u32>>, key: &str, at: u32) {
+fn push(map: &mut KeyMap, key: &str, at: u32) {
     let key: Cow<'_, str> = if key.bytes().any(|b| b.is_ascii_uppercase()) {
         Cow::Owned(key.to_ascii_lowercase())
     } else {
@@ -123,29 +150,24 @@ impl DocIndex {
         }
     }
 
+    fn element<'a>(&self, doc: &'a Html, at: u32) -> Option<ElementRef<'a>> {
+        doc.tree
+            .get(self.nodes[at as usize])
+            .and_then(ElementRef::wrap)
+    }
+
     /// The elements of `doc` matching `sel`, in document order.
     pub fn select<'a>(&self, doc: &'a Html, sel: &Sel) -> Vec<ElementRef<'a>> {
-        self.candidates(sel)
-            .iter()
-            .filter_map(|&at| {
-                doc.tree
-                    .get(self.nodes[at as usize])
-                    .and_then(ElementRef::wrap)
-            })
-            .filter(|el| sel.selector.matches(el))
-            .collect()
+        let candidates = self.candidates(sel);
+        let elements = candidates.iter().filter_map(|&at| self.element(doc, at));
+        elements.filter(|el| sel.selector.matches(el)).collect()
     }
 
     /// The first element of `doc` matching `sel`.
     pub fn first<'a>(&self, doc: &'a Html, sel: &Sel) -> Option<ElementRef<'a>> {
-        self.candidates(sel)
-            .iter()
-            .filter_map(|&at| {
-                doc.tree
-                    .get(self.nodes[at as usize])
-                    .and_then(ElementRef::wrap)
-            })
-            .find(|el| sel.selector.matches(el))
+        let candidates = self.candidates(sel);
+        let mut elements = candidates.iter().filter_map(|&at| self.element(doc, at));
+        elements.find(|el| sel.selector.matches(el))
     }
 }
 

@@ -80,6 +80,9 @@ pub struct SiteProfile {
     pub drop_paragraphs: Vec<Regex>,
     /// Body paragraphs that are nothing but a link (related stories) are dropped.
     pub drop_link_paragraphs: bool,
+    /// Elements dropped with their content before parsing, for speed: only those
+    /// that never hold a title, summary, body paragraph or date of the site.
+    pub skip_elements: Vec<String>,
     /// A dateline at the start of the first paragraph; group 1 is the dateline.
     pub dateline: Option<Regex>,
     /// Pages that are not articles, with the reason.
@@ -236,6 +239,20 @@ body = ["article p"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("`layouts[0].title[1]`"), "{err}");
+    }
+
+    #[test]
+    fn skip_elements_must_be_plain_element_names() {
+        for bad in ["\"div.x\"", "\"\"", "\"script\""] {
+            let text = MINIMAL.replace(
+                "id = ['/(\\d+)$']",
+                &format!("id = ['/(\\d+)$']\nskip_elements = [{bad}]"),
+            );
+            let err = parse_profile("example.toml", &text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("`skip_elements[0]`"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! A byte-level pass before parsing that drops what never holds article text:
-//! `<script>` (except JSON-LD), `<style>`, `<svg>`, `<noscript>` and comments.
+//! `<script>` (except JSON-LD), `<style>`, `<svg>`, `<noscript>`, comments, and the
+//! elements a site profile names in `skip_elements` (navigation, footers).
 //!
 //! On modern news pages these are half to two thirds of the bytes; html5ever would
 //! tokenize them character by character only for the extractor to ignore them.
@@ -10,13 +11,15 @@
 
 use memchr::{memchr, memchr2, memmem};
 
-/// Elements dropped whole (tags and content).
-const DROPPED: [&[u8]; 4] = [b"script", b"style", b"svg", b"noscript"];
+/// Raw-text and foreign elements dropped whole on every page.
+const DROPPED: [&str; 4] = ["script", "style", "svg", "noscript"];
 
-/// `html` without scripts (JSON-LD kept), styles, SVG, `<noscript>` and comments.
-pub fn prune(html: &str) -> String {
+/// `html` without scripts (JSON-LD kept), styles, SVG, `<noscript>`, comments and
+/// the ordinary elements named in `skip` (a site's `skip_elements`: navigation,
+/// footers, ... dropped with their content, nested ones included).
+pub fn prune(html: &str, skip: &[String]) -> String {
     let b = html.as_bytes();
-    let mut out = String::with_capacity(html.len() / 2);
+    let mut out = String::with_capacity(html.len());
     let mut copied = 0;
     let mut i = 0;
     while let Some(off) = memchr(b'<', &b[i..]) {
@@ -34,34 +37,78 @@ pub fn prune(html: &str) -> String {
             continue;
         }
         let open_end = tag_end(b, lt);
-        match dropped_name(rest) {
-            Some(name) if !(name == b"script" && is_json_ld(&b[lt..open_end])) => {
-                let end = if b[..open_end].ends_with(b"/>") && name == b"svg" {
+        let self_closing = b[..open_end].ends_with(b"/>");
+        let end = if let Some(name) = opens(rest, DROPPED.iter().copied()) {
+            match name {
+                "script" if is_json_ld(&b[lt..open_end]) => None,
+                "svg" if self_closing => Some(open_end),
+                _ => Some(close_end(b, open_end, name.as_bytes())),
+            }
+        } else {
+            opens(rest, skip.iter().map(String::as_str)).map(|name| {
+                if self_closing {
                     open_end
                 } else {
-                    close_end(b, open_end, name)
-                };
+                    nested_end(b, open_end, name.as_bytes())
+                }
+            })
+        };
+        match end {
+            Some(end) => {
                 out.push_str(&html[copied..lt]);
                 copied = end;
                 i = end;
             }
-            _ => i = open_end,
+            None => i = open_end,
         }
     }
     out.push_str(&html[copied..]);
     out
 }
 
-/// The name of a dropped element opening at `rest` (which starts with `<`).
-fn dropped_name(rest: &[u8]) -> Option<&'static [u8]> {
-    DROPPED.into_iter().find(|name| {
-        rest.len() > name.len() + 1
-            && rest[1..=name.len()].eq_ignore_ascii_case(name)
-            && matches!(
-                rest[name.len() + 1],
-                b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'
-            )
+/// The name among `names` of the element opening at `rest` (which starts with `<`).
+fn opens<'n>(rest: &[u8], mut names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    names.find(|name| {
+        let n = name.len();
+        rest.len() > n + 1
+            && rest[1..=n].eq_ignore_ascii_case(name.as_bytes())
+            && is_boundary(rest[n + 1])
     })
+}
+
+fn is_boundary(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/')
+}
+
+/// Index just past the end tag closing an ordinary element `name` whose content
+/// starts at `from`, counting nested elements of the same name.
+fn nested_end(b: &[u8], from: usize, name: &[u8]) -> usize {
+    let mut depth = 1usize;
+    let mut i = from;
+    while let Some(off) = memchr(b'<', &b[i..]) {
+        let lt = i + off;
+        let closing = b.get(lt + 1) == Some(&b'/');
+        let start = lt + 1 + usize::from(closing);
+        let named = b
+            .get(start..start + name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && b.get(start + name.len()).is_none_or(|&c| is_boundary(c));
+        if named {
+            let end = tag_end(b, lt);
+            if closing {
+                depth -= 1;
+                if depth == 0 {
+                    return end;
+                }
+            } else if !b[..end].ends_with(b"/>") {
+                depth += 1;
+            }
+            i = end;
+        } else {
+            i = lt + 1;
+        }
+    }
+    b.len()
 }
 
 /// Index just past the `>` of the tag opening at `lt`, skipping quoted values.
@@ -95,9 +142,7 @@ fn close_end(b: &[u8], from: usize, name: &[u8]) -> usize {
         let Some(candidate) = b.get(start..start + name.len()) else {
             break;
         };
-        let boundary = b
-            .get(start + name.len())
-            .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'>' | b'/'));
+        let boundary = b.get(start + name.len()).is_none_or(|&c| is_boundary(c));
         if candidate.eq_ignore_ascii_case(name) && boundary {
             return memchr(b'>', &b[start..]).map_or(b.len(), |e| start + e + 1);
         }
@@ -117,14 +162,14 @@ mod tests {
     fn drops_scripts_styles_svg_noscript_and_comments() {
         let html = "<p>a<script>var x = '<p>no</p>';</script>b</p><STYLE>p{}</STYLE>\
                     <svg viewBox=\"0 0 1 1\"><title>logo</title></svg><!-- c --><noscript><p>js</p></noscript><p>c</p>";
-        assert_eq!(prune(html), "<p>ab</p><p>c</p>");
+        assert_eq!(prune(html, &[]), "<p>ab</p><p>c</p>");
     }
 
     #[test]
     fn keeps_json_ld() {
         let html = r#"<script type="application/ld+json">{"datePublished":"2021-01-20"}</script><script>x()</script>"#;
         assert_eq!(
-            prune(html),
+            prune(html, &[]),
             r#"<script type="application/ld+json">{"datePublished":"2021-01-20"}</script>"#
         );
     }
@@ -132,38 +177,47 @@ mod tests {
     #[test]
     fn script_in_attribute_value_is_not_an_element() {
         let html = r#"<a onclick="w('<script>')" title='>'>link</a><p>kept</p>"#;
-        assert_eq!(prune(html), html);
+        assert_eq!(prune(html, &[]), html);
     }
 
     #[test]
     fn script_ends_at_first_closing_tag_whatever_its_case() {
         let html = "<script>if (a < b) {}</SCRIPT ><p>x</p>";
-        assert_eq!(prune(html), "<p>x</p>");
+        assert_eq!(prune(html, &[]), "<p>x</p>");
     }
 
     #[test]
     fn element_names_that_only_start_alike_are_kept() {
         let html = "<scripts>a</scripts><styled>b</styled><svgx>c</svgx>";
-        assert_eq!(prune(html), html);
+        assert_eq!(prune(html, &[]), html);
     }
 
     #[test]
     fn unterminated_constructs_drop_the_rest_without_panicking() {
-        assert_eq!(prune("<p>a</p><script>never closed"), "<p>a</p>");
-        assert_eq!(prune("<p>a</p><!-- open"), "<p>a</p>");
-        assert_eq!(prune("<p title=\"open"), "<p title=\"open");
-        assert_eq!(prune("text <"), "text <");
-        assert_eq!(prune("<script"), "<script");
+        assert_eq!(prune("<p>a</p><script>never closed", &[]), "<p>a</p>");
+        assert_eq!(prune("<p>a</p><!-- open", &[]), "<p>a</p>");
+        assert_eq!(prune("<p title=\"open", &[]), "<p title=\"open");
+        assert_eq!(prune("text <", &[]), "text <");
+        assert_eq!(prune("<script", &[]), "<script");
     }
 
     #[test]
     fn multibyte_text_survives() {
         let html = "<p>£1m – café</p><script>é</script><p>ü</p>";
-        assert_eq!(prune(html), "<p>£1m – café</p><p>ü</p>");
+        assert_eq!(prune(html, &[]), "<p>£1m – café</p><p>ü</p>");
+    }
+
+    #[test]
+    fn skipped_elements_go_with_nested_ones_of_their_name() {
+        let skip = ["nav".to_string(), "footer".to_string()];
+        let html = "<nav><ul><li><nav>inner</nav></li><li>x</li></ul></nav><p>kept</p><NAV/>\
+                    <footer class='f'><p>(c)</p></footer><navigation>ok</navigation>";
+        assert_eq!(prune(html, &skip), "<p>kept</p><navigation>ok</navigation>");
+        assert_eq!(prune("<nav><p>never closed", &skip), "");
     }
 
     #[test]
     fn self_closing_svg_drops_only_itself() {
-        assert_eq!(prune("<svg/><p>a</p>"), "<p>a</p>");
+        assert_eq!(prune("<svg/><p>a</p>", &[]), "<p>a</p>");
     }
 }

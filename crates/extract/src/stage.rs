@@ -200,3 +200,55 @@ fn reject(out: &mut Emitted, record: Record, reason: String) {
         last.location = location;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_is_documented_with_its_default() {
+        let docs = tempora_engine::registry::option_docs(&(kind().options)());
+        let mut names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "min_document_chars",
+                "profiles",
+                "sites",
+                "summary_fallback"
+            ]
+        );
+        for doc in &docs {
+            assert!(!doc.doc.is_empty(), "{} has no doc", doc.name);
+            assert!(!doc.required, "{} should be optional", doc.name);
+        }
+        let default = |name: &str| {
+            docs.iter()
+                .find(|d| d.name == name)
+                .and_then(|d| d.default.clone())
+        };
+        assert_eq!(default("sites").as_deref(), Some(r#"["auto"]"#));
+        assert_eq!(default("summary_fallback").as_deref(), Some(r#""none""#));
+        assert_eq!(default("min_document_chars").as_deref(), Some("100"));
+    }
+
+    #[test]
+    fn example_options_round_trip() {
+        let text = r#"
+sites = ["bbc", "cnn"]
+summary_fallback = "lead"
+min_document_chars = 250
+"#;
+        let table: toml::Table = toml::from_str(text).unwrap();
+        let options: ExtractOptions = parse_options(table).unwrap();
+        assert_eq!(options.sites, ["bbc", "cnn"]);
+        assert_eq!(options.summary_fallback, SummaryFallback::Lead);
+        assert_eq!(options.min_document_chars, 250);
+        let back: toml::Table = toml::from_str(&toml::to_string(&options).unwrap()).unwrap();
+        let again: ExtractOptions = parse_options(back).unwrap();
+        assert_eq!(again.sites, options.sites);
+        let extractor = options.extractor().unwrap();
+        assert_eq!(extractor.profiles().len(), 2);
+    }
+}
