@@ -45,7 +45,11 @@ pub fn is_viewer_page(html: &str) -> bool {
 /// The capture named by the viewer's replay script, if the page has one.
 pub fn viewer_capture(html: &str) -> Option<ViewerCapture> {
     let at = memmem::find(html.as_bytes(), b"__wm.wombat(")?;
-    let window = &html[at..html.len().min(at + 4096)];
+    let mut end = html.len().min(at + 4096);
+    while !html.is_char_boundary(end) {
+        end -= 1;
+    }
+    let window = &html[at..end];
     let caps = WOMBAT.captures(window)?;
     Some(ViewerCapture {
         url: unrewrite(&caps[1]).into_owned(),
@@ -148,6 +152,9 @@ mod tests {
             })
         );
         assert_eq!(viewer_capture("<p>raw</p>"), None);
+        // The window read after the call may end inside a multi-byte character.
+        let long = format!("__wm.wombat(\"x\"{}", "é".repeat(3000));
+        assert_eq!(viewer_capture(&long), None);
         assert!(!is_viewer_page("<p>raw</p>"));
     }
 }

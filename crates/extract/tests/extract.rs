@@ -303,6 +303,25 @@ async fn non_articles_and_bad_input_are_rejected_with_reasons_never_emitted() {
 }
 
 #[tokio::test]
+async fn truncated_pages_never_panic() {
+    // Every fixture cut at a dozen places, some inside multi-byte characters.
+    let mut input = Vec::new();
+    for (file, entry) in common::manifest() {
+        let body = std::fs::read(common::fixtures().join(&file)).unwrap();
+        for k in 1..=12 {
+            let cut = body.len() * k / 13 + k % 3;
+            input.push(common::page(body[..cut.min(body.len())].to_vec(), &entry.url, &entry.timestamp, None));
+        }
+    }
+    let n = input.len();
+    let out = common::run("", input).await;
+    assert_eq!(out.out().len() + out.rejected.len(), n);
+    for a in common::articles(&out) {
+        assert!(!a.summary.is_empty() && !a.document.is_empty() && !a.title.is_empty());
+    }
+}
+
+#[tokio::test]
 async fn min_document_chars_rejects_stubs() {
     let file = "pages/bbc/av-2022-video.html";
     let out = common::run(
