@@ -1,1 +1,86 @@
-fn main() {}
+//! The `tempora` command line: parses arguments and calls the crates. No stage
+//! logic lives here.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+mod pipeline;
+mod registry;
+
+/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 130 interrupted.
+mod exit {
+    use std::process::ExitCode;
+
+    /// A stage or command failed at run time.
+    pub fn failure() -> ExitCode {
+        ExitCode::from(1)
+    }
+    /// Bad usage or a bad pipeline file.
+    pub fn usage() -> ExitCode {
+        ExitCode::from(2)
+    }
+    /// Stopped by Ctrl-C (what drained was written; run.json says `interrupted`).
+    pub fn interrupted() -> ExitCode {
+        ExitCode::from(130)
+    }
+}
+
+/// Tempora builds temporally split evaluation sets for NLP: news articles published
+/// after a model's knowledge cutoff that state facts which changed after it.
+#[derive(Debug, Parser)]
+#[command(name = "tempora", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a pipeline file.
+    Run(pipeline::RunArgs),
+    /// Check a pipeline file and list every problem.
+    Validate(pipeline::PipelineArgs),
+    /// Print a pipeline's stage graph as Graphviz dot.
+    Graph(pipeline::PipelineArgs),
+    /// List every stage kind with its ports and options.
+    Stages,
+    /// Find evolving facts in a Wikidata JSON dump.
+    Facts(tempora_wikidata::cli::FactsArgs),
+    /// List Wayback Machine captures of a URL pattern as JSON lines.
+    Cdx(tempora_wayback::cli::CdxArgs),
+    /// Extract articles from archived HTML pages (one JSON line per page).
+    Extract(tempora_extract::cli::ExtractArgs),
+    /// Score extraction against a folder of pages with expected fields.
+    EvalExtract(tempora_extract::cli::EvalArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => pipeline::run(&args),
+        Command::Validate(args) => Ok(pipeline::validate(&args)),
+        Command::Graph(args) => Ok(pipeline::graph(&args)),
+        Command::Stages => Ok(pipeline::stages()),
+        Command::Facts(args) => tempora_wikidata::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Cdx(args) => tokio::runtime::Runtime::new()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
+            .map(|()| ExitCode::SUCCESS),
+        Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::EvalExtract(args) => {
+            tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        exit::failure()
+    })
+}

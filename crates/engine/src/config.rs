@@ -205,6 +205,9 @@ fn resolve_values(table: &mut toml::Table, path: &mut Vec<String>, errors: &mut 
 fn resolve_value(value: &mut toml::Value, path: &mut Vec<String>, errors: &mut Vec<ConfigError>) {
     match value {
         toml::Value::String(s) => match substitute_env(s) {
+            Ok(new) if looks_like_date(&new) && new.parse::<NaiveDate>().is_err() => errors.push(
+                located_error(path, format!("`{new}` is not a valid date (YYYY-MM-DD)")),
+            ),
             Ok(new) => *s = new,
             Err(var) => errors.push(located_error(
                 path,
@@ -236,6 +239,17 @@ fn located_error(path: &[String], message: String) -> ConfigError {
         }
         _ => ConfigError::file(format!("`{}`: {message}", path.join("."))),
     }
+}
+
+/// `dddd-dd-dd`: meant as a date, so it must be one.
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// Replaces `${VAR}` with the variable's value; `$$` is a literal `$`.
@@ -316,6 +330,20 @@ mod tests {
         assert_eq!(err.errors[0].key.as_deref(), Some("dump"));
         assert_eq!(err.errors[1].key.as_deref(), Some("paths.0"));
         assert!(err.to_string().contains("TEMPORA_TEST_UNSET_B"));
+    }
+
+    #[test]
+    fn impossible_dates_are_named_wherever_they_are() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nsets = [{ name = \"a\", from = \"2019-02-30\" }]\n";
+        let err = parse(text, &["pipeline.cutoff=\"2019-13-45\""]).unwrap_err();
+        let all: Vec<String> = err.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            all,
+            [
+                "[pipeline] `cutoff`: `2019-13-45` is not a valid date (YYYY-MM-DD)",
+                "[stages.s] `sets.0.from`: `2019-02-30` is not a valid date (YYYY-MM-DD)",
+            ]
+        );
     }
 
     #[test]

@@ -282,7 +282,10 @@ pub fn option_docs(schema: &schemars::Schema) -> Vec<OptionDoc> {
         .map(|(name, prop)| OptionDoc {
             name: name.clone(),
             ty: type_name(prop, value),
-            default: prop.get("default").map(|d| d.to_string()),
+            default: prop
+                .get("default")
+                .filter(|d| !d.is_null())
+                .map(|d| d.to_string()),
             required: required.contains(&name.as_str()),
             doc: prop
                 .get("description")

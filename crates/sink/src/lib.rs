@@ -40,7 +40,7 @@ pub fn kinds() -> Vec<StageKind> {
     vec![
         StageKind {
             name: "jsonl",
-            about: "Writes records as JSON lines under pipeline.out (one file per rendered path), or, with `paths`, reads them back as a source.",
+            about: "Writes records as JSON lines under pipeline.out (one file per rendered path).",
             role: Role::Sink,
             accepts: &RecordKind::ALL,
             emits: "",

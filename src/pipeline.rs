@@ -1,0 +1,201 @@
+//! `tempora run`, `validate`, `graph` and `stages`: the pipeline commands.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tempora_engine::runtime::PreflightError;
+use tempora_engine::{PipelineFile, Plan, ProgressMode, RunOptions, RunReport, RunStatus};
+
+use crate::exit;
+use crate::registry::registry;
+
+/// A pipeline file and overrides.
+#[derive(Debug, clap::Args)]
+pub struct PipelineArgs {
+    /// The pipeline file (TOML).
+    pub pipeline: PathBuf,
+    /// Override any key, e.g. `--set pipeline.cutoff=2023-06-30` or
+    /// `--set stages.split.sets.1.from=2023-01-01` (the value is TOML, else a string).
+    #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ProgressArg {
+    /// Bars on a terminal, log lines every 10 s otherwise.
+    Auto,
+    /// Log lines every 10 s.
+    Log,
+    /// Nothing but the final summary.
+    Off,
+}
+
+/// `tempora run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Validate and show the plan, but run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Progress display.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressArg,
+}
+
+fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
+    let file = PipelineFile::load(&args.pipeline, &args.set).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::usage()
+    })?;
+    Plan::new(file, &registry()).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::usage()
+    })
+}
+
+/// `tempora validate`: every problem at once, exit 2 when there is any.
+pub fn validate(args: &PipelineArgs) -> ExitCode {
+    match plan(args) {
+        Ok(plan) => {
+            println!(
+                "{}: ok ({} stages, cutoff {}, output in {})",
+                plan.file,
+                plan.stages.len(),
+                plan.context.cutoff,
+                plan.context.out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+/// `tempora graph`: the stage graph as Graphviz dot.
+pub fn graph(args: &PipelineArgs) -> ExitCode {
+    match plan(args) {
+        Ok(plan) => {
+            print!("{}", plan.to_dot());
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+/// `tempora stages`: every kind with its ports and options (Markdown).
+pub fn stages() -> ExitCode {
+    print!("{}", registry().reference());
+    ExitCode::SUCCESS
+}
+
+/// `tempora run`.
+///
+/// # Errors
+/// Only when the async runtime cannot start.
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let plan = match plan(&args.pipeline) {
+        Ok(plan) => plan,
+        Err(code) => return Ok(code),
+    };
+    if args.dry_run {
+        println!("{}", plan.to_dot());
+        println!(
+            "dry run: {} stages valid; nothing was run",
+            plan.stages.len()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = RunOptions {
+        progress: match args.progress {
+            ProgressArg::Auto => ProgressMode::Auto,
+            ProgressArg::Log => ProgressMode::Log(Duration::from_secs(10)),
+            ProgressArg::Off => ProgressMode::Off,
+        },
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        ..RunOptions::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let out = plan.context.out.clone();
+    let name = plan.context.name.clone();
+    let shown_out = out.clone();
+    let report = runtime.block_on(async move {
+        let shutdown = options.shutdown.clone();
+        let abort = options.abort.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nstopping: sources closed, draining what is in flight (Ctrl-C again to abort)");
+                shutdown.cancel();
+            }
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\naborting: outputs of this run are not published");
+                abort.cancel();
+            }
+        });
+        tracing::info!(pipeline = %name, out = %shown_out.display(), "starting");
+        tempora_engine::run(plan, options).await
+    });
+    let report = match report {
+        Ok(report) => report,
+        Err(e @ PreflightError::OutDir { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(exit::usage());
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::failure());
+        }
+    };
+    print_summary(&report, &out);
+    Ok(match report.status {
+        RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Failed => exit::failure(),
+        RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
+    })
+}
+
+fn print_summary(report: &RunReport, out: &std::path::Path) {
+    let width = report
+        .stages
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "{:<width$}  {:<14} {:>10} {:>10} {:>9} {:>8}",
+        "stage", "kind", "in", "out", "rejected", "seconds"
+    );
+    for s in &report.stages {
+        println!(
+            "{:<width$}  {:<14} {:>10} {:>10} {:>9} {:>8.2}",
+            s.name, s.kind, s.records_in, s.records_out, s.rejected, s.seconds
+        );
+    }
+    let mut files: Vec<String> = report
+        .stages
+        .iter()
+        .flat_map(|s| s.counters.iter())
+        .filter_map(|(k, v)| Some(format!("{} ({} records)", k.strip_prefix("file ")?, v)))
+        .collect();
+    files.sort();
+    println!();
+    println!("status: {:?} in {:.2} s", report.status, report.seconds);
+    if let Some(e) = &report.error {
+        println!("failed stage: {} ({}): {}", e.stage, e.domain, e.message);
+    }
+    if !files.is_empty() {
+        println!("wrote in {}: {}", out.display(), files.join(", "));
+    }
+    println!(
+        "rejected: {} records in {}; report: {}",
+        report.rejected,
+        out.join("rejected.jsonl").display(),
+        out.join("run.json").display()
+    );
+}

@@ -1,0 +1,22 @@
+//! Every stage kind the `tempora` binary knows, gathered from the stage crates.
+
+use tempora_engine::Registry;
+
+/// Set to `1` to add the engine's `test-*` kinds (for the binary's own tests).
+pub const TEST_KINDS_VAR: &str = "TEMPORA_TEST_KINDS";
+
+/// The registry of every kind.
+pub fn registry() -> Registry {
+    let mut kinds = Vec::new();
+    kinds.extend(tempora_wikidata::kinds());
+    kinds.extend(tempora_wayback::kinds());
+    kinds.extend(tempora_extract::kinds());
+    kinds.extend(tempora_filter::kinds());
+    kinds.extend(tempora_split::kinds());
+    kinds.extend(tempora_novelty::kinds());
+    kinds.extend(tempora_sink::kinds());
+    if std::env::var(TEST_KINDS_VAR).is_ok_and(|v| v == "1") {
+        kinds.extend(tempora_engine::builtin::test_kinds());
+    }
+    Registry::new(kinds)
+}

@@ -1,0 +1,229 @@
+//! The `tempora` binary end to end: exit codes, error messages, signals.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn tempora() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd.env("RUST_LOG", "warn");
+    cmd
+}
+
+fn run(args: &[&str]) -> Output {
+    tempora().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write_pipeline(dir: &Path, body: &str) -> String {
+    let path = dir.join("p.toml");
+    let text = format!(
+        "[pipeline]\nname = \"t\"\ncutoff = 2019-12-31\nout = \"{}\"\n{body}",
+        dir.join("out").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn validate_lists_every_problem_and_exits_2() {
+    let o = run(&["validate", "tests/fixtures/pipelines/broken.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    for expected in [
+        "broken.toml: 5 errors",
+        "[stages.saved] `paths`: input file not found: tests/fixtures/pipelines/no-such-file.jsonl",
+        "[stages.typo] `kind`: unknown kind `jsonl-sorce` (known kinds: ",
+        "[stages.extra] `colour`: unknown field `colour`",
+        "[stages.orphan] `inputs`: unknown stage `nowhere`",
+        "[stages.twin2] `path`: stage `twin` writes to `{split}.parquet` too",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
+    }
+}
+
+#[test]
+fn malformed_toml_names_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.a]\nkind = \"jsonl\"\ninputs = [\"x\"\n",
+    );
+    let o = run(&["validate", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("p.toml: 1 error") && err.contains("line 7, column 14"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unset_variables_and_bad_dates_are_reported_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.a]\nkind = \"jsonl-source\"\npaths = [\"${TEMPORA_CLI_TEST_UNSET}\"]\nrecord = \"article\"\n",
+    );
+    let o = tempora()
+        .args(["validate", &path, "--set", "pipeline.cutoff=2019-13-45"])
+        .env_remove("TEMPORA_CLI_TEST_UNSET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "[stages.a] `paths.0`: environment variable `TEMPORA_CLI_TEST_UNSET` is not set"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_cutoff_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.a]\nkind = \"test-generate\"\ncount = 1\n",
+    );
+    let o = tempora()
+        .args(["validate", &path, "--set", "pipeline.cutoff=\"2019-13-45\""])
+        .env("TEMPORA_TEST_KINDS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("[pipeline] `cutoff`: `2019-13-45` is not a valid date"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unwritable_output_directory_stops_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("out"),
+        "a file where the directory should be",
+    )
+    .unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.gen]\nkind = \"test-generate\"\ncount = 5\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"gen\"]\npath = \"x.jsonl\"\n",
+    );
+    let o = tempora()
+        .args(["run", &path, "--progress", "off"])
+        .env("TEMPORA_TEST_KINDS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is not writable"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_failing_stage_exits_1_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.gen]\nkind = \"test-generate\"\ncount = 100000\n[stages.bad]\nkind = \"test-fail\"\ninputs = [\"gen\"]\nfail_after = 10\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"bad\"]\npath = \"x.jsonl\"\n",
+    );
+    let o = tempora()
+        .args(["run", &path, "--progress", "off"])
+        .env("TEMPORA_TEST_KINDS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("failed stage: bad (input)"), "{stdout}");
+    let out = dir.path().join("out");
+    assert!(
+        !out.join("x.jsonl").exists(),
+        "a failed run must not publish outputs"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["status"], "failed");
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_drains_and_leaves_complete_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.gen]\nkind = \"test-generate\"\ncount = 100000000\ninterval_us = 50\n[stages.pass]\nkind = \"test-pass\"\ninputs = [\"gen\"]\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"pass\"]\npath = \"{kind}.jsonl\"\nsort = false\n[stages.p]\nkind = \"parquet\"\ninputs = [\"pass\"]\npath = \"all.parquet\"\n",
+    );
+    let child = tempora()
+        .args(["run", &path, "--progress", "off"])
+        .env("TEMPORA_TEST_KINDS", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the run is under way (its temporary output exists), then interrupt.
+    let out = dir.path().join("out");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let started = std::fs::read_dir(&out)
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            })
+            .unwrap_or(false);
+        if started {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["status"], "interrupted");
+    assert_eq!(run["completed"], false);
+    let sink_in = run["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "w")
+        .unwrap()["records_in"]
+        .as_u64()
+        .unwrap();
+    let text = std::fs::read_to_string(out.join("capture.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "the last line is complete");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(!lines.is_empty());
+    assert_eq!(
+        lines.len() as u64,
+        sink_in,
+        "everything the sink received was flushed"
+    );
+    for line in &lines {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+    assert!(out.join("all.parquet").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
