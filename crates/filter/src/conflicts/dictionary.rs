@@ -36,7 +36,7 @@ pub struct Dictionary {
     pub matcher: Matcher,
     /// Qualifier groups: a position and the variant of its head.
     pub groups: Vec<QualifierGroup>,
-    /// Every position each head variant stands for, qualifiers or not.
+    /// Every position each head variant stands for, qualifiers or not (sorted).
     pub head_entities: HashMap<u32, Vec<u32>>,
     /// Whether a position's head needs context: a qualifier named in the article
     /// or a holder's name right after it.
@@ -160,10 +160,11 @@ impl Dictionary {
         }
         let mut head_entities: HashMap<u32, Vec<u32>> = HashMap::new();
         for g in &groups {
-            let entities = head_entities.entry(g.head).or_default();
-            if !entities.contains(&g.entity) {
-                entities.push(g.entity);
-            }
+            head_entities.entry(g.head).or_default().push(g.entity);
+        }
+        for entities in head_entities.values_mut() {
+            entities.sort_unstable();
+            entities.dedup();
         }
         Ok(Self {
             facts,
@@ -200,14 +201,20 @@ impl Dictionary {
             .map(|&(_, _, f)| f)
     }
 
-    /// Whether some evolving fact links `a` and `b` (either way round): a holder
-    /// and a position it held.
-    pub fn linked(&self, a: u32, b: u32) -> bool {
-        let has = |index: &[(u32, u32, u32)]| {
-            let at = index.partition_point(|&(x, y, _)| (x, y) < (a, b));
-            index.get(at).is_some_and(|&(x, y, _)| (x, y) == (a, b))
+    /// The entities an evolving fact links `entity` to, either way round (the
+    /// positions a holder held, the holders of a position); may repeat.
+    pub fn linked(&self, entity: u32) -> impl Iterator<Item = u32> + '_ {
+        let range = move |index: &'_ [(u32, u32, u32)]| {
+            let from = index.partition_point(|&(x, _, _)| x < entity);
+            let to = index.partition_point(|&(x, _, _)| x <= entity);
+            (from, to)
         };
-        has(&self.by_pair) || has(&self.by_pair_reversed)
+        let (a, b) = range(&self.by_pair);
+        let (c, d) = range(&self.by_pair_reversed);
+        self.by_pair[a..b]
+            .iter()
+            .chain(&self.by_pair_reversed[c..d])
+            .map(|&(_, other, _)| other)
     }
 
     /// The entity with this index.

@@ -264,20 +264,20 @@ fn positions_of_next_holder(
     }
     let next = head.end + 1;
     let from = found.partition_point(|g| g.start < next);
-    let holders: Vec<u32> = found[from..]
+    let mut held: Vec<u32> = found[from..]
         .iter()
         .take_while(|g| g.start == next)
         .flat_map(|g| dict.matcher.uses(g.variant))
         .filter_map(|u| match u {
-            NameUse::Name(e) => Some(*e),
+            NameUse::Name(holder) => Some(*holder),
             _ => None,
         })
+        .flat_map(|holder| dict.linked(holder))
+        .filter(|p| positions.binary_search(p).is_ok())
         .collect();
-    positions
-        .iter()
-        .copied()
-        .filter(|p| holders.iter().any(|h| dict.linked(*p, *h)))
-        .collect()
+    held.sort_unstable();
+    held.dedup();
+    held
 }
 
 fn followed_by_of(text: &str, end: usize) -> bool {
