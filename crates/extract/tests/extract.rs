@@ -310,7 +310,12 @@ async fn truncated_pages_never_panic() {
         let body = std::fs::read(common::fixtures().join(&file)).unwrap();
         for k in 1..=12 {
             let cut = body.len() * k / 13 + k % 3;
-            input.push(common::page(body[..cut.min(body.len())].to_vec(), &entry.url, &entry.timestamp, None));
+            input.push(common::page(
+                body[..cut.min(body.len())].to_vec(),
+                &entry.url,
+                &entry.timestamp,
+                None,
+            ));
         }
     }
     let n = input.len();
