@@ -15,7 +15,7 @@ use tempora_engine::{Capture, Page};
 
 use crate::error::WaybackError;
 use crate::timestamp;
-use crate::warc::{response_record, write::gzip};
+use crate::warc::{gzip, response_record, sha1_base32};
 
 /// One manifest line.
 #[derive(Debug, Clone, Deserialize)]
@@ -89,8 +89,7 @@ fn write_pages(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, Wayback
                 timestamp: entry.timestamp.clone(),
                 status: Some(200),
                 mime: "text/html".into(),
-                digest: data_encoding::BASE32
-                    .encode(&sha1_smol::Sha1::from(&body).digest().bytes()),
+                digest: sha1_base32(&body),
                 length: Some(body.len() as u64),
                 source: "warc".into(),
             },

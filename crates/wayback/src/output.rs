@@ -199,11 +199,25 @@ impl Output {
         let run = self.run;
         let work = move || -> Result<Committed, WaybackError> {
             let mut writer = warc.lock().unwrap_or_else(|p| p.into_inner());
+            // Compressing 100 KB pages is the costly part: spread it over the cores.
+            let members: Vec<Option<Vec<u8>>> = if writer.is_some() {
+                use rayon::prelude::*;
+                results
+                    .par_iter()
+                    .map(|(_, fetched)| match fetched {
+                        Fetched::Page(page) => Some(warc::gzip(&warc::response_record(page))),
+                        Fetched::Failed { .. } => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let mut places: Vec<Option<(String, u64)>> = Vec::with_capacity(results.len());
             let mut lengths: Vec<(PathBuf, u64)> = Vec::new();
-            for (_, fetched) in &results {
-                let place = match (fetched, writer.as_mut()) {
-                    (Fetched::Page(page), Some(w)) => {
+            for (i, _) in results.iter().enumerate() {
+                let member = members.get(i).and_then(Option::as_ref);
+                let place = match (member, writer.as_mut()) {
+                    (Some(member), Some(w)) => {
                         if w.needs_roll() {
                             let (new, finished) = w.roll()?;
                             let (p, n) = (new.0.display().to_string(), new.1);
@@ -211,7 +225,7 @@ impl Output {
                                 .call_now(move |c| state::captures::set_warc_committed(c, &p, n))?;
                             lengths.extend(finished);
                         }
-                        let (path, offset) = w.append(&warc::response_record(page))?;
+                        let (path, offset) = w.append_member(member)?;
                         Some((path.display().to_string(), offset))
                     }
                     _ => None,

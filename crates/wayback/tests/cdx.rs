@@ -77,51 +77,112 @@ async fn pages_follow_resume_keys_until_the_last_page() {
     }
     assert!(key.is_none(), "paging never ended");
     // statuscode:200 drops the revisit and the 301; every other bbc row once, in index order.
-    assert_eq!(rows, ["20150101000000", "20150102000000", "20150103000000", "20150101120000", "20150105000000"]);
+    assert_eq!(
+        rows,
+        [
+            "20150101000000",
+            "20150102000000",
+            "20150103000000",
+            "20150101120000",
+            "20150105000000"
+        ]
+    );
     // Every request carried the resume key re-encoded, as clients must.
-    let with_key = server.requests().iter().filter(|r| r.target.contains("resumeKey=")).count();
+    let with_key = server
+        .requests()
+        .iter()
+        .filter(|r| r.target.contains("resumeKey="))
+        .count();
     assert!(with_key >= 2);
 }
 
 #[tokio::test]
 async fn keep_modes_and_local_dedupe() {
     let server = MockWayback::start(corpus()).await.unwrap();
-    let earliest = list_all(&server, Keep::Earliest, query("bbc.co.uk/news/*", 1, &["urlkey"]), State::in_memory().unwrap()).await;
-    let got: Vec<(&str, &str)> = earliest.iter().map(|c| (c.url.as_str(), c.timestamp.as_str())).collect();
-    assert_eq!(got, [("http://www.bbc.co.uk/news/uk-1", "20150101000000"), ("http://www.bbc.co.uk/news/uk-2", "20150101120000")]);
+    let earliest = list_all(
+        &server,
+        Keep::Earliest,
+        query("bbc.co.uk/news/*", 1, &["urlkey"]),
+        State::in_memory().unwrap(),
+    )
+    .await;
+    let got: Vec<(&str, &str)> = earliest
+        .iter()
+        .map(|c| (c.url.as_str(), c.timestamp.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("http://www.bbc.co.uk/news/uk-1", "20150101000000"),
+            ("http://www.bbc.co.uk/news/uk-2", "20150101120000")
+        ]
+    );
 
-    let latest = list_all(&server, Keep::Latest, query("bbc.co.uk/news/*", 2, &[]), State::in_memory().unwrap()).await;
+    let latest = list_all(
+        &server,
+        Keep::Latest,
+        query("bbc.co.uk/news/*", 2, &[]),
+        State::in_memory().unwrap(),
+    )
+    .await;
     let got: Vec<&str> = latest.iter().map(|c| c.timestamp.as_str()).collect();
     assert_eq!(got, ["20150103000000", "20150105000000"]);
 
     // `all` keeps every new payload: the repeated "a v1" capture is dropped locally.
-    let all = list_all(&server, Keep::All, query("bbc.co.uk/news/*", 2, &[]), State::in_memory().unwrap()).await;
+    let all = list_all(
+        &server,
+        Keep::All,
+        query("bbc.co.uk/news/*", 2, &[]),
+        State::in_memory().unwrap(),
+    )
+    .await;
     assert_eq!(all.len(), 4);
-    assert!(all.iter().all(|c| c.source == "captures" && c.status == Some(200)));
+    assert!(all
+        .iter()
+        .all(|c| c.source == "captures" && c.status == Some(200)));
 }
 
 #[tokio::test]
 async fn empty_results_blocked_sites_and_html_pages_served_with_200() {
     let server = MockWayback::start(corpus()).await.unwrap();
     let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
-    let empty = client.page(&query("nothing.example.org", 10, &[]), None).await.unwrap();
+    let empty = client
+        .page(&query("nothing.example.org", 10, &[]), None)
+        .await
+        .unwrap();
     assert_eq!(empty, PageAnswer::Page(CdxPage::default()));
 
     server.block_site("cnn.com");
     match client.page(&query("cnn.com", 10, &[]), None).await.unwrap() {
-        PageAnswer::Blocked(message) => assert!(message.contains("Blocked Site Error"), "{message}"),
+        PageAnswer::Blocked(message) => {
+            assert!(message.contains("Blocked Site Error"), "{message}")
+        }
         other => panic!("expected blocked, got {other:?}"),
     }
 
     server.add_fault(FaultRule::new(Target::Cdx, Fault::ErrorPage200, 2));
-    let PageAnswer::Page(page) = client.page(&query("bbc.co.uk/news/uk-1", 10, &[]), None).await.unwrap() else {
+    let PageAnswer::Page(page) = client
+        .page(&query("bbc.co.uk/news/uk-1", 10, &[]), None)
+        .await
+        .unwrap()
+    else {
         panic!("blocked")
     };
-    assert_eq!(page.rows.len(), 3, "the HTML pages were retried, never parsed as data");
+    assert_eq!(
+        page.rows.len(),
+        3,
+        "the HTML pages were retried, never parsed as data"
+    );
 
     server.add_fault(FaultRule::new(Target::Cdx, Fault::ErrorPage200, 10));
-    let err = client.page(&query("bbc.co.uk/news/uk-1", 10, &[]), None).await.unwrap_err();
-    assert!(err.to_string().contains("HTML page instead of data"), "{err}");
+    let err = client
+        .page(&query("bbc.co.uk/news/uk-1", 10, &[]), None)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("HTML page instead of data"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -132,7 +193,10 @@ async fn a_bad_query_is_an_input_error_naming_the_query() {
     q.filters = vec!["nosuchfield:1".into()];
     let err = client.page(&q, None).await.unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("HTTP 400") && text.contains("nosuchfield"), "{text}");
+    assert!(
+        text.contains("HTTP 400") && text.contains("nosuchfield"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -140,11 +204,23 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
     let server = MockWayback::start(corpus()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let state = State::open(&dir.path().join("s.sqlite")).unwrap();
-    let first = list_all(&server, Keep::Earliest, query("bbc.co.uk/news/*", 1, &["urlkey"]), state.clone()).await;
+    let first = list_all(
+        &server,
+        Keep::Earliest,
+        query("bbc.co.uk/news/*", 1, &["urlkey"]),
+        state.clone(),
+    )
+    .await;
     assert_eq!(first.len(), 2);
     let requests = server.requests().len();
     // Nothing was fetched: the second run hands both back without asking the CDX again.
-    let second = list_all(&server, Keep::Earliest, query("bbc.co.uk/news/*", 1, &["urlkey"]), state).await;
+    let second = list_all(
+        &server,
+        Keep::Earliest,
+        query("bbc.co.uk/news/*", 1, &["urlkey"]),
+        state,
+    )
+    .await;
     assert_eq!(second, first);
     assert_eq!(server.requests().len(), requests);
 }

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use tempora_engine::testing::{context, run_stage, StageOutput};
 use tempora_engine::{Capture, Record};
-use tempora_testkit::{synthetic, Corpus, Fault, FaultRule, MockCapture, MockWayback, Outcome, RequestKind, Target};
+use tempora_testkit::{
+    synthetic, Corpus, Fault, FaultRule, MockCapture, MockWayback, Outcome, RequestKind, Target,
+};
 use tempora_wayback::stages::{cdx_stage, fetch_stage};
 use tempora_wayback::warc::{page_from_record, WarcFileReader};
 
@@ -33,7 +35,9 @@ async fn list(endpoint: &str, dir: &Path, extra: &str) -> StageOutput {
         &ctx,
     )
     .unwrap();
-    run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap()
+    run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap()
 }
 
 async fn fetch(endpoint: &str, dir: &Path, captures: Vec<Record>, rate: u32) -> StageOutput {
@@ -47,7 +51,9 @@ async fn fetch(endpoint: &str, dir: &Path, captures: Vec<Record>, rate: u32) -> 
         &ctx,
     )
     .unwrap();
-    run_stage(cfg, &ctx, captures, HashMap::new()).await.unwrap()
+    run_stage(cfg, &ctx, captures, HashMap::new())
+        .await
+        .unwrap()
 }
 
 /// Every page record in the WARC files of `dir`, as (url, timestamp).
@@ -81,15 +87,41 @@ fn captures_of(output: &StageOutput) -> Vec<Capture> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     let articles = synthetic::articles(10, start(), 60);
-    let mut corpus: Vec<MockCapture> = articles.iter().map(|a| synthetic::article_capture(a, 30, 3000)).collect();
+    let mut corpus: Vec<MockCapture> = articles
+        .iter()
+        .map(|a| synthetic::article_capture(a, 30, 3000))
+        .collect();
     // A capture whose replay redirects to another capture an hour later (within distance),
     // one that redirects a year away, a redirect loop, and a site excluded after listing.
     let moved = "http://www.bbc.co.uk/news/moved-1";
-    corpus.push(MockCapture::redirect(moved, "20150601090000", 301, &articles[0].url));
-    corpus.push(MockCapture::html("http://www.bbc.co.uk/news/far-1", "20150601090000", "far"));
-    corpus.push(MockCapture::redirect("http://www.bbc.co.uk/news/loop-a", "20150601090000", 302, "http://www.bbc.co.uk/news/loop-b"));
-    corpus.push(MockCapture::redirect("http://www.bbc.co.uk/news/loop-b", "20150601090000", 302, "http://www.bbc.co.uk/news/loop-a"));
-    corpus.push(MockCapture::html("http://www.bbc.co.uk/news/excluded-1", "20150601090000", "gone"));
+    corpus.push(MockCapture::redirect(
+        moved,
+        "20150601090000",
+        301,
+        &articles[0].url,
+    ));
+    corpus.push(MockCapture::html(
+        "http://www.bbc.co.uk/news/far-1",
+        "20150601090000",
+        "far",
+    ));
+    corpus.push(MockCapture::redirect(
+        "http://www.bbc.co.uk/news/loop-a",
+        "20150601090000",
+        302,
+        "http://www.bbc.co.uk/news/loop-b",
+    ));
+    corpus.push(MockCapture::redirect(
+        "http://www.bbc.co.uk/news/loop-b",
+        "20150601090000",
+        302,
+        "http://www.bbc.co.uk/news/loop-a",
+    ));
+    corpus.push(MockCapture::html(
+        "http://www.bbc.co.uk/news/excluded-1",
+        "20150601090000",
+        "gone",
+    ));
     let server = MockWayback::start(Corpus::new(corpus)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
 
@@ -144,12 +176,21 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     let failed: HashMap<String, String> = fetched
         .rejected
         .iter()
-        .map(|r| (r.record["url"].as_str().unwrap().to_string(), r.reason.clone()))
+        .map(|r| {
+            (
+                r.record["url"].as_str().unwrap().to_string(),
+                r.reason.clone(),
+            )
+        })
         .collect();
     // Each capture: one page, or one failure with its reason; never both, never twice.
     let unique: HashSet<_> = pages.iter().collect();
     assert_eq!(unique.len(), pages.len(), "a page was emitted twice");
-    assert_eq!(pages.len() + failed.len(), captures.len(), "pages {pages:?}\nfailed {failed:?}");
+    assert_eq!(
+        pages.len() + failed.len(),
+        captures.len(),
+        "pages {pages:?}\nfailed {failed:?}"
+    );
     assert_eq!(pages.len(), 11);
     assert!(failed["http://www.bbc.co.uk/news/far-1"].contains("max_redirect_distance"));
     assert!(failed["http://www.bbc.co.uk/news/loop-a"].contains("redirect loop"));
@@ -164,53 +205,94 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     let log = server.requests();
     assert!(log.iter().any(|r| r.outcome == Outcome::Status(429)));
     assert!(log.iter().any(|r| r.outcome == Outcome::Reset));
-    assert!(log.iter().any(|r| matches!(r.outcome, Outcome::Truncated(_))));
-    assert!(server.pause_violations().is_empty(), "{:?}", server.pause_violations());
-    assert!(log.iter().all(|r| r.user_agent.as_deref().is_some_and(|ua| ua.starts_with("tempora/"))));
+    assert!(log
+        .iter()
+        .any(|r| matches!(r.outcome, Outcome::Truncated(_))));
+    assert!(
+        server.pause_violations().is_empty(),
+        "{:?}",
+        server.pause_violations()
+    );
+    assert!(log.iter().all(|r| r
+        .user_agent
+        .as_deref()
+        .is_some_and(|ua| ua.starts_with("tempora/"))));
 
     // A rerun fetches nothing again: fetched ones are skipped, permanent failures too.
     let before = log.iter().filter(|r| r.kind == RequestKind::Replay).count();
     let again = fetch(&server.endpoint(), dir.path(), inputs, 0).await;
     assert!(again.out().is_empty());
-    assert_eq!(server.requests().iter().filter(|r| r.kind == RequestKind::Replay).count(), before);
+    assert_eq!(
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.kind == RequestKind::Replay)
+            .count(),
+        before
+    );
     assert_eq!(again.stats.counters().get("skipped"), Some(&14));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_request_reaches_the_server_during_a_retry_after_pause() {
     let articles = synthetic::articles(8, start(), 60);
-    let server = MockWayback::start(Corpus::new(articles.iter().map(|a| synthetic::article_capture(a, 30, 2000))))
-        .await
-        .unwrap();
+    let server = MockWayback::start(Corpus::new(
+        articles
+            .iter()
+            .map(|a| synthetic::article_capture(a, 30, 2000)),
+    ))
+    .await
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let captures = captures_of(&list(&server.endpoint(), dir.path(), "").await);
     // Two workers; the third page request is answered 429 with Retry-After: 1.
-    server.add_fault(FaultRule::new(Target::Replay, Fault::RateLimit { retry_after: 1 }, 1).after(2));
+    server
+        .add_fault(FaultRule::new(Target::Replay, Fault::RateLimit { retry_after: 1 }, 1).after(2));
     let fetched = fetch(
         &server.endpoint(),
         dir.path(),
-        captures.into_iter().map(|c| Record::Capture(Box::new(c))).collect(),
+        captures
+            .into_iter()
+            .map(|c| Record::Capture(Box::new(c)))
+            .collect(),
         300,
     )
     .await;
     assert_eq!(fetched.out().len(), 8);
     let log = server.requests();
-    let limited = log.iter().position(|r| r.outcome == Outcome::Status(429)).unwrap();
+    let limited = log
+        .iter()
+        .position(|r| r.outcome == Outcome::Status(429))
+        .unwrap();
     assert!(log.len() > limited + 1, "requests went on after the pause");
-    assert!(server.pause_violations().is_empty(), "{:?}", server.pause_violations());
+    assert!(
+        server.pause_violations().is_empty(),
+        "{:?}",
+        server.pause_violations()
+    );
 }
 
 #[tokio::test]
 async fn options_errors_name_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
-    let err = cdx_stage::configure(table("urls = [\"x\"]\nbogus = 1\n"), &ctx).err().unwrap();
+    let err = cdx_stage::configure(table("urls = [\"x\"]\nbogus = 1\n"), &ctx)
+        .err()
+        .unwrap();
     assert_eq!(err[0].key.as_deref(), Some("bogus"));
-    let cfg = cdx_stage::configure(table("urls = []\nincremental = true\nfrom = \"2020-01-02\"\nto = \"2020-01-01\"\n"), &ctx).unwrap();
+    let cfg = cdx_stage::configure(
+        table("urls = []\nincremental = true\nfrom = \"2020-01-02\"\nto = \"2020-01-01\"\n"),
+        &ctx,
+    )
+    .unwrap();
     let problems = cfg.check(&ctx);
     let keys: Vec<_> = problems.iter().filter_map(|(k, _)| k.as_deref()).collect();
     assert_eq!(keys, ["urls", "from", "incremental"], "{problems:?}");
-    let cfg = fetch_stage::configure(table("state = \"s.sqlite\"\nmax_redirect_distance = \"soon\"\n"), &ctx).unwrap();
+    let cfg = fetch_stage::configure(
+        table("state = \"s.sqlite\"\nmax_redirect_distance = \"soon\"\n"),
+        &ctx,
+    )
+    .unwrap();
     let problems = cfg.check(&ctx);
     let keys: Vec<_> = problems.iter().filter_map(|(k, _)| k.as_deref()).collect();
     assert_eq!(keys, ["warc_out", "max_redirect_distance"], "{problems:?}");

@@ -22,16 +22,35 @@ fn start() -> chrono::NaiveDateTime {
 /// article captured 30 minutes after publication except the last.
 fn corpus() -> (Corpus, Vec<synthetic::SyntheticArticle>) {
     let articles = synthetic::articles(12, start(), 6 * 60);
-    let mut captures: Vec<MockCapture> = articles[..11].iter().map(|a| synthetic::article_capture(a, 30, 1500)).collect();
+    let mut captures: Vec<MockCapture> = articles[..11]
+        .iter()
+        .map(|a| synthetic::article_capture(a, 30, 1500))
+        .collect();
     // A later capture of the first article: not the one wanted.
     captures.push(synthetic::article_capture(&articles[0], 60 * 24 * 2, 1500));
     for day in 0..3 {
         let at = start() + Duration::days(day) + Duration::hours(22);
-        let items: Vec<_> = articles.iter().filter(|a| a.published <= at && a.published > at - Duration::days(1)).cloned().collect();
-        captures.push(synthetic::xml_capture(RSS, at, &synthetic::rss_feed(&items)));
+        let items: Vec<_> = articles
+            .iter()
+            .filter(|a| a.published <= at && a.published > at - Duration::days(1))
+            .cloned()
+            .collect();
+        captures.push(synthetic::xml_capture(
+            RSS,
+            at,
+            &synthetic::rss_feed(&items),
+        ));
     }
-    captures.push(synthetic::xml_capture(RSS, start() + Duration::hours(22) + Duration::minutes(30), "<rss><channel></channel></rss>"));
-    captures.push(synthetic::xml_capture(SITEMAP, start() + Duration::hours(12), &synthetic::news_sitemap(&articles[..2])));
+    captures.push(synthetic::xml_capture(
+        RSS,
+        start() + Duration::hours(22) + Duration::minutes(30),
+        "<rss><channel></channel></rss>",
+    ));
+    captures.push(synthetic::xml_capture(
+        SITEMAP,
+        start() + Duration::hours(12),
+        &synthetic::news_sitemap(&articles[..2]),
+    ));
     (Corpus::new(captures), articles)
 }
 
@@ -45,7 +64,9 @@ async fn discover(endpoint: &str, lookup: &str) -> (Vec<Capture>, Vec<String>) {
     .unwrap();
     let cfg = feeds_stage::configure(table, &ctx).unwrap();
     assert!(cfg.check(&ctx).is_empty());
-    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let out = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     let captures = out
         .out()
         .iter()
@@ -54,7 +75,10 @@ async fn discover(endpoint: &str, lookup: &str) -> (Vec<Capture>, Vec<String>) {
             other => panic!("{other:?}"),
         })
         .collect();
-    (captures, out.rejected.iter().map(|r| r.reason.clone()).collect())
+    (
+        captures,
+        out.rejected.iter().map(|r| r.reason.clone()).collect(),
+    )
 }
 
 #[tokio::test]
@@ -65,10 +89,18 @@ async fn feeds_give_each_article_its_first_capture_after_publication() {
     assert_eq!(captures.len(), 11, "{captures:?}");
     for c in &captures {
         let a = articles.iter().find(|a| a.url == c.url).unwrap();
-        assert_eq!(c.timestamp, synthetic::timestamp(a.published + Duration::minutes(30)), "{}", c.url);
+        assert_eq!(
+            c.timestamp,
+            synthetic::timestamp(a.published + Duration::minutes(30)),
+            "{}",
+            c.url
+        );
     }
     assert_eq!(rejected.len(), 1, "{rejected:?}");
-    assert!(rejected[0].contains("no capture of the article"), "{rejected:?}");
+    assert!(
+        rejected[0].contains("no capture of the article"),
+        "{rejected:?}"
+    );
     // Feed listings (one per feed, one capture a day), then one lookup per article.
     let log = server.requests();
     let cdx = log.iter().filter(|r| r.kind == RequestKind::Cdx).count();
@@ -83,7 +115,13 @@ async fn redirect_lookup_asks_the_cdx_for_feeds_only() {
     let server = MockWayback::start(corpus).await.unwrap();
     let (captures, _) = discover(&server.endpoint(), "redirect").await;
     assert_eq!(captures.len(), 12);
-    assert!(captures.iter().all(|c| articles.iter().any(|a| a.url == c.url && synthetic::timestamp(a.published) == c.timestamp)));
-    let cdx = server.requests().iter().filter(|r| r.kind == RequestKind::Cdx).count();
+    assert!(captures.iter().all(|c| articles
+        .iter()
+        .any(|a| a.url == c.url && synthetic::timestamp(a.published) == c.timestamp)));
+    let cdx = server
+        .requests()
+        .iter()
+        .filter(|r| r.kind == RequestKind::Cdx)
+        .count();
     assert_eq!(cdx, 2);
 }

@@ -27,7 +27,16 @@ fn crawl(endpoint: &str, dir: &Path, pages_out: &str, page_rate: u32, extra: &[&
         .arg("--pages-out")
         .arg(dir.join(pages_out))
         .args(["--cdx-rate", "0", "--page-rate", &page_rate.to_string()])
-        .args(["--limit", "7", "--commit-every", "3", "--min-pause", "300ms", "--backoff", "20ms"])
+        .args([
+            "--limit",
+            "7",
+            "--commit-every",
+            "3",
+            "--min-pause",
+            "300ms",
+            "--backoff",
+            "20ms",
+        ])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -36,7 +45,11 @@ fn crawl(endpoint: &str, dir: &Path, pages_out: &str, page_rate: u32, extra: &[&
 
 fn run_to_end(mut cmd: Command) -> String {
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -54,7 +67,10 @@ fn pages(path: &Path) -> BTreeSet<(String, String, Vec<u8>)> {
 
 /// (url, timestamp) of every page record in the WARC files; duplicates kept.
 fn warc_records(dir: &Path) -> Vec<(String, String)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("warc")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("warc"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     let mut out = Vec::new();
     for f in files {
@@ -69,7 +85,11 @@ fn warc_records(dir: &Path) -> Vec<(String, String)> {
 }
 
 fn corpus(n: usize) -> Corpus {
-    Corpus::new(synthetic::articles(n, start(), 45).iter().map(|a| synthetic::article_capture(a, 20, 4000)))
+    Corpus::new(
+        synthetic::articles(n, start(), 45)
+            .iter()
+            .map(|a| synthetic::article_capture(a, 20, 4000)),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,16 +97,24 @@ async fn a_crawl_killed_with_sigkill_and_restarted_ends_like_an_uninterrupted_on
     let reference = MockWayback::start(corpus(40)).await.unwrap();
     let ref_dir = tempfile::tempdir().unwrap();
     let cmd = crawl(&reference.endpoint(), ref_dir.path(), "pages.jsonl", 0, &[]);
-    tokio::task::spawn_blocking(move || run_to_end(cmd)).await.unwrap();
+    tokio::task::spawn_blocking(move || run_to_end(cmd))
+        .await
+        .unwrap();
     let expected = pages(&ref_dir.path().join("pages.jsonl"));
     assert_eq!(expected.len(), 40);
 
     let server = MockWayback::start(corpus(40)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = crawl(&server.endpoint(), dir.path(), "run1.jsonl", 600, &[]).spawn().unwrap();
+    let mut child = crawl(&server.endpoint(), dir.path(), "run1.jsonl", 600, &[])
+        .spawn()
+        .unwrap();
     // Kill it once a good part of the pages went out.
     for _ in 0..400 {
-        let replays = server.requests().iter().filter(|r| r.kind == RequestKind::Replay).count();
+        let replays = server
+            .requests()
+            .iter()
+            .filter(|r| r.kind == RequestKind::Replay)
+            .count();
         if replays >= 15 {
             break;
         }
@@ -98,7 +126,9 @@ async fn a_crawl_killed_with_sigkill_and_restarted_ends_like_an_uninterrupted_on
     assert!(done_before < 40, "the crawl ended before it was killed");
 
     let cmd = crawl(&server.endpoint(), dir.path(), "run2.jsonl", 0, &[]);
-    let summary = tokio::task::spawn_blocking(move || run_to_end(cmd)).await.unwrap();
+    let summary = tokio::task::spawn_blocking(move || run_to_end(cmd))
+        .await
+        .unwrap();
     // The restarted run's output equals the uninterrupted run's ...
     assert_eq!(pages(&dir.path().join("run2.jsonl")), expected, "{summary}");
     // ... its WARC files hold every page exactly once ...
@@ -107,18 +137,33 @@ async fn a_crawl_killed_with_sigkill_and_restarted_ends_like_an_uninterrupted_on
     assert_eq!(records.len(), 40, "duplicates in the WARC files: {summary}");
     assert_eq!(unique, warc_records(ref_dir.path()).into_iter().collect());
     // ... and pages made durable before the kill were not fetched again.
-    assert!(summary.contains(&format!("replayed {done_before}")), "{summary} vs {done_before}");
+    assert!(
+        summary.contains(&format!("replayed {done_before}")),
+        "{summary} vs {done_before}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_incremental_run_fetches_only_the_captures_added_since() {
     let all = synthetic::articles(15, start(), 45);
-    let server = MockWayback::start(Corpus::new(all[..10].iter().map(|a| synthetic::article_capture(a, 20, 2000))))
+    let server = MockWayback::start(Corpus::new(
+        all[..10]
+            .iter()
+            .map(|a| synthetic::article_capture(a, 20, 2000)),
+    ))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = crawl(
+        &server.endpoint(),
+        dir.path(),
+        "night1.jsonl",
+        0,
+        &["--incremental"],
+    );
+    let first = tokio::task::spawn_blocking(move || run_to_end(cmd))
         .await
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cmd = crawl(&server.endpoint(), dir.path(), "night1.jsonl", 0, &["--incremental"]);
-    let first = tokio::task::spawn_blocking(move || run_to_end(cmd)).await.unwrap();
     assert!(first.contains("fetched 10 "), "{first}");
 
     // The next day: five new articles, and a later capture of an old one.
@@ -127,16 +172,36 @@ async fn an_incremental_run_fetches_only_the_captures_added_since() {
     }
     server.add_capture(synthetic::article_capture(&all[0], 60 * 24 * 30, 2000));
     server.clear_log();
-    let cmd = crawl(&server.endpoint(), dir.path(), "night2.jsonl", 0, &["--incremental"]);
-    let second = tokio::task::spawn_blocking(move || run_to_end(cmd)).await.unwrap();
-    let got: BTreeSet<String> = pages(&dir.path().join("night2.jsonl")).into_iter().map(|p| p.0).collect();
+    let cmd = crawl(
+        &server.endpoint(),
+        dir.path(),
+        "night2.jsonl",
+        0,
+        &["--incremental"],
+    );
+    let second = tokio::task::spawn_blocking(move || run_to_end(cmd))
+        .await
+        .unwrap();
+    let got: BTreeSet<String> = pages(&dir.path().join("night2.jsonl"))
+        .into_iter()
+        .map(|p| p.0)
+        .collect();
     let new: BTreeSet<String> = all[10..].iter().map(|a| a.url.clone()).collect();
     assert_eq!(got, new, "{second}");
     let log = server.requests();
-    assert_eq!(log.iter().filter(|r| r.kind == RequestKind::Replay).count(), 5);
+    assert_eq!(
+        log.iter().filter(|r| r.kind == RequestKind::Replay).count(),
+        5
+    );
     // The CDX was asked only for what is newer than the first night's newest capture.
     let newest = synthetic::timestamp(all[9].published + chrono::Duration::minutes(20));
-    let from = chrono::NaiveDateTime::parse_from_str(&newest, "%Y%m%d%H%M%S").unwrap() + chrono::Duration::seconds(1);
+    let from = chrono::NaiveDateTime::parse_from_str(&newest, "%Y%m%d%H%M%S").unwrap()
+        + chrono::Duration::seconds(1);
     let expected_from = format!("from={}", synthetic::timestamp(from));
-    assert!(log.iter().filter(|r| r.kind == RequestKind::Cdx).all(|r| r.target.contains(&expected_from)), "{log:?}");
+    assert!(
+        log.iter()
+            .filter(|r| r.kind == RequestKind::Cdx)
+            .all(|r| r.target.contains(&expected_from)),
+        "{log:?}"
+    );
 }

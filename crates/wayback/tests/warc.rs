@@ -9,10 +9,14 @@ use tempora_engine::testing::{context, run_stage};
 use tempora_engine::{Capture, Page, Record};
 use tempora_wayback::makewarc::warc_from_dir;
 use tempora_wayback::stages::warc_stage;
-use tempora_wayback::warc::{page_from_record, read_at, response_record, WarcFileReader, WarcWriter};
+use tempora_wayback::warc::{
+    page_from_record, read_at, response_record, WarcFileReader, WarcWriter,
+};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn sample(i: u32) -> Page {
@@ -60,13 +64,20 @@ fn our_records_round_trip_in_order_and_by_offset() {
     let (path, offset) = &places[3];
     let record = read_at(path, *offset, 1 << 20).unwrap();
     assert_eq!(record.header("WARC-Type"), Some("response"));
-    assert_eq!(page_from_record(&record, "warc", 1 << 20).unwrap(), Some(pages[3].clone()));
+    assert_eq!(
+        page_from_record(&record, "warc", 1 << 20).unwrap(),
+        Some(pages[3].clone())
+    );
     // Each record is its own gzip member: a plain gzip reader sees them all.
     let mut all = String::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(file).unwrap())
         .read_to_string(&mut all)
         .unwrap();
-    assert_eq!(all.matches("WARC/1.1\r\n").count(), 6, "warcinfo + 5 responses");
+    assert_eq!(
+        all.matches("WARC/1.1\r\n").count(),
+        6,
+        "warcinfo + 5 responses"
+    );
 }
 
 #[test]
@@ -76,16 +87,33 @@ fn archive_style_records_are_read_and_others_skipped_or_refused() {
         .map(Result::unwrap)
         .collect();
     let kinds: Vec<&str> = records.iter().map(|r| r.kind()).collect();
-    assert_eq!(kinds, ["warcinfo", "request", "response", "revisit", "response"]);
-    let results: Vec<_> = records.iter().map(|r| page_from_record(r, "offline", 1 << 20)).collect();
-    assert!(matches!(results[0], Ok(None)) && matches!(results[1], Ok(None)) && matches!(results[3], Ok(None)));
+    assert_eq!(
+        kinds,
+        ["warcinfo", "request", "response", "revisit", "response"]
+    );
+    let results: Vec<_> = records
+        .iter()
+        .map(|r| page_from_record(r, "offline", 1 << 20))
+        .collect();
+    assert!(
+        matches!(results[0], Ok(None))
+            && matches!(results[1], Ok(None))
+            && matches!(results[3], Ok(None))
+    );
     let page = results[2].clone().unwrap().unwrap();
     assert_eq!(page.capture.url, "http://www.bbc.co.uk/news/uk-9");
     assert_eq!(page.capture.timestamp, "20150601083000");
     assert_eq!(page.capture.source, "offline");
     assert_eq!(page.capture.digest, "AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH");
-    assert!(page.text().contains("<p>Story text.</p>"), "chunks and gzip undone: {}", page.text());
-    assert_eq!(page.memento_datetime.as_deref(), Some("Mon, 01 Jun 2015 08:30:00 GMT"));
+    assert!(
+        page.text().contains("<p>Story text.</p>"),
+        "chunks and gzip undone: {}",
+        page.text()
+    );
+    assert_eq!(
+        page.memento_datetime.as_deref(),
+        Some("Mon, 01 Jun 2015 08:30:00 GMT")
+    );
     let err = results[4].clone().unwrap_err();
     assert!(err.contains("HTTP 302"), "{err}");
 }
@@ -94,15 +122,23 @@ fn archive_style_records_are_read_and_others_skipped_or_refused() {
 fn plain_warc_files_are_read_too() {
     let dir = tempfile::tempdir().unwrap();
     let mut plain = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(fixture("archive-style.warc.gz")).unwrap())
-        .read_to_end(&mut plain)
-        .unwrap();
+    flate2::read::MultiGzDecoder::new(
+        std::fs::File::open(fixture("archive-style.warc.gz")).unwrap(),
+    )
+    .read_to_end(&mut plain)
+    .unwrap();
     let path = dir.path().join("plain.warc");
     std::fs::write(&path, &plain).unwrap();
-    let records: Vec<_> = WarcFileReader::open(&path, 1 << 20).unwrap().map(Result::unwrap).collect();
+    let records: Vec<_> = WarcFileReader::open(&path, 1 << 20)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(records.len(), 5);
     assert!(records[1].offset > 0);
-    assert_eq!(read_at(&path, records[2].offset, 1 << 20).unwrap().kind(), "response");
+    assert_eq!(
+        read_at(&path, records[2].offset, 1 << 20).unwrap().kind(),
+        "response"
+    );
 }
 
 #[test]
@@ -116,12 +152,23 @@ fn cut_foreign_and_oversize_inputs_are_errors_with_a_place() {
     let results: Vec<_> = WarcFileReader::open(file, 1 << 20).unwrap().collect();
     assert_eq!(results.len(), 3, "warcinfo, the first page, then the error");
     let err = results[2].as_ref().unwrap_err().to_string();
-    assert!(err.contains(&format!("record at byte {}", places[1].1)), "{err}");
+    assert!(
+        err.contains(&format!("record at byte {}", places[1].1)),
+        "{err}"
+    );
 
     let html = dir.path().join("page.html");
     std::fs::write(&html, "<html><body>no</body></html>").unwrap();
-    let err = WarcFileReader::open(&html, 1 << 20).unwrap().next().unwrap().unwrap_err().to_string();
-    assert!(err.contains("not a WARC record") && err.contains("page.html"), "{err}");
+    let err = WarcFileReader::open(&html, 1 << 20)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("not a WARC record") && err.contains("page.html"),
+        "{err}"
+    );
 
     let big = write(dir.path(), &[sample(3)]);
     let record = read_at(&big[0].0, big[0].1, 10).unwrap();
@@ -136,15 +183,25 @@ async fn a_demo_warc_from_a_directory_feeds_the_warc_stage() {
     let out = dir.path().join("demo.warc.gz");
     let n = warc_from_dir(&fixture("demo"), &fixture("demo/manifest.jsonl"), &out).unwrap();
     assert_eq!(n, 2);
-    let err = warc_from_dir(&fixture("demo"), &fixture("bad-manifest.jsonl"), &dir.path().join("bad.warc.gz")).unwrap_err();
-    assert!(err.to_string().contains("bad-manifest.jsonl:2") && err.to_string().contains("`file`"), "{err}");
+    let err = warc_from_dir(
+        &fixture("demo"),
+        &fixture("bad-manifest.jsonl"),
+        &dir.path().join("bad.warc.gz"),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("bad-manifest.jsonl:2") && err.to_string().contains("`file`"),
+        "{err}"
+    );
 
     let ctx = context(dir.path());
     let pattern = format!("{}/*.warc.gz", dir.path().display());
     let table: toml::Table = toml::from_str(&format!("paths = [\"{pattern}\"]\n")).unwrap();
     let cfg = warc_stage::configure(table, &ctx).unwrap();
     assert!(cfg.check(&ctx).is_empty());
-    let output = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap();
+    let output = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
     let pages: Vec<&Page> = output
         .out()
         .iter()
@@ -155,12 +212,17 @@ async fn a_demo_warc_from_a_directory_feeds_the_warc_stage() {
         .collect();
     // The bad manifest left no file behind.
     assert_eq!(pages.len(), 2);
-    let old = pages.iter().find(|p| p.capture.url.ends_with("2.stm")).unwrap();
+    let old = pages
+        .iter()
+        .find(|p| p.capture.url.ends_with("2.stm"))
+        .unwrap();
     assert!(old.text().contains("The café won"), "{}", old.text());
     assert_eq!(old.capture.timestamp, "20090301120000");
 
     let table: toml::Table = toml::from_str("paths = [\"/nonexistent/*.warc.gz\"]\n").unwrap();
     let cfg = warc_stage::configure(table, &ctx).unwrap();
-    let err = run_stage(cfg, &ctx, Vec::new(), HashMap::new()).await.unwrap_err();
+    let err = run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("matches no file"), "{err}");
 }

@@ -12,9 +12,9 @@ mod page;
 mod read;
 pub(crate) mod write;
 
-pub use page::{page_from_record, response_record};
+pub use page::{page_from_record, response_record, sha1_base32};
 pub use read::{read_at, WarcFileReader};
-pub use write::{WarcWriter, MAX_FILE_BYTES};
+pub use write::{gzip, WarcWriter, MAX_FILE_BYTES};
 
 /// One WARC record.
 #[derive(Debug, Clone, PartialEq, Eq)]

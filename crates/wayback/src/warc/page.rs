@@ -40,10 +40,9 @@ pub fn response_record(page: &Page) -> Vec<u8> {
     );
     let capture = serde_json::to_string(&page.capture).unwrap_or_default();
     let mut out = format!(
-        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\nWARC-Date: {date}\r\nWARC-Target-URI: {}\r\nWARC-Payload-Digest: sha1:{}\r\nWARC-Block-Digest: sha1:{}\r\nContent-Type: application/http; msgtype=response\r\nTempora-Capture: {capture}\r\nContent-Length: {}\r\n\r\n",
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{id}>\r\nWARC-Date: {date}\r\nWARC-Target-URI: {}\r\nWARC-Payload-Digest: sha1:{}\r\nContent-Type: application/http; msgtype=response\r\nTempora-Capture: {capture}\r\nContent-Length: {}\r\n\r\n",
         one_line(&page.final_url),
         sha1_base32(&page.body),
-        sha1_base32(&block),
         block.len()
     )
     .into_bytes();
@@ -56,8 +55,10 @@ fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
-fn sha1_base32(data: &[u8]) -> String {
-    data_encoding::BASE32.encode(&sha1_smol::Sha1::from(data).digest().bytes())
+/// SHA-1 in base32, as WARC digests and CDX `digest` fields are.
+pub fn sha1_base32(data: &[u8]) -> String {
+    use sha1::Digest as _;
+    data_encoding::BASE32.encode(&sha1::Sha1::digest(data))
 }
 
 /// The page in a `response` record; `Ok(None)` for other record types (warcinfo,

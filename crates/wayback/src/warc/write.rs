@@ -83,7 +83,15 @@ impl WarcWriter {
     /// # Errors
     /// I/O errors, naming the file; no file started yet.
     pub fn append(&mut self, record: &[u8]) -> Result<(PathBuf, u64), WaybackError> {
-        let member = gzip(record);
+        self.append_member(&gzip(record))
+    }
+
+    /// Appends a record already compressed with [`gzip`] (compress many in parallel,
+    /// then append them in order).
+    ///
+    /// # Errors
+    /// I/O errors, naming the file; no file started yet.
+    pub fn append_member(&mut self, member: &[u8]) -> Result<(PathBuf, u64), WaybackError> {
         let Some((path, file)) = self.current.as_mut() else {
             return Err(WaybackError::Config(
                 "WARC writer has no file: roll first".into(),

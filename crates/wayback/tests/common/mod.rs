@@ -25,12 +25,24 @@ pub fn quick(class: RequestClass, rate: f64) -> Politeness {
 }
 
 pub fn cdx_client(endpoint: &str, p: Politeness) -> CdxClient {
-    let client = Client::new(endpoint, "tempora-test (+test@example.org)", RequestClass::Cdx, p.clone()).unwrap();
+    let client = Client::new(
+        endpoint,
+        "tempora-test (+test@example.org)",
+        RequestClass::Cdx,
+        p.clone(),
+    )
+    .unwrap();
     CdxClient::new(client, endpoint, p.max_attempts, p.backoff)
 }
 
 pub fn fetcher(endpoint: &str, p: Politeness) -> Fetcher {
-    let client = Client::new(endpoint, "tempora-test (+test@example.org)", RequestClass::Page, p).unwrap();
+    let client = Client::new(
+        endpoint,
+        "tempora-test (+test@example.org)",
+        RequestClass::Page,
+        p,
+    )
+    .unwrap();
     Fetcher::new(
         client,
         FetchConfig {
