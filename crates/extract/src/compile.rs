@@ -5,7 +5,9 @@ use regex::Regex;
 use serde::Deserialize;
 
 use crate::index::Sel;
-use crate::profile::{DateRule, Layout, ProfileError, RejectRule, SiteProfile, SummaryRule, Take};
+use crate::profile::{
+    DateRule, DatelineParts, Layout, ProfileError, RejectRule, SiteProfile, SummaryRule, Take,
+};
 
 /// One site as written in TOML.
 #[derive(Debug, Deserialize)]
@@ -74,6 +76,16 @@ struct RawLayout {
     dates: Vec<RawDate>,
     #[serde(default)]
     fallback: bool,
+    #[serde(default)]
+    dateline_parts: Option<RawDatelineParts>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDatelineParts {
+    #[serde(default)]
+    location: Option<String>,
+    source: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -269,6 +281,20 @@ impl Compiler<'_> {
             strip: self.selectors(&f("strip"), &raw.strip)?,
             dates: self.dates(&f("dates"), &raw.dates)?,
             fallback: raw.fallback,
+            dateline_parts: raw
+                .dateline_parts
+                .as_ref()
+                .map(|d| -> Result<_, ProfileError> {
+                    Ok(DatelineParts {
+                        location: d
+                            .location
+                            .as_deref()
+                            .map(|l| self.selector(&f("dateline_parts.location"), l))
+                            .transpose()?,
+                        source: self.selector(&f("dateline_parts.source"), &d.source)?,
+                    })
+                })
+                .transpose()?,
         })
     }
 }

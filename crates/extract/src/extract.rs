@@ -205,6 +205,7 @@ impl Extractor {
         let summary = self.summary(&parsed, site, layout, &name)?;
         let (paragraphs, summary_in_body) = parsed.body(layout, site, &summary.elements);
         let (dateline, mut paragraphs) = split_dateline(site, paragraphs);
+        let dateline = dateline.or_else(|| dateline_from_parts(&parsed, layout));
         let (summary_text, summary_in_text) = match summary.text {
             Some(text) => (text, summary_in_body),
             None => match lead(&mut paragraphs) {
@@ -339,6 +340,20 @@ fn split_dateline(
         paragraphs[0] = rest;
     }
     (Some(dateline), paragraphs)
+}
+
+/// `Location (Source)` from a layout's dateline elements.
+fn dateline_from_parts(parsed: &ParsedPage, layout: &Layout) -> Option<String> {
+    let parts = layout.dateline_parts.as_ref()?;
+    let source = parsed.first_value(std::slice::from_ref(&parts.source))?;
+    let location = parts
+        .location
+        .as_ref()
+        .and_then(|l| parsed.first_value(std::slice::from_ref(l)));
+    Some(match location {
+        Some(place) => format!("{place} ({source})"),
+        None => format!("({source})"),
+    })
 }
 
 /// Takes the first sentence of the first paragraph out of the body.

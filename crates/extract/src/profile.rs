@@ -143,6 +143,17 @@ pub struct Layout {
     pub dates: Vec<DateRule>,
     /// Whether `summary_fallback` may stand in for a missing summary.
     pub fallback: bool,
+    /// A dateline written in its own elements rather than at the start of the body.
+    pub dateline_parts: Option<DatelineParts>,
+}
+
+/// A dateline in its own elements: `Location (Source)`, e.g. `Washington (CNN)`.
+#[derive(Debug)]
+pub struct DatelineParts {
+    /// The place, when the page names one.
+    pub location: Option<Sel>,
+    /// The news organisation.
+    pub source: Sel,
 }
 
 /// Where the reference summary is.

@@ -38,6 +38,8 @@ async fn fallback_description_takes_the_og_description_and_keeps_the_document() 
         a.summary,
         "President Joe Biden signed the Inflation Reduction Act into law on Tuesday, capping a long legislative fight."
     );
+    // The 2022 layout writes its dateline in its own elements.
+    assert_eq!(a.dateline.as_deref(), Some("Washington (CNN)"));
     assert!(
         a.document
             .starts_with("President Joe Biden on Tuesday signed a sweeping climate"),
