@@ -126,11 +126,7 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
         drop_link_paragraphs: raw.drop_link_paragraphs,
         skip_elements: c.element_names("skip_elements", &raw.skip_elements)?,
-        dateline: raw
-            .dateline
-            .as_deref()
-            .map(|d| c.regex("dateline", d))
-            .transpose()?,
+        dateline: c.opt_regex("dateline", raw.dateline.as_deref())?,
         reject: raw
             .reject
             .iter()
@@ -157,6 +153,14 @@ impl Compiler<'_> {
 
     fn selector(&self, field: &str, css: &str) -> Result<Sel, ProfileError> {
         Sel::parse(css).map_err(|e| self.err(field, format!("bad selector `{css}`: {e}")))
+    }
+
+    fn opt_selector(&self, field: &str, css: Option<&str>) -> Result<Option<Sel>, ProfileError> {
+        css.map(|c| self.selector(field, c)).transpose()
+    }
+
+    fn opt_regex(&self, field: &str, pattern: Option<&str>) -> Result<Option<Regex>, ProfileError> {
+        pattern.map(|p| self.regex(field, p)).transpose()
     }
 
     fn selectors(&self, field: &str, list: &[String]) -> Result<Vec<Sel>, ProfileError> {
@@ -206,16 +210,8 @@ impl Compiler<'_> {
             return Err(self.err(field, "give `url` or `select`"));
         }
         Ok(RejectRule {
-            url: raw
-                .url
-                .as_deref()
-                .map(|u| self.regex(&format!("{field}.url"), u))
-                .transpose()?,
-            select: raw
-                .select
-                .as_deref()
-                .map(|s| self.selector(&format!("{field}.select"), s))
-                .transpose()?,
+            url: self.opt_regex(&format!("{field}.url"), raw.url.as_deref())?,
+            select: self.opt_selector(&format!("{field}.select"), raw.select.as_deref())?,
             reason: raw.reason.clone(),
         })
     }
@@ -264,11 +260,7 @@ impl Compiler<'_> {
         }
         Ok(Layout {
             name: raw.name.clone(),
-            url: raw
-                .url
-                .as_deref()
-                .map(|u| self.regex(&f("url"), u))
-                .transpose()?,
+            url: self.opt_regex(&f("url"), raw.url.as_deref())?,
             detect: self.selectors(&f("detect"), &raw.detect)?,
             title: self.selectors(&f("title"), &raw.title)?,
             summary: SummaryRule {
@@ -286,11 +278,8 @@ impl Compiler<'_> {
                 .as_ref()
                 .map(|d| -> Result<_, ProfileError> {
                     Ok(DatelineParts {
-                        location: d
-                            .location
-                            .as_deref()
-                            .map(|l| self.selector(&f("dateline_parts.location"), l))
-                            .transpose()?,
+                        location: self
+                            .opt_selector(&f("dateline_parts.location"), d.location.as_deref())?,
                         source: self.selector(&f("dateline_parts.source"), &d.source)?,
                     })
                 })
