@@ -3,10 +3,28 @@
 //!
 //! In: articles. Out: the articles that pass, unchanged by `exclude`, with
 //! `Article.facts` filled in by `conflicts`. Promises: every article that does not
-//! pass is rejected with a reason naming the list or criterion that failed (nothing
-//! is dropped silently), and counted in `run.json`; list and facts files are read
-//! once, before the first article; matching is one Aho-Corasick pass per text over
-//! every name of every evolving fact, on word boundaries only.
+//! pass is rejected with a reason naming the list or criterion that failed
+//! ("in XSum train (id 35232142)", "criterion 2 failed: ...") and counted in
+//! `run.json`, so nothing is dropped silently; list and facts files are read once,
+//! before the first article, and a missing one is an input error naming it.
+//!
+//! `exclude` drops BBC articles whose id (or URL suffix) is in XSum's split file
+//! (the subsets chosen, all by default) and any article whose URL is in a
+//! CNN/DailyMail url list, comparing original URLs after [`exclude::normalize_url`]
+//! (Wayback prefix, scheme, `www.`, query, fragment, trailing `index.html` removed).
+//!
+//! `conflicts` keeps an article when (1) its document names both the subject and
+//! the object of an evolving fact and (2) its summary names the subject or object
+//! of an evolving fact (TempoSum, section 3.2.2; `summary_same_fact` ties (2) to a
+//! fact of (1)). Evolving facts are those with a `pair_changed`, which must fall
+//! after `pipeline.cutoff` (facts made for another cutoff stop the run). Names are
+//! labels and aliases (`use_aliases`, `min_name_chars`, `case_sensitive`); a
+//! position is also found by its unqualified head in context ("the prime minister"
+//! with the UK named, "President Joe Biden"): see [`PositionNames`] for the choices
+//! and what each did to the kept articles on our data. Matching: one Aho-Corasick
+//! automaton over every name, walked once per text from the word starts that a
+//! first-word filter lets through, on word boundaries only
+//! ([`conflicts::matcher`], [`conflicts::words`]).
 
 pub mod conflicts;
 pub mod error;

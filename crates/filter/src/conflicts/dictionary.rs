@@ -25,10 +25,11 @@ pub struct Dictionary {
     pub ends: Vec<(u32, u32)>,
     /// Where each entity is first described: fact index and whether as subject.
     entities: Vec<(u32, bool)>,
-    /// Facts by subject entity index.
-    pub by_subject: Vec<Vec<u32>>,
-    /// (subject, object, fact), sorted: for subjects with many facts (a position
-    /// and its holders) criterion 1 looks up pairs of named entities instead.
+    /// (object, fact) by subject entity index, sorted: checking a subject's facts
+    /// against the named entities is a merge of two sorted lists.
+    pub by_subject: Vec<Vec<(u32, u32)>>,
+    /// (subject, object, fact), sorted: what an entity is linked to, for the
+    /// holder rule.
     by_pair: Vec<(u32, u32, u32)>,
     /// The same, by (object, subject).
     by_pair_reversed: Vec<(u32, u32, u32)>,
@@ -109,8 +110,11 @@ impl Dictionary {
         let mut by_subject = vec![Vec::new(); entities.len()];
         let mut by_pair: Vec<(u32, u32, u32)> = Vec::with_capacity(ends.len());
         for (i, &(subject, object)) in ends.iter().enumerate() {
-            by_subject[subject as usize].push(i as u32);
+            by_subject[subject as usize].push((object, i as u32));
             by_pair.push((subject, object, i as u32));
+        }
+        for facts in &mut by_subject {
+            facts.sort_unstable();
         }
         let mut by_pair_reversed: Vec<(u32, u32, u32)> =
             by_pair.iter().map(|&(s, o, f)| (o, s, f)).collect();
@@ -188,17 +192,6 @@ impl Dictionary {
             patterns: self.matcher.patterns(),
             automaton_bytes: self.matcher.memory_usage(),
         }
-    }
-
-    /// The facts with this subject and object, in fact order.
-    pub fn facts_of_pair(&self, subject: u32, object: u32) -> impl Iterator<Item = u32> + '_ {
-        let from = self
-            .by_pair
-            .partition_point(|&(s, o, _)| (s, o) < (subject, object));
-        self.by_pair[from..]
-            .iter()
-            .take_while(move |&&(s, o, _)| (s, o) == (subject, object))
-            .map(|&(_, _, f)| f)
     }
 
     /// The entities an evolving fact links `entity` to, either way round (the

@@ -2,7 +2,7 @@
 //! (1) its document names both the subject and the object of at least one evolving
 //! fact and (2) its summary names the subject or the object of an evolving fact.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use tempora_engine::{Article, FactMatch, Mention, TextField};
 
@@ -117,26 +117,27 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
     Verdict::Keep(matches)
 }
 
-/// The facts whose subject and object `doc` both names, in fact order. A subject
-/// with few facts is checked fact by fact; one with many (a position with all its
-/// holders) by looking up the pairs it forms with the other named entities.
+/// The facts whose subject and object `doc` both names, in fact order.
 fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
-    let mut full = BTreeSet::new();
-    for &subject in doc.keys() {
+    let named: Vec<u32> = doc.keys().copied().collect();
+    let mut full = Vec::new();
+    for &subject in &named {
+        // Both lists are sorted by entity: walk them together.
         let facts = &dict.by_subject[subject as usize];
-        if facts.len() <= doc.len() {
-            full.extend(
-                facts
-                    .iter()
-                    .filter(|f| doc.contains_key(&dict.ends[**f as usize].1)),
-            );
-        } else {
-            for &object in doc.keys() {
-                full.extend(dict.facts_of_pair(subject, object));
+        let (mut i, mut j) = (0, 0);
+        while i < facts.len() && j < named.len() {
+            match facts[i].0.cmp(&named[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    full.push(facts[i].1);
+                    i += 1;
+                }
             }
         }
     }
-    full.into_iter().collect()
+    full.sort_unstable();
+    full
 }
 
 /// The positions each head found in the article stands for: with qualifiers
@@ -148,14 +149,16 @@ fn licensed_heads<'a>(
     dict: &'a Dictionary,
     found: impl Iterator<Item = &'a Found>,
 ) -> HashMap<u32, Vec<u32>> {
-    let variants: HashSet<u32> = found.map(|f| f.variant).collect();
+    let mut variants: Vec<u32> = found.map(|f| f.variant).collect();
+    variants.sort_unstable();
+    variants.dedup();
     let mut licensed: HashMap<u32, Vec<u32>> = HashMap::new();
     for &variant in &variants {
         for name_use in dict.matcher.uses(variant) {
             match name_use {
                 NameUse::Qualifier(group) if dict.head_needs_context => {
                     if let Some(g) = dict.groups.get(*group as usize) {
-                        if variants.contains(&g.head) {
+                        if variants.binary_search(&g.head).is_ok() {
                             licensed.entry(g.head).or_default().push(g.entity);
                         }
                     }
@@ -297,17 +300,13 @@ fn preceded_by_other_rank(text: &str, start: usize) -> bool {
     })
 }
 
-fn list<'a>(dict: &Dictionary, entities: impl Iterator<Item = &'a u32>) -> String {
+fn list<'a>(dict: &Dictionary, entities: impl ExactSizeIterator<Item = &'a u32>) -> String {
     const SHOWN: usize = 5;
-    let all: Vec<String> = entities.map(|e| dict.describe(*e)).collect();
-    let mut text = all
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if all.len() > SHOWN {
-        text.push_str(&format!(" and {} more", all.len() - SHOWN));
+    let total = entities.len();
+    let shown: Vec<String> = entities.take(SHOWN).map(|e| dict.describe(*e)).collect();
+    let mut text = shown.join(", ");
+    if total > SHOWN {
+        text.push_str(&format!(" and {} more", total - SHOWN));
     }
     text
 }
