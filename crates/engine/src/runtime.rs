@@ -195,7 +195,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         stages.push(stage);
     }
 
-    let batch_size = (plan.context.channel_capacity / 4).clamp(1, 1024);
+    let batch_size = (plan.context.channel_capacity / 2).clamp(1, 1024);
     let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
     let index: HashMap<&str, usize> = names
         .iter()

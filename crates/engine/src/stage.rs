@@ -206,6 +206,30 @@ impl StageIo {
         Ok(batch)
     }
 
+    /// Like [`StageIo::recv`], but also takes the batches already waiting, up to about
+    /// `max` records, so per-batch costs (a hop to a blocking thread) are paid once
+    /// for many records when the stage falls behind.
+    ///
+    /// # Errors
+    /// See [`StageIo::recv`].
+    pub async fn recv_up_to(&mut self, max: usize) -> Result<Option<Batch>, StageError> {
+        let Some(mut batch) = self.recv().await? else {
+            return Ok(None);
+        };
+        if let Some(input) = self.input.as_mut() {
+            while batch.len() < max {
+                match input.try_recv() {
+                    Ok(more) => {
+                        self.stats.add_in(more.len() as u64);
+                        batch.extend(more);
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+        Ok(Some(batch))
+    }
+
     /// Collects the whole output of the side input declared under option `key`.
     ///
     /// # Errors
@@ -250,7 +274,11 @@ impl StageIo {
             self.last_flush = Instant::now();
         }
         out.buffer.push(record);
-        if out.buffer.len() >= batch_size || self.last_flush.elapsed() >= MAX_BUFFER_AGE {
+        // Reading the clock costs more than a push: a slow source (small buffer) looks
+        // at it on every record, a fast one every 32 records.
+        let len = out.buffer.len();
+        let look = len < 32 || len % 32 == 0;
+        if len >= batch_size || (look && self.last_flush.elapsed() >= MAX_BUFFER_AGE) {
             self.flush().await?;
         }
         Ok(())
@@ -337,6 +365,9 @@ impl StageIo {
     }
 }
 
+/// A transform takes up to this many waiting records per hop to a blocking thread.
+const COALESCE_RECORDS: usize = 4096;
+
 /// Runs a [`Transform`] as a [`Stage`]: side inputs first, then each batch on a
 /// blocking thread, then `finish`.
 pub struct TransformStage<T: Transform>(pub T);
@@ -351,7 +382,7 @@ impl<T: Transform> Stage for TransformStage<T> {
             Ok(transform)
         })
         .await?;
-        while let Some(batch) = io.recv().await? {
+        while let Some(batch) = io.recv_up_to(COALESCE_RECORDS).await? {
             let (t, emitted) = blocking(move || {
                 let mut out = Emitted::default();
                 transform.process(batch, &mut out)?;

@@ -86,9 +86,9 @@ delay_ms = 2
     let stats = running.stats();
     let (gen, slow) = (stats[0].1.clone(), stats[2].1.clone());
     let waiter = tokio::spawn(running.wait());
-    // Two edges of 64 records, each with a batch in the producer's buffer and one
-    // in the consumer's hands: 2 * (64 + 16 + 16).
-    let bound = 2 * (64 + 16 + 16);
+    // Per edge: the channel (64 records), the producer's unsent batch (32), and what
+    // the consumer holds: one batch plus whatever it took from the channel (64).
+    let bound = 2 * (64 + 32 + 32 + 64);
     let mut max_in_flight = 0;
     let mut saw_source_blocked = false;
     while !waiter.is_finished() {
