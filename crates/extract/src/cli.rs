@@ -1,5 +1,5 @@
 //! `tempora extract` (pages to Article JSON lines, with the stage's code) and the
-//! accuracy evaluation (`tempora extract-eval`, or `cargo run -p tempora-extract
+//! accuracy evaluation (`tempora eval-extract`, or `cargo run -p tempora-extract
 //! --release --example eval -- DIR`).
 
 use std::io::Write as _;
