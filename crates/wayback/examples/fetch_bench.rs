@@ -124,7 +124,7 @@ async fn main() -> anyhow::Result<()> {
     let n = captures.len() as u64;
     println!("{n} captures, concurrency {concurrency}, endpoint {endpoint}");
 
-    // Baseline: plain reqwest, same URLs, same concurrency.
+    // Baseline: plain reqwest, same URLs, same concurrency, bodies gunzipped like ours.
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()?;
@@ -137,10 +137,13 @@ async fn main() -> anyhow::Result<()> {
         .map(|u| {
             let http = http.clone();
             async move {
-                match http.get(u).header("accept-encoding", "gzip").send().await {
-                    Ok(r) => r.bytes().await.map(|b| b.len() as u64).unwrap_or(0),
-                    Err(_) => 0,
-                }
+                let Ok(r) = http.get(u).header("accept-encoding", "gzip").send().await else {
+                    return 0;
+                };
+                let raw = r.bytes().await.unwrap_or_default();
+                let mut body = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut body);
+                body.len() as u64
             }
         })
         .buffered(concurrency)
@@ -176,7 +179,7 @@ async fn main() -> anyhow::Result<()> {
         );
         let mut crawl = Crawl {
             fetcher,
-            output,
+            output: std::sync::Arc::new(output),
             concurrency,
             commit_every: 256,
             tally: Tally::default(),

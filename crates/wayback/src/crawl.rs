@@ -3,14 +3,16 @@
 //! requests in flight (results kept in input order) and the results made durable
 //! every `commit_every` pages or every second, before they go out.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures_util::StreamExt as _;
 use tempora_engine::{Capture, Page, StageError};
 
+use crate::error::WaybackError;
 use crate::fetch::{Fetched, Fetcher};
-use crate::output::{Decision, Output};
+use crate::output::{Committed, Decision, Output};
 
 /// Where pages and failures go.
 #[async_trait]
@@ -45,7 +47,7 @@ pub struct Crawl {
     /// The fetcher.
     pub fetcher: Fetcher,
     /// State and WARC output.
-    pub output: Output,
+    pub output: Arc<Output>,
     /// Requests in flight.
     pub concurrency: usize,
     /// Pages per durable commit, at most.
@@ -96,6 +98,9 @@ impl Crawl {
                 (capture, fetched)
             })
             .buffered(self.concurrency.max(1));
+        // One commit runs in the background while fetching goes on; its pages go
+        // out, in order, before the next commit starts.
+        let mut committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>> = None;
         let mut pending: Vec<(Capture, Fetched)> = Vec::new();
         let mut since = Instant::now();
         let mut stop = None;
@@ -108,13 +113,10 @@ impl Crawl {
                 }
             }
             if pending.len() >= self.commit_every || since.elapsed() >= Duration::from_secs(1) {
-                commit(
-                    &self.output,
-                    &mut self.tally,
-                    std::mem::take(&mut pending),
-                    sink,
-                )
-                .await?;
+                deliver(committing.take(), &mut self.tally, sink).await?;
+                let output = self.output.clone();
+                let batch = std::mem::take(&mut pending);
+                committing = Some(tokio::spawn(async move { output.commit(batch).await }));
                 since = Instant::now();
             }
             if sink.stopping() {
@@ -122,7 +124,11 @@ impl Crawl {
             }
         }
         drop(results);
-        commit(&self.output, &mut self.tally, pending, sink).await?;
+        deliver(committing.take(), &mut self.tally, sink).await?;
+        if !pending.is_empty() {
+            let committed = self.output.commit(pending).await;
+            emit(committed, &mut self.tally, sink).await?;
+        }
         match stop {
             Some(e) => Err(e.into()),
             None => Ok(()),
@@ -155,16 +161,26 @@ impl Crawl {
     }
 }
 
-async fn commit(
-    output: &Output,
+async fn deliver(
+    committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>>,
     tally: &mut Tally,
-    results: Vec<(Capture, Fetched)>,
     sink: &mut dyn PageSink,
 ) -> Result<(), StageError> {
-    if results.is_empty() {
+    let Some(handle) = committing else {
         return Ok(());
-    }
-    let committed = output.commit(results).await?;
+    };
+    let committed = handle
+        .await
+        .map_err(|e| StageError::internal(format!("commit task failed: {e}")))?;
+    emit(committed, tally, sink).await
+}
+
+async fn emit(
+    committed: Result<Committed, WaybackError>,
+    tally: &mut Tally,
+    sink: &mut dyn PageSink,
+) -> Result<(), StageError> {
+    let committed = committed?;
     tally.fetched += committed.pages.len() as u64;
     tally.failed += committed.failed.len() as u64;
     for (capture, reason) in committed.failed {

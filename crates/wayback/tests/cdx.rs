@@ -224,3 +224,24 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
     assert_eq!(second, first);
     assert_eq!(server.requests().len(), requests);
 }
+
+#[tokio::test]
+async fn the_cdx_command_lists_and_refuses_bad_arguments() {
+    use clap::Parser as _;
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: tempora_wayback::cli::CdxArgs,
+    }
+    let server = MockWayback::start(corpus()).await.unwrap();
+    let ep = server.endpoint();
+    let ok = Cli::parse_from(["cdx", "bbc.co.uk/news/*", "--from", "2015-01-01", "--to", "2015", "--endpoint", &ep, "--rate", "0"]);
+    tempora_wayback::cli::run(ok.args).await.unwrap();
+    let cdx = server.requests().into_iter().find(|r| r.kind == tempora_testkit::RequestKind::Cdx).unwrap();
+    assert!(cdx.target.contains("from=20150101000000&to=2015&"), "{}", cdx.target);
+    for (flag, value, expected) in [("--keep", "first", "expected earliest"), ("--from", "yesterday", "neither a day"), ("--match-type", "fuzzy", "expected exact")] {
+        let bad = Cli::parse_from(["cdx", "bbc.co.uk", flag, value, "--endpoint", &ep]);
+        let err = tempora_wayback::cli::run(bad.args).await.unwrap_err().to_string();
+        assert!(err.contains(expected), "{flag}: {err}");
+    }
+}

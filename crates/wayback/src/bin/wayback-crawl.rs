@@ -160,7 +160,7 @@ async fn main() -> anyhow::Result<()> {
     let output = Output::open(state, Some(&args.warc_out), "pages", 16 << 20).await?;
     let mut crawl = Crawl {
         fetcher,
-        output,
+        output: std::sync::Arc::new(output),
         concurrency: args.concurrency,
         commit_every: args.commit_every,
         tally: Tally::default(),

@@ -195,7 +195,7 @@ impl Stage for FetchStage {
             Output::open(state, o.warc_out.as_deref(), io.name(), o.max_body_bytes).await?;
         let mut crawl = Crawl {
             fetcher,
-            output,
+            output: std::sync::Arc::new(output),
             concurrency: o.concurrency,
             commit_every: o.commit_every,
             tally: Tally::default(),
