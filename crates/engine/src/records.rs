@@ -113,9 +113,14 @@ pub fn decode_html(body: &[u8], content_type: Option<&str>) -> String {
         .and_then(charset_param)
         .or_else(|| sniff_meta_charset(body))
         .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()));
+    // Archived headers are often stale. Text in a single-byte legacy encoding with
+    // non-ASCII bytes is almost never valid UTF-8, so valid UTF-8 wins over such a
+    // declaration (XSum, too, read every page as UTF-8).
+    let valid_utf8 = std::str::from_utf8(body).is_ok();
     let encoding = match declared {
+        Some(e) if valid_utf8 && e.is_single_byte() && !body.is_ascii() => encoding_rs::UTF_8,
         Some(e) => e,
-        None if std::str::from_utf8(body).is_ok() => encoding_rs::UTF_8,
+        None if valid_utf8 => encoding_rs::UTF_8,
         None => encoding_rs::WINDOWS_1252,
     };
     let (text, _, _) = encoding.decode(body);
@@ -432,6 +437,11 @@ mod tests {
             "<meta charset=\"windows-1252\">\u{201c}q\u{201d}"
         );
         assert_eq!(decode_html("café".as_bytes(), None), "café");
+        // A stale ISO-8859-1 header on a UTF-8 body: the body wins.
+        assert_eq!(
+            decode_html("café".as_bytes(), Some("text/html; charset=iso-8859-1")),
+            "café"
+        );
         // Invalid UTF-8 without a declaration: Windows-1252, never a replacement character.
         assert_eq!(decode_html(b"caf\xe9", None), "café");
     }

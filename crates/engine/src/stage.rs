@@ -110,6 +110,21 @@ impl Emitted {
         });
     }
 
+    /// Rejects with a location (file and line, URL) and the JSON to log: use it when the
+    /// whole record would be too big for `rejected.jsonl` (a page's body).
+    pub fn reject_at(
+        &mut self,
+        record: serde_json::Value,
+        reason: impl Into<String>,
+        location: Option<String>,
+    ) {
+        self.rejected.push(RejectedRecord {
+            reason: reason.into(),
+            location,
+            record,
+        });
+    }
+
     /// Adds `n` to the named counter in `run.json`.
     pub fn count(&mut self, name: &str, n: u64) {
         match self.counters.iter_mut().find(|(k, _)| k == name) {

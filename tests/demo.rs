@@ -1,0 +1,104 @@
+//! The bundled offline demo, end to end through the real binary: its outputs match
+//! the golden files, Parquet holds the same records as JSONL, and a second run
+//! gives the same bytes. Run with `UPDATE_GOLDEN=1` to rewrite the golden files
+//! (then read the diff: it is the review).
+
+use std::path::Path;
+use std::process::Command;
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/demo-golden");
+const OUTPUTS: [&str; 3] = ["future.jsonl", "in_distribution.jsonl", "facts.jsonl"];
+
+fn run_demo(out: &Path) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "pipelines/demo.toml", "--progress", "off", "--set"])
+        .arg(format!("pipeline.out=\"{}\"", out.display()))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    assert!(summary.contains("status: Completed"), "{summary}");
+    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn demo_outputs_match_the_golden_files_and_are_reproducible() {
+    let first = tempfile::tempdir().unwrap();
+    let run = run_demo(first.path());
+    assert_eq!(run["status"], "completed");
+
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::create_dir_all(GOLDEN).unwrap();
+        for name in OUTPUTS {
+            std::fs::copy(first.path().join(name), Path::new(GOLDEN).join(name)).unwrap();
+        }
+        return;
+    }
+    for name in OUTPUTS {
+        let got = std::fs::read_to_string(first.path().join(name)).unwrap();
+        let want = std::fs::read_to_string(Path::new(GOLDEN).join(name)).unwrap();
+        assert!(
+            got == want,
+            "{name} differs from tests/fixtures/demo-golden/{name}:\n{got}"
+        );
+    }
+
+    let second = tempfile::tempdir().unwrap();
+    run_demo(second.path());
+    for name in OUTPUTS {
+        assert_eq!(
+            std::fs::read(first.path().join(name)).unwrap(),
+            std::fs::read(second.path().join(name)).unwrap(),
+            "{name} differs between two runs of the same input"
+        );
+    }
+}
+
+#[test]
+fn demo_parquet_holds_the_jsonl_records_and_every_record_is_accounted_for() {
+    let out = tempfile::tempdir().unwrap();
+    let run = run_demo(out.path());
+    for split in ["future", "in_distribution"] {
+        let file = std::fs::File::open(out.path().join(format!("{split}.parquet"))).unwrap();
+        let parquet = tempora_sink::parquet::read_json_lines(file).unwrap();
+        let from_parquet: Vec<serde_json::Value> = String::from_utf8(parquet)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let from_jsonl: Vec<serde_json::Value> =
+            std::fs::read_to_string(out.path().join(format!("{split}.jsonl")))
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+        assert!(!from_jsonl.is_empty(), "the demo keeps {split} articles");
+        let ids = |rows: &[serde_json::Value]| -> Vec<String> {
+            rows.iter()
+                .map(|r| r["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(ids(&from_parquet), ids(&from_jsonl));
+        assert_eq!(from_parquet[0]["summary"], from_jsonl[0]["summary"]);
+        assert_eq!(from_parquet[0]["published"], from_jsonl[0]["published"]);
+    }
+
+    // Nothing is dropped silently: every page is an article downstream or a rejection.
+    let stages = run["stages"].as_array().unwrap();
+    let stage = |name: &str| stages.iter().find(|s| s["name"] == name).unwrap();
+    let pages = stage("pages")["records_out"].as_u64().unwrap();
+    let rejected: u64 = ["articles", "unseen", "conflicts"]
+        .iter()
+        .map(|n| stage(n)["rejected"].as_u64().unwrap())
+        .sum();
+    // The split stage's output counts every port, `unassigned` included.
+    let kept = stage("split")["records_out"].as_u64().unwrap();
+    assert_eq!(kept + rejected, pages, "{run:#}");
+    let lines = std::fs::read_to_string(out.path().join("rejected.jsonl")).unwrap();
+    assert_eq!(
+        lines.lines().count() as u64,
+        run["rejected"].as_u64().unwrap()
+    );
+}
