@@ -47,12 +47,12 @@ impl Progress {
         Self { stop, task }
     }
 
-    /// Stops the display (the bars show their final counts).
-    pub fn finish(self) {
+    /// Stops the display; the bars show their final counts.
+    pub async fn finish(self) {
         self.stop.cancel();
         if let Some(task) = self.task {
-            // The display task ends at the next tick; there is nothing to wait for.
-            drop(task);
+            // The display task only draws; if it failed there is nothing to report.
+            let _ = task.await;
         }
     }
 }

@@ -387,7 +387,7 @@ impl Running {
         if status == RunStatus::Completed && options.shutdown.is_cancelled() {
             status = RunStatus::Interrupted;
         }
-        progress.finish();
+        progress.finish().await;
         let rejected = rejected_writer
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
