@@ -91,8 +91,11 @@ pub struct ConflictsOptions {
     /// President"). Off: labels only.
     #[serde(default = "default_use_aliases")]
     pub use_aliases: bool,
-    /// How positions are recognized besides their full names: `full`,
-    /// `head_in_context` or `head` (see the crate docs for the measurements).
+    /// How positions are recognized besides their full names: `full` (label and
+    /// aliases only), `head_in_context` (also the unqualified head, "the prime
+    /// minister", when the article names a qualifier such as "UK" or a holder's
+    /// name follows it, "President Joe Biden"), `head` (the head anywhere). The
+    /// measured effect of each is in the docs of `tempora_filter::PositionNames`.
     #[serde(default)]
     pub position_names: PositionNames,
     /// Criterion 2 asks the summary to name the subject or object of *any* evolving
