@@ -65,6 +65,8 @@ pub struct DictionaryStats {
     pub patterns: usize,
     /// Heap bytes of the automaton.
     pub automaton_bytes: usize,
+    /// Names left out because they do not start with a letter or digit.
+    pub skipped_names: usize,
 }
 
 impl Dictionary {
@@ -191,6 +193,7 @@ impl Dictionary {
             entities: self.entities.len(),
             patterns: self.matcher.patterns(),
             automaton_bytes: self.matcher.memory_usage(),
+            skipped_names: self.matcher.skipped(),
         }
     }
 

@@ -197,6 +197,7 @@ impl MatcherBuilder {
             nfa,
             start,
             first_words,
+            skipped: self.skipped,
             fold: self.fold,
             pattern_variants: self.pattern_variants,
             variants: self.variants,
@@ -210,6 +211,7 @@ pub struct Matcher {
     nfa: NFA,
     start: StateID,
     first_words: FirstWordFilter,
+    skipped: usize,
     fold: bool,
     pattern_variants: Vec<Few<u32>>,
     variants: Vec<Variant>,
@@ -219,6 +221,11 @@ impl Matcher {
     /// Number of patterns.
     pub fn patterns(&self) -> usize {
         self.pattern_variants.len()
+    }
+
+    /// Names left out because they do not start with a letter or digit.
+    pub fn skipped(&self) -> usize {
+        self.skipped
     }
 
     /// Heap memory of the automaton, in bytes.

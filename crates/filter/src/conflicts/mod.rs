@@ -158,6 +158,7 @@ impl Transform for Conflicts {
             entities = stats.entities,
             names = stats.patterns,
             automaton_bytes = stats.automaton_bytes,
+            skipped_names = stats.skipped_names,
             ms = started.elapsed().as_millis() as u64,
             "conflict matcher built"
         );
