@@ -371,6 +371,19 @@ mod tests {
     }
 
     #[test]
+    fn names_must_start_with_a_letter_or_digit() {
+        let mut b = MatcherBuilder::new(true);
+        assert_eq!(b.add("'Ndrangheta", NameUse::Name(0), false), None);
+        assert_eq!(b.add("   ", NameUse::Name(1), false), None);
+        assert!(b
+            .add("10 Downing Street", NameUse::Name(2), false)
+            .is_some());
+        let m = b.build().unwrap();
+        assert_eq!(m.skipped(), 1);
+        assert_eq!(m.patterns(), 1);
+    }
+
+    #[test]
     fn edges_that_are_not_word_characters_need_no_boundary() {
         let m = matcher(false, &[("Joseph R. Biden Jr.", false)]);
         assert_eq!(targets(&m, "Joseph R. Biden Jr.said").len(), 1);
