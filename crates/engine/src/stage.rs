@@ -77,6 +77,8 @@ pub struct Emitted {
     pub rejected: Vec<RejectedRecord>,
     /// Named counters to add to the stage's metrics in `run.json`.
     pub counters: Vec<(String, u64)>,
+    /// Named metrics to set in `run.json` (the last value set wins).
+    pub metrics: Vec<(String, serde_json::Value)>,
 }
 
 /// A rejection before the runtime has stamped the stage name on it.
@@ -123,6 +125,11 @@ impl Emitted {
             location,
             record,
         });
+    }
+
+    /// Sets the named metric in `run.json` (e.g. a histogram).
+    pub fn metric(&mut self, name: &str, value: serde_json::Value) {
+        self.metrics.push((name.to_string(), value));
     }
 
     /// Adds `n` to the named counter in `run.json`.
@@ -306,6 +313,9 @@ impl StageIo {
     pub async fn emit_all(&mut self, emitted: Emitted) -> Result<(), StageError> {
         for (name, n) in emitted.counters {
             self.stats.count(&name, n);
+        }
+        for (name, value) in emitted.metrics {
+            self.stats.set_metric(&name, value);
         }
         self.reject_all(emitted.rejected).await?;
         for (port, record) in emitted.records {
