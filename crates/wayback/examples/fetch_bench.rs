@@ -142,7 +142,10 @@ async fn main() -> anyhow::Result<()> {
                 };
                 let raw = r.bytes().await.unwrap_or_default();
                 let mut body = Vec::new();
-                let _ = std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut body);
+                let _ = std::io::Read::read_to_end(
+                    &mut flate2::read::MultiGzDecoder::new(&raw[..]),
+                    &mut body,
+                );
                 body.len() as u64
             }
         })

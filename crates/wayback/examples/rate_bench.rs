@@ -132,7 +132,9 @@ async fn main() -> anyhow::Result<()> {
     );
     let mut crawl = Crawl {
         fetcher,
-        output: std::sync::Arc::new(Output::open(State::in_memory()?, None, "pages", 16 << 20).await?),
+        output: std::sync::Arc::new(
+            Output::open(State::in_memory()?, None, "pages", 16 << 20).await?,
+        ),
         concurrency: 2,
         commit_every: 64,
         tally: Tally::default(),

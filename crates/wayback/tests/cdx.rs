@@ -235,13 +235,39 @@ async fn the_cdx_command_lists_and_refuses_bad_arguments() {
     }
     let server = MockWayback::start(corpus()).await.unwrap();
     let ep = server.endpoint();
-    let ok = Cli::parse_from(["cdx", "bbc.co.uk/news/*", "--from", "2015-01-01", "--to", "2015", "--endpoint", &ep, "--rate", "0"]);
+    let ok = Cli::parse_from([
+        "cdx",
+        "bbc.co.uk/news/*",
+        "--from",
+        "2015-01-01",
+        "--to",
+        "2015",
+        "--endpoint",
+        &ep,
+        "--rate",
+        "0",
+    ]);
     tempora_wayback::cli::run(ok.args).await.unwrap();
-    let cdx = server.requests().into_iter().find(|r| r.kind == tempora_testkit::RequestKind::Cdx).unwrap();
-    assert!(cdx.target.contains("from=20150101000000&to=2015&"), "{}", cdx.target);
-    for (flag, value, expected) in [("--keep", "first", "expected earliest"), ("--from", "yesterday", "neither a day"), ("--match-type", "fuzzy", "expected exact")] {
+    let cdx = server
+        .requests()
+        .into_iter()
+        .find(|r| r.kind == tempora_testkit::RequestKind::Cdx)
+        .unwrap();
+    assert!(
+        cdx.target.contains("from=20150101000000&to=2015&"),
+        "{}",
+        cdx.target
+    );
+    for (flag, value, expected) in [
+        ("--keep", "first", "expected earliest"),
+        ("--from", "yesterday", "neither a day"),
+        ("--match-type", "fuzzy", "expected exact"),
+    ] {
         let bad = Cli::parse_from(["cdx", "bbc.co.uk", flag, value, "--endpoint", &ep]);
-        let err = tempora_wayback::cli::run(bad.args).await.unwrap_err().to_string();
+        let err = tempora_wayback::cli::run(bad.args)
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(expected), "{flag}: {err}");
     }
 }

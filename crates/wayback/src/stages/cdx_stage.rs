@@ -156,7 +156,7 @@ impl CdxOptions {
         if let Err(e) = duration("overlap", &self.overlap) {
             out.push((Some("overlap".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(RequestClass::Cdx, self.rate) {
+        if let Err(e) = self.politeness.resolve(self.rate) {
             out.push((Some("politeness".into()), e.to_string()));
         }
         out
@@ -188,7 +188,7 @@ struct CdxStage {
 impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let politeness = o.politeness.resolve(RequestClass::Cdx, o.rate)?;
+        let politeness = o.politeness.resolve(o.rate)?;
         let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
         let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?;
         let cdx = CdxClient::new(

@@ -127,7 +127,7 @@ impl FeedsOptions {
         if let Err(e) = duration("lookup_within", &self.lookup_within) {
             out.push((Some("lookup_within".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(RequestClass::Cdx, self.rate) {
+        if let Err(e) = self.politeness.resolve(self.rate) {
             out.push((Some("politeness".into()), e.to_string()));
         }
         out
@@ -160,14 +160,14 @@ impl Stage for FeedsStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
         let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let cdx_politeness = o.politeness.resolve(RequestClass::Cdx, o.rate)?;
+        let cdx_politeness = o.politeness.resolve(o.rate)?;
         let cdx = CdxClient::new(
             Client::new(&o.endpoint, &ua, RequestClass::Cdx, cdx_politeness.clone())?,
             &o.endpoint,
             cdx_politeness.max_attempts,
             cdx_politeness.backoff,
         );
-        let page_politeness = o.politeness.resolve(RequestClass::Page, o.page_rate)?;
+        let page_politeness = o.politeness.resolve(o.page_rate)?;
         let fetcher = Fetcher::new(
             Client::new(&o.endpoint, &ua, RequestClass::Page, page_politeness)?,
             FetchConfig {

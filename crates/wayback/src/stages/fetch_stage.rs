@@ -115,7 +115,7 @@ impl FetchOptions {
         if let Err(e) = duration("max_redirect_distance", &self.max_redirect_distance) {
             out.push((Some("max_redirect_distance".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(RequestClass::Page, self.rate) {
+        if let Err(e) = self.politeness.resolve(self.rate) {
             out.push((Some("politeness".into()), e.to_string()));
         }
         out
@@ -174,7 +174,7 @@ impl PageSink for IoSink<'_> {
 impl Stage for FetchStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let politeness = o.politeness.resolve(RequestClass::Page, o.rate)?;
+        let politeness = o.politeness.resolve(o.rate)?;
         let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
         let client = Client::new(&o.endpoint, &ua, RequestClass::Page, politeness)?;
         let fetcher = Fetcher::new(

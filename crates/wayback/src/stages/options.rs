@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::WaybackError;
-use crate::politeness::{Politeness, RequestClass};
+use crate::politeness::Politeness;
 
 pub(crate) fn default_endpoint() -> String {
     "https://web.archive.org".into()
@@ -104,11 +104,11 @@ pub fn duration(option: &str, value: &str) -> Result<Duration, WaybackError> {
 }
 
 impl PolitenessOptions {
-    /// The politeness of `class` at `rate` requests a minute.
+    /// The politeness at `rate` requests a minute.
     ///
     /// # Errors
     /// A duration that does not parse, or a zero attempt count.
-    pub fn resolve(&self, class: RequestClass, rate: f64) -> Result<Politeness, WaybackError> {
+    pub fn resolve(&self, rate: f64) -> Result<Politeness, WaybackError> {
         if self.max_attempts == 0 || self.max_blocks == 0 || self.max_rate_limits == 0 {
             return Err(WaybackError::Config(
                 "`politeness.max_attempts`, `max_blocks` and `max_rate_limits` must be at least 1"
@@ -130,7 +130,6 @@ impl PolitenessOptions {
             max_blocks: self.max_blocks,
             max_rate_limits: self.max_rate_limits,
             timeout: duration("politeness.timeout", &self.timeout)?,
-            ..Politeness::default_for(class)
         })
     }
 }
@@ -141,26 +140,19 @@ mod tests {
 
     #[test]
     fn defaults_are_the_documented_ones_and_bad_values_name_the_option() {
-        let p = PolitenessOptions::default()
-            .resolve(RequestClass::Cdx, 20.0)
-            .unwrap();
+        let p = PolitenessOptions::default().resolve(20.0).unwrap();
         assert_eq!(p.min_pause, Duration::from_secs(60));
         assert_eq!(p.block_pause, Duration::from_secs(300));
         let bad = PolitenessOptions {
             min_pause: "soon".into(),
             ..PolitenessOptions::default()
         };
-        let err = bad
-            .resolve(RequestClass::Cdx, 20.0)
-            .unwrap_err()
-            .to_string();
+        let err = bad.resolve(20.0).unwrap_err().to_string();
         assert!(
             err.contains("politeness.min_pause") && err.contains("soon"),
             "{err}"
         );
-        let err = PolitenessOptions::default()
-            .resolve(RequestClass::Cdx, -1.0)
-            .unwrap_err();
+        let err = PolitenessOptions::default().resolve(-1.0).unwrap_err();
         assert!(err.to_string().contains("`rate`"));
     }
 }

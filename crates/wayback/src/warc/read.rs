@@ -47,8 +47,8 @@ type Source = Counting<BufReader<File>>;
 enum Position {
     /// Between gzip members (or anywhere in a plain file).
     Between(Source),
-    /// Inside a gzip member that started at this offset.
-    InMember(BufReader<GzDecoder<Source>>, u64),
+    /// Inside a gzip member that started at this offset (boxed: the decoder is large).
+    InMember(Box<BufReader<GzDecoder<Source>>>, u64),
     Done,
 }
 
@@ -110,8 +110,10 @@ impl WarcFileReader {
                         self.position = Position::Between(source);
                         return Ok(record);
                     }
-                    self.position =
-                        Position::InMember(BufReader::new(GzDecoder::new(source)), offset);
+                    self.position = Position::InMember(
+                        Box::new(BufReader::new(GzDecoder::new(source))),
+                        offset,
+                    );
                 }
                 Position::InMember(mut member, offset) => {
                     let record = parse_record(&mut member, offset, self.max_block)

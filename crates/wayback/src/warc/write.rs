@@ -98,7 +98,7 @@ impl WarcWriter {
             ));
         };
         let offset = self.len;
-        file.write_all(&member)
+        file.write_all(member)
             .map_err(|e| WaybackError::io(path.as_path(), e))?;
         self.len += member.len() as u64;
         Ok((path.clone(), offset))

@@ -18,7 +18,6 @@ pub fn quick(class: RequestClass, rate: f64) -> Politeness {
         max_backoff: Duration::from_millis(200),
         block_pause: Duration::from_millis(100),
         max_blocks: 3,
-        max_rate_limits: 10,
         timeout: Duration::from_secs(10),
         ..Politeness::default_for(class)
     }
