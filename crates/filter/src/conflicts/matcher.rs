@@ -16,9 +16,10 @@
 //! included ("Joe" when "Joe Biden" fails its end boundary in "Joe
 //! Bidenomics"). Names must start with a letter or digit.
 //!
-//! Matching is ASCII case-folded when asked (the text is lowercased byte for
-//! byte, so offsets into the folded text are offsets into the original) and an
-//! exact variant is checked against the original text.
+//! Matching is ASCII case-folded when asked (each byte is lowercased as the walk
+//! reads it, and the first-word filter hashes words lowercased, so offsets are
+//! offsets into the original text) and an exact variant is checked against the
+//! original text.
 
 use std::collections::HashMap;
 
@@ -26,7 +27,7 @@ use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, MatchKind};
 
-use super::words::{for_each_word, on_word_boundaries, FirstWordFilter};
+use super::words::{for_each_word, next_word, on_word_boundaries, FirstWordFilter};
 use crate::error::FilterError;
 
 /// One meaning of a name.
@@ -189,9 +190,14 @@ impl MatcherBuilder {
         let start = nfa
             .start_state(Anchored::Yes)
             .map_err(|e| FilterError::Automaton(e.to_string()))?;
-        let mut first_words = FirstWordFilter::with_capacity(patterns.len());
-        for (_, p) in &patterns {
-            first_words.insert_first_word_of(p);
+        // Sized by distinct first words, far fewer than names ("John", "Prime"):
+        // a smaller filter stays in cache.
+        let mut firsts: Vec<&str> = patterns.iter().map(|(_, p)| first_word(p)).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        let mut first_words = FirstWordFilter::with_capacity(firsts.len());
+        for word in firsts {
+            first_words.insert_first_word_of(word);
         }
         Ok(Matcher {
             nfa,
@@ -202,6 +208,15 @@ impl MatcherBuilder {
             pattern_variants: self.pattern_variants,
             variants: self.variants,
         })
+    }
+}
+
+/// The first word of a name (the name itself when it does not start with one:
+/// the filter then skips it, as it would the name).
+fn first_word(name: &str) -> &str {
+    match next_word(name, 0) {
+        Some((0, end)) => &name[..end],
+        _ => name,
     }
 }
 
@@ -243,70 +258,139 @@ impl Matcher {
     /// Every name found in `text` on word boundaries (and with its exact case where
     /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
-        let folded;
-        let haystack = if self.fold {
-            folded = text.to_ascii_lowercase();
-            folded.as_str()
+        if self.fold {
+            self.scan_with::<true>(text)
         } else {
-            text
-        };
+            self.scan_with::<false>(text)
+        }
+    }
+
+    /// Folding lowercases each byte as a walk reads it: ASCII lowercasing keeps
+    /// word classes and character boundaries, so words and boundaries are read
+    /// off the text itself, without a lowercased copy.
+    fn scan_with<const FOLD: bool>(&self, text: &str) -> Vec<Found> {
         let mut found = Vec::new();
-        for_each_word(haystack, |start, end| {
-            if self
-                .first_words
-                .may_contain(&haystack.as_bytes()[start..end])
-            {
-                self.walk(haystack, text, start, &mut found);
+        let mut starts = Vec::new();
+        for_each_word(text, |start, end| {
+            let word = &text.as_bytes()[start..end];
+            let candidate = if FOLD {
+                self.first_words.may_contain_lowercased(word)
+            } else {
+                self.first_words.may_contain(word)
+            };
+            if candidate {
+                starts.push(start);
             }
         });
+        self.walk_all::<FOLD>(text, &starts, &mut found);
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
         found
     }
 
-    /// Follows the automaton from the word start `at` and records every name that
-    /// starts there and ends on a word boundary.
-    fn walk(&self, haystack: &str, text: &str, at: usize, found: &mut Vec<Found>) {
-        let mut sid = self.start;
-        for (offset, &byte) in haystack.as_bytes()[at..].iter().enumerate() {
-            sid = self.nfa.next_state(Anchored::Yes, sid, byte);
-            if !self.nfa.is_special(sid) {
-                continue;
+    /// Walks the automaton from every start, [`LANES`] walks at a time in
+    /// lock step: each step of a walk into a 10^5-name automaton is a likely
+    /// cache miss, and independent walks let the processor wait for several
+    /// misses at once instead of one after the other.
+    fn walk_all<const FOLD: bool>(&self, text: &str, starts: &[usize], found: &mut Vec<Found>) {
+        // (start, next byte, state) of each lane's walk.
+        let mut lanes = [(0usize, 0usize, self.start); LANES];
+        let mut next = starts.iter();
+        let mut active = 0;
+        for lane in &mut lanes {
+            match next.next() {
+                Some(&at) => *lane = (at, at, self.start),
+                None => break,
             }
-            if self.nfa.is_dead(sid) {
-                return;
-            }
-            let end = at + offset + 1;
-            if !self.nfa.is_match(sid) || !on_word_boundaries(haystack, at, end) {
-                continue;
-            }
-            for i in 0..self.nfa.match_len(sid) {
-                let pattern = self.nfa.match_pattern(sid, i);
-                // A state also lists the names that end here but start later
-                // ("Biden" in "Joe Biden"); their own walk reports them.
-                if self.nfa.pattern_len(pattern) != end - at {
-                    continue;
-                }
-                let Some(variants) = self.pattern_variants.get(pattern.as_usize()) else {
-                    continue;
-                };
-                for &variant in variants.as_slice() {
-                    let exact_ok = match &self.variants[variant as usize].exact {
-                        Some(spelling) => text.get(at..end) == Some(&**spelling),
-                        None => true,
-                    };
-                    if exact_ok {
-                        found.push(Found {
-                            start: at,
-                            end,
-                            variant,
-                        });
+            active += 1;
+        }
+        while active > 0 {
+            let mut i = 0;
+            while i < active {
+                let (at, pos, sid) = lanes[i];
+                match self.step::<FOLD>(text, at, pos, sid, found) {
+                    Some(sid) => {
+                        lanes[i] = (at, pos + 1, sid);
+                        i += 1;
                     }
+                    None => match next.next() {
+                        Some(&start) => {
+                            lanes[i] = (start, start, self.start);
+                            i += 1;
+                        }
+                        None => {
+                            active -= 1;
+                            lanes[i] = lanes[active];
+                        }
+                    },
+                }
+            }
+        }
+    }
+
+    /// One step of the walk from the word start `at`: reads the byte at `pos`,
+    /// records every name that starts at `at` and ends there on a word boundary,
+    /// and returns the next state (`None` when the walk is over).
+    #[inline]
+    fn step<const FOLD: bool>(
+        &self,
+        text: &str,
+        at: usize,
+        pos: usize,
+        sid: StateID,
+        found: &mut Vec<Found>,
+    ) -> Option<StateID> {
+        let byte = *text.as_bytes().get(pos)?;
+        let byte = if FOLD {
+            byte.to_ascii_lowercase()
+        } else {
+            byte
+        };
+        let sid = self.nfa.next_state(Anchored::Yes, sid, byte);
+        if !self.nfa.is_special(sid) {
+            return Some(sid);
+        }
+        if self.nfa.is_dead(sid) {
+            return None;
+        }
+        let end = pos + 1;
+        if self.nfa.is_match(sid) && on_word_boundaries(text, at, end) {
+            self.record(text, sid, at, end, found);
+        }
+        Some(sid)
+    }
+
+    #[cold]
+    fn record(&self, text: &str, sid: StateID, at: usize, end: usize, found: &mut Vec<Found>) {
+        for i in 0..self.nfa.match_len(sid) {
+            let pattern = self.nfa.match_pattern(sid, i);
+            // A state also lists the names that end here but start later
+            // ("Biden" in "Joe Biden"); their own walk reports them.
+            if self.nfa.pattern_len(pattern) != end - at {
+                continue;
+            }
+            let Some(variants) = self.pattern_variants.get(pattern.as_usize()) else {
+                continue;
+            };
+            for &variant in variants.as_slice() {
+                let exact_ok = match &self.variants[variant as usize].exact {
+                    Some(spelling) => text.get(at..end) == Some(&**spelling),
+                    None => true,
+                };
+                if exact_ok {
+                    found.push(Found {
+                        start: at,
+                        end,
+                        variant,
+                    });
                 }
             }
         }
     }
 }
+
+/// Walks in flight at once (see [`Matcher::walk_all`]).
+const LANES: usize = 8;
 
 #[cfg(test)]
 mod tests {

@@ -148,12 +148,20 @@ pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
         && !glued(inner.chars().next_back(), text[end..].chars().next())
 }
 
-/// A Bloom filter over the first words of every name.
+/// A Bloom filter over the first words of every name, blocked: both probes of a
+/// word fall in one 64-byte block, so a lookup touches one cache line (the walks
+/// through the automaton keep evicting the filter, and a second line was a second
+/// miss for most words of a text).
 #[derive(Debug, Clone)]
 pub struct FirstWordFilter {
-    bits: Vec<u64>,
+    blocks: Vec<Block>,
     mask: u64,
 }
+
+/// One cache line of filter bits.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(align(64))]
+struct Block([u64; 8]);
 
 /// Bits per first word: about 1% false yeses with two probes.
 const BITS_PER_WORD: usize = 16;
@@ -161,54 +169,70 @@ const BITS_PER_WORD: usize = 16;
 impl FirstWordFilter {
     /// A filter sized for about `words` first words.
     pub fn with_capacity(words: usize) -> Self {
-        let bits = (words.max(1) * BITS_PER_WORD).next_power_of_two().max(64);
+        let blocks = (words.max(1) * BITS_PER_WORD)
+            .div_ceil(512)
+            .next_power_of_two();
         Self {
-            bits: vec![0; bits / 64],
-            mask: bits as u64 - 1,
+            blocks: vec![Block::default(); blocks],
+            mask: blocks as u64 - 1,
         }
     }
 
     /// Adds the first word of `name` (nothing when it does not start with a word).
     pub fn insert_first_word_of(&mut self, name: &str) {
         if let Some((start, end)) = next_word(name, 0).filter(|(s, _)| *s == 0) {
-            let (a, b) = self.probes(&name.as_bytes()[start..end]);
-            self.bits[(a >> 6) as usize] |= 1 << (a & 63);
-            self.bits[(b >> 6) as usize] |= 1 << (b & 63);
+            let (block, a, b) = self.probes(hash(&name.as_bytes()[start..end], false));
+            let block = &mut self.blocks[block].0;
+            block[a >> 6] |= 1 << (a & 63);
+            block[b >> 6] |= 1 << (b & 63);
         }
     }
 
     /// Whether `word` may be the first word of a name.
     #[inline]
     pub fn may_contain(&self, word: &[u8]) -> bool {
-        let (a, b) = self.probes(word);
-        self.bits[(a >> 6) as usize] & (1 << (a & 63)) != 0
-            && self.bits[(b >> 6) as usize] & (1 << (b & 63)) != 0
+        self.test(hash(word, false))
     }
 
-    fn probes(&self, word: &[u8]) -> (u64, u64) {
-        let h = hash(word);
+    /// Whether `word`, ASCII-lowercased, may be the first word of a name (for a
+    /// filter over lowercased names, without a lowercased copy of the text).
+    #[inline]
+    pub fn may_contain_lowercased(&self, word: &[u8]) -> bool {
+        self.test(hash(word, true))
+    }
+
+    #[inline]
+    fn test(&self, h: u64) -> bool {
+        let (block, a, b) = self.probes(h);
+        let block = &self.blocks[block].0;
+        block[a >> 6] & (1 << (a & 63)) != 0 && block[b >> 6] & (1 << (b & 63)) != 0
+    }
+
+    /// The block and the two bits in it.
+    #[inline]
+    fn probes(&self, h: u64) -> (usize, usize, usize) {
         (
-            h & self.mask,
-            (h.rotate_left(32).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7) & self.mask,
+            ((h >> 32) & self.mask) as usize,
+            (h & 511) as usize,
+            ((h >> 9) & 511) as usize,
         )
     }
 }
 
-/// A fast hash of a short byte string: eight bytes per multiply (the FxHash
-/// step), then a final avalanche so both probes see every input bit.
-fn hash(bytes: &[u8]) -> u64 {
+/// A fast hash of a short byte string (ASCII-lowercased first when `lower`): eight
+/// bytes per multiply (the FxHash step), then a final avalanche so the probes see
+/// every input bit.
+#[inline]
+fn hash(bytes: &[u8], lower: bool) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
+    let mut chunks = bytes.chunks(8);
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
+        word[..chunk.len()].copy_from_slice(chunk);
+        if lower {
+            word.make_ascii_lowercase();
+        }
         h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     }
     h ^= h >> 33;
