@@ -122,17 +122,22 @@ fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
     let named: Vec<u32> = doc.keys().copied().collect();
     let mut full = Vec::new();
     for &subject in &named {
-        // Both lists are sorted by entity: walk them together.
+        // Both lists are sorted by entity: look each entry of the shorter one up
+        // in the longer (a position with thousands of holders, an article naming
+        // hundreds of entities).
         let facts = &dict.by_subject[subject as usize];
-        let (mut i, mut j) = (0, 0);
-        while i < facts.len() && j < named.len() {
-            match facts[i].0.cmp(&named[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    full.push(facts[i].1);
-                    i += 1;
-                }
+        if facts.len() <= named.len() {
+            full.extend(
+                facts
+                    .iter()
+                    .filter(|(object, _)| named.binary_search(object).is_ok())
+                    .map(|&(_, fact)| fact),
+            );
+        } else {
+            for &object in &named {
+                let from = facts.partition_point(|&(o, _)| o < object);
+                let to = from + facts[from..].partition_point(|&(o, _)| o == object);
+                full.extend(facts[from..to].iter().map(|&(_, fact)| fact));
             }
         }
     }
