@@ -180,9 +180,12 @@ impl MatcherBuilder {
             .collect();
         patterns.sort_unstable_by_key(|(id, _)| *id);
         let nfa = NFA::builder()
-            // Standard semantics report every pattern a state matches, so a walk
-            // sees "Joe" on its way to "Joe Biden".
-            .match_kind(MatchKind::Standard)
+            // Walks are anchored and report a state's own pattern only, so the
+            // match kind only decides what the build copies along failure links:
+            // leftmost-longest keeps the whole trie (a walk still sees "Joe" on
+            // its way to "Joe Biden") but copies no suffix matches into states
+            // after a match, and computes no failure links there.
+            .match_kind(MatchKind::LeftmostLongest)
             // The scan walks the automaton itself; a prefilter would never be used.
             .prefilter(false)
             .build(patterns.iter().map(|(_, p)| p.as_bytes()))
