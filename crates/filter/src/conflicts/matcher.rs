@@ -275,7 +275,6 @@ impl Matcher {
     /// off the text itself, without a lowercased copy.
     fn scan_with<const FOLD: bool>(&self, text: &str) -> Vec<Found> {
         let mut found = Vec::new();
-        let mut starts = Vec::new();
         for_each_word(text, |start, end| {
             let word = &text.as_bytes()[start..end];
             let candidate = if FOLD {
@@ -284,10 +283,9 @@ impl Matcher {
                 self.first_words.may_contain(word)
             };
             if candidate {
-                starts.push(start);
+                self.walk::<FOLD>(text, start, &mut found);
             }
         });
-        self.walk_all::<FOLD>(text, &starts, &mut found);
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
         found

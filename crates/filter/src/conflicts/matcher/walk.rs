@@ -1,5 +1,5 @@
 //! The walks of a scan: from each candidate word start, through the automaton
-//! along goto transitions only, several walks in lock step.
+//! along goto transitions only, until the walk dies.
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::Anchored;
@@ -7,52 +7,14 @@ use aho_corasick::Anchored;
 use super::{Found, Matcher};
 use crate::conflicts::words::on_word_boundaries;
 
-/// Walks in flight at once (see [`Matcher::walk_all`]).
-const LANES: usize = 8;
-
 impl Matcher {
-    /// Walks the automaton from every start, [`LANES`] walks at a time in
-    /// lock step: each step of a walk into a 10^5-name automaton is a likely
-    /// cache miss, and independent walks let the processor wait for several
-    /// misses at once instead of one after the other.
-    pub(super) fn walk_all<const FOLD: bool>(
-        &self,
-        text: &str,
-        starts: &[usize],
-        found: &mut Vec<Found>,
-    ) {
-        // (start, next byte, state) of each lane's walk.
-        let mut lanes = [(0usize, 0usize, self.start); LANES];
-        let mut next = starts.iter();
-        let mut active = 0;
-        for lane in &mut lanes {
-            match next.next() {
-                Some(&at) => *lane = (at, at, self.start),
-                None => break,
-            }
-            active += 1;
-        }
-        while active > 0 {
-            let mut i = 0;
-            while i < active {
-                let (at, pos, sid) = lanes[i];
-                match self.step::<FOLD>(text, at, pos, sid, found) {
-                    Some(sid) => {
-                        lanes[i] = (at, pos + 1, sid);
-                        i += 1;
-                    }
-                    None => match next.next() {
-                        Some(&start) => {
-                            lanes[i] = (start, start, self.start);
-                            i += 1;
-                        }
-                        None => {
-                            active -= 1;
-                            lanes[i] = lanes[active];
-                        }
-                    },
-                }
-            }
+    /// Follows the automaton from the word start `at` and records every name
+    /// that starts there and ends on a word boundary. (Running several walks in
+    /// lock step, so that their cache misses overlap, measured no faster.)
+    pub(super) fn walk<const FOLD: bool>(&self, text: &str, at: usize, found: &mut Vec<Found>) {
+        let (mut pos, mut sid) = (at, self.start);
+        while let Some(next) = self.step::<FOLD>(text, at, pos, sid, found) {
+            (pos, sid) = (pos + 1, next);
         }
     }
 
