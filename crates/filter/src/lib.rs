@@ -28,14 +28,15 @@
 //!
 //! Speed (`cargo bench -p tempora-filter --bench matching -- --warm-up-time 1
 //! --measurement-time 3`, 212,633 name patterns, 600 synthetic news articles,
-//! one core of a shared 2-core machine, median of three runs; the baseline is
-//! aho-corasick's plain `find_iter` over the same names and text in the same
-//! run): the per-article work (`scan/select`) 35 MiB/s = 0.23x the baseline
-//! (156 MiB/s), the name scan alone (`scan/matcher`) 58 MiB/s = 0.37x; the
-//! automaton builds in 1.3 s, everything before the first article in 2.0 s.
-//! Both goals of issue 6 (100 MB/s, build under 1 s) are not met: the walks miss
-//! the cache in a 25 MiB automaton, and aho-corasick computes failure links the
-//! anchored walks never use. Figures vary by 10-20% between runs on this machine.
+//! one core of a shared 2-core machine; the baseline is aho-corasick's plain
+//! `find_iter` over the same names and text, in the same run; three runs): the
+//! per-article work (`scan/select`) 34-48 MiB/s = 0.20-0.26x the baseline
+//! (172-192 MiB/s), the name scan alone (`scan/matcher`) 61-77 MiB/s =
+//! 0.32-0.41x; the automaton builds in 1.3 s, everything before the first
+//! article in 2.0 s. Neither goal of issue 6 (100 MB/s, build under 1 s) is
+//! met: walks miss the cache in a 25 MiB automaton, and aho-corasick computes
+//! failure links that the anchored walks never use. Figures vary by 10-30%
+//! between runs on this machine.
 
 pub mod conflicts;
 pub mod error;
