@@ -23,6 +23,7 @@ use crate::error::StageError;
 use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
 use crate::records::Rejected;
+use crate::registry::Role;
 use crate::stage::{Batch, OutPort, StageIo};
 use crate::stats::StageStats;
 
@@ -168,6 +169,7 @@ pub struct Running {
     progress: Progress,
     started_at: DateTime<Utc>,
     start: Instant,
+    verdict: tokio::sync::watch::Sender<Option<bool>>,
 }
 
 /// Builds and wires every stage and starts them; [`Running::wait`] awaits the end.
@@ -257,6 +259,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             .collect(),
     );
 
+    let (verdict, verdict_rx) = tokio::sync::watch::channel(None);
     let mut tasks = JoinSet::new();
     let mut task_stage = HashMap::new();
     for (i, stage) in stages.into_iter().enumerate() {
@@ -287,6 +290,8 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             shutdown: options.shutdown.clone(),
             batch_size,
             last_flush: Instant::now(),
+            verdict: verdict_rx.clone(),
+            is_sink: planned.role == Role::Sink,
         };
         let st = stats[i].clone();
         let handle = tasks.spawn(async move {
@@ -308,6 +313,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         progress,
         started_at,
         start,
+        verdict,
     })
 }
 
@@ -334,7 +340,13 @@ impl Running {
             progress,
             started_at,
             start,
+            verdict,
         } = self;
+        // Sinks publish once every other stage has ended well (see `Transform::publish`).
+        let mut upstream_left = plan.stages.iter().filter(|s| s.role != Role::Sink).count();
+        if upstream_left == 0 {
+            verdict.send_replace(Some(true));
+        }
         let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
         let out = plan.context.out.clone();
         let mut elapsed: Vec<Option<Duration>> = vec![None; names.len()];
@@ -347,6 +359,7 @@ impl Running {
                 () = options.abort.cancelled(), if !aborted => {
                     aborted = true;
                     status = RunStatus::Aborted;
+                    verdict.send_replace(Some(false));
                     tasks.abort_all();
                 }
                 joined = tasks.join_next_with_id() => {
@@ -362,6 +375,13 @@ impl Running {
                             (i, Err(StageError::internal(format!("the stage panicked: {e}"))))
                         }
                     };
+                    let ended_well = matches!(result, Ok(()) | Err(StageError::Stopped));
+                    if ended_well && plan.stages[i].role != Role::Sink {
+                        upstream_left -= 1;
+                        if upstream_left == 0 && failure.is_none() && !aborted {
+                            verdict.send_replace(Some(true));
+                        }
+                    }
                     match result {
                         Ok(()) | Err(StageError::Stopped) => {}
                         Err(e) if failure.is_none() && !aborted => {
@@ -376,6 +396,7 @@ impl Running {
                                 message: e.to_string(),
                             });
                             status = RunStatus::Failed;
+                            verdict.send_replace(Some(false));
                             options.shutdown.cancel();
                             tasks.abort_all();
                         }

@@ -66,6 +66,17 @@ pub trait Transform: Send + 'static {
     fn finish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
         Ok(())
     }
+
+    /// Called after `finish`, and only when every stage upstream of the sinks ended
+    /// without an error: sinks rename their files into place here. A failing stage
+    /// closes its outputs like a finished one, so without this wait a sink could
+    /// publish a file cut short by a failure.
+    ///
+    /// # Errors
+    /// Stops the pipeline.
+    fn publish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
+        Ok(())
+    }
 }
 
 /// What a [`Transform`] produced from one batch.
@@ -176,6 +187,8 @@ pub struct StageIo {
     pub(crate) shutdown: CancellationToken,
     pub(crate) batch_size: usize,
     pub(crate) last_flush: Instant,
+    pub(crate) verdict: tokio::sync::watch::Receiver<Option<bool>>,
+    pub(crate) is_sink: bool,
 }
 
 /// Buffered records older than this are sent even when the batch is not full, so a
@@ -192,6 +205,19 @@ impl StageIo {
     /// other stages keep draining their input.
     pub fn shutdown(&self) -> &CancellationToken {
         &self.shutdown
+    }
+
+    /// For a sink: waits until every stage that is not a sink has ended, and tells
+    /// whether none failed; sinks publish their outputs only then. For any other
+    /// stage (itself part of what a sink waits for): true at once.
+    pub async fn upstream_succeeded(&mut self) -> bool {
+        if !self.is_sink {
+            return true;
+        }
+        match self.verdict.wait_for(Option::is_some).await {
+            Ok(v) => v.unwrap_or(false),
+            Err(_) => false,
+        }
     }
 
     /// The stage's counters, shared with the progress display and `run.json`.
@@ -417,9 +443,20 @@ impl<T: Transform> Stage for TransformStage<T> {
             transform = t;
             io.emit_all(emitted).await?;
         }
-        let emitted = blocking(move || {
+        let (mut transform, emitted) = blocking(move || {
             let mut out = Emitted::default();
             transform.finish(&mut out)?;
+            Ok((transform, out))
+        })
+        .await?;
+        io.emit_all(emitted).await?;
+        io.flush().await?;
+        if !io.upstream_succeeded().await {
+            return Ok(());
+        }
+        let emitted = blocking(move || {
+            let mut out = Emitted::default();
+            transform.publish(&mut out)?;
             Ok(out)
         })
         .await?;

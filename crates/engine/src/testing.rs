@@ -122,6 +122,8 @@ pub async fn run_stage_with_shutdown(
         shutdown,
         batch_size: 16,
         last_flush: Instant::now(),
+        verdict: tokio::sync::watch::channel(Some(true)).1,
+        is_sink: ports.is_empty(),
     };
     let result = stage.run(io).await;
     feeder.abort();

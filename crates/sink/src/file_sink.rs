@@ -209,7 +209,7 @@ impl Transform for FileSink {
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
+    fn publish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
         let files = std::mem::take(&mut self.files);
         for (relative, file) in files {
             let count = file.count;

@@ -38,7 +38,12 @@ fn every_option_of_every_kind_is_documented() {
         let docs = tempora_engine::registry::option_docs(&schema);
         assert!(!docs.is_empty(), "{}", kind.name);
         for o in docs {
-            assert!(!o.doc.trim().is_empty(), "{}.{} has no doc", kind.name, o.name);
+            assert!(
+                !o.doc.trim().is_empty(),
+                "{}.{} has no doc",
+                kind.name,
+                o.name
+            );
         }
     }
 }
