@@ -9,7 +9,8 @@ use tracing_subscriber::EnvFilter;
 mod pipeline;
 mod registry;
 
-/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 130 interrupted.
+/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 75 a service asked
+/// us to wait (run again later), 130 interrupted.
 mod exit {
     use std::process::ExitCode;
 
@@ -21,6 +22,12 @@ mod exit {
     pub fn usage() -> ExitCode {
         ExitCode::from(2)
     }
+    /// An external service asks us to wait (IP block, rate limit): run again later
+    /// (`EX_TEMPFAIL`, which cron wrappers and systemd can act on).
+    pub fn try_later() -> ExitCode {
+        ExitCode::from(75)
+    }
+
     /// Stopped by Ctrl-C (what drained was written; run.json says `interrupted`).
     pub fn interrupted() -> ExitCode {
         ExitCode::from(130)

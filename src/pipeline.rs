@@ -154,6 +154,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     print_summary(&report, &out);
     Ok(match report.status {
         RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Failed
+            if report
+                .error
+                .as_ref()
+                .is_some_and(|e| e.domain == "temporary") =>
+        {
+            exit::try_later()
+        }
         RunStatus::Failed => exit::failure(),
         RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
     })

@@ -13,6 +13,10 @@ pub enum StageError {
     /// An external service or the file system failed.
     #[error("{0}")]
     External(String),
+    /// An external service asks us to wait (an IP block, a rate limit that outlasts
+    /// every pause): nothing is wrong with the data, run again later.
+    #[error("{0}")]
+    Temporary(String),
     /// A bug in Tempora (a broken invariant).
     #[error("internal error: {0}")]
     Internal(String),
@@ -30,6 +34,11 @@ impl StageError {
     /// An external failure (I/O, network).
     pub fn external(msg: impl Into<String>) -> Self {
         Self::External(msg.into())
+    }
+
+    /// A service asks us to wait; the run can be retried later.
+    pub fn temporary(msg: impl Into<String>) -> Self {
+        Self::Temporary(msg.into())
     }
 
     /// A broken invariant.

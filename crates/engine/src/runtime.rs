@@ -95,7 +95,8 @@ pub struct StageFailure {
     pub stage: String,
     /// The error.
     pub message: String,
-    /// `input` (fix the data or config), `external` (I/O, network) or `internal` (a bug).
+    /// `input` (fix the data or config), `external` (I/O, network), `temporary` (a
+    /// service asks us to wait: run again later) or `internal` (a bug).
     pub domain: &'static str,
 }
 
@@ -391,6 +392,7 @@ impl Running {
                                 domain: match e {
                                     StageError::Input(_) => "input",
                                     StageError::External(_) => "external",
+                                    StageError::Temporary(_) => "temporary",
                                     _ => "internal",
                                 },
                                 message: e.to_string(),

@@ -117,7 +117,31 @@ impl From<WaybackError> for StageError {
             WaybackError::Config(_)
             | WaybackError::BadQuery { .. }
             | WaybackError::Locked { .. } => StageError::input(e.to_string()),
+            WaybackError::Blocked { .. } | WaybackError::RateLimited { .. } => {
+                StageError::temporary(e.to_string())
+            }
             other => StageError::external(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_and_rate_limits_are_temporary_failures() {
+        let blocked = StageError::from(WaybackError::Blocked {
+            host: "web.archive.org".into(),
+            blocks: 3,
+        });
+        assert!(matches!(blocked, StageError::Temporary(_)), "{blocked:?}");
+        let limited = StageError::from(WaybackError::RateLimited {
+            host: "web.archive.org".into(),
+            pauses: 5,
+        });
+        assert!(matches!(limited, StageError::Temporary(_)), "{limited:?}");
+        let config = StageError::from(WaybackError::Config("bad".into()));
+        assert!(matches!(config, StageError::Input(_)), "{config:?}");
     }
 }
