@@ -96,7 +96,8 @@ impl PipelineFile {
         };
         PipelineSettings::deserialize(value.clone()).map_err(|e| {
             let message = e.message().trim().to_string();
-            let key = message.split('`').nth(1).unwrap_or("pipeline").to_string();
+            let key =
+                crate::registry::key_in_message(&message).unwrap_or_else(|| "pipeline".into());
             vec![ConfigError::pipeline(&key, message)]
         })
     }

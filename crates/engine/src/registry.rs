@@ -166,7 +166,7 @@ pub fn parse_options<T: DeserializeOwned>(table: toml::Table) -> Result<T, Vec<O
 }
 
 /// serde names the offending field in backticks: "unknown field `foo`, expected ...".
-fn key_in_message(message: &str) -> Option<String> {
+pub(crate) fn key_in_message(message: &str) -> Option<String> {
     let start = message.find('`')? + 1;
     let len = message[start..].find('`')?;
     Some(message[start..start + len].to_string())
