@@ -1,4 +1,4 @@
-//! One Aho-Corasick automaton over every name, walked once per word of a text.
+//! Every name in one trie over words, walked from the word starts of a text.
 //!
 //! A name string can mean several things at once (two people called "John Smith",
 //! "President" as the unqualified form of several positions, "Russia" as a
@@ -7,29 +7,31 @@
 //! so its cost does not grow with how many things a name means.
 //!
 //! Names only count on word boundaries ("Biden" is not in "Bidenomics"), so a
-//! match can only start where a word starts, and only at a word that is some
-//! name's first word (see [`super::words`]). The scan therefore walks the
-//! automaton anchored from those word starts, following goto transitions until
-//! the walk dies, instead of feeding it every byte with failure transitions: the
-//! cache misses of a 10^5-name automaton are paid per candidate word, not per
-//! byte. Every match starting at a word start is found, overlapping ones
-//! included ("Joe" when "Joe Biden" fails its end boundary in "Joe
-//! Bidenomics"). Names must start with a letter or digit.
+//! match starts at a word start and covers whole words: the words of a name are
+//! the words of the text it matches, in order. The trie is therefore built over
+//! words, not bytes: the goto graph of an Aho-Corasick automaton whose alphabet
+//! is words. A scan hashes each word of the text once, asks a small first-word
+//! filter whether any name starts with it, and only then walks the trie, one
+//! hash-table lookup per word ([`trie`]), so a 10^5-name dictionary costs a cache
+//! miss or two per candidate word instead of one per byte. Matches never start
+//! inside a word, so the walks are anchored and need no failure links; every
+//! match starting at a word start is found, overlapping ones included ("Joe" when
+//! "Joe Biden" fails its end boundary in "Joe Bidenomics"). A walk only proposes
+//! a name: the text's bytes are then compared with the name's (separators and
+//! punctuation included: "Joseph R. Biden Jr.") and the boundaries checked, so a
+//! hash collision with a text word can never make a false match. Names must start
+//! with a letter or digit.
 //!
-//! Matching is ASCII case-folded when asked (each byte is lowercased as the walk
-//! reads it, and the first-word filter hashes words lowercased, so offsets are
-//! offsets into the original text) and an exact variant is checked against the
-//! original text.
+//! Matching is ASCII case-folded when asked (words are hashed lowercased and
+//! compared ignoring ASCII case, so offsets are offsets into the original text)
+//! and an exact variant is checked against the original text.
 
 use std::collections::HashMap;
 
-use aho_corasick::automaton::{Automaton, StateID};
-use aho_corasick::nfa::contiguous::NFA;
-use aho_corasick::{Anchored, MatchKind};
+mod trie;
+use trie::Trie;
 
-use super::words::{for_each_word, next_word, FirstWordFilter};
-
-mod walk;
+use super::words::on_word_boundaries;
 use crate::error::FilterError;
 
 /// One meaning of a name.
@@ -170,10 +172,10 @@ impl MatcherBuilder {
         self.skipped
     }
 
-    /// Builds the automaton.
+    /// Builds the trie.
     ///
     /// # Errors
-    /// When the automaton would exceed the library's size limits (millions of names).
+    /// When the names have more words in all than the trie can number (2^30).
     pub fn build(self) -> Result<Matcher, FilterError> {
         let mut patterns: Vec<(u32, Box<str>)> = self
             .pattern_ids
@@ -181,33 +183,11 @@ impl MatcherBuilder {
             .map(|(k, id)| (id, k))
             .collect();
         patterns.sort_unstable_by_key(|(id, _)| *id);
-        let nfa = NFA::builder()
-            // Walks are anchored and report a state's own pattern only, so the
-            // match kind only decides what the build copies along failure links:
-            // leftmost-longest keeps the whole trie (a walk still sees "Joe" on
-            // its way to "Joe Biden") but copies no suffix matches into states
-            // after a match, and computes no failure links there.
-            .match_kind(MatchKind::LeftmostLongest)
-            // The scan walks the automaton itself; a prefilter would never be used.
-            .prefilter(false)
-            .build(patterns.iter().map(|(_, p)| p.as_bytes()))
-            .map_err(|e| FilterError::Automaton(e.to_string()))?;
-        let start = nfa
-            .start_state(Anchored::Yes)
-            .map_err(|e| FilterError::Automaton(e.to_string()))?;
-        // Sized by distinct first words, far fewer than names ("John", "Prime"):
-        // a smaller filter stays in cache.
-        let mut firsts: Vec<&str> = patterns.iter().map(|(_, p)| first_word(p)).collect();
-        firsts.sort_unstable();
-        firsts.dedup();
-        let mut first_words = FirstWordFilter::with_capacity(firsts.len());
-        for word in firsts {
-            first_words.insert_first_word_of(word);
-        }
+        let patterns: Vec<Box<str>> = patterns.into_iter().map(|(_, p)| p).collect();
+        let trie = Trie::build(&patterns, self.fold)?;
         Ok(Matcher {
-            nfa,
-            start,
-            first_words,
+            trie,
+            patterns,
             skipped: self.skipped,
             fold: self.fold,
             pattern_variants: self.pattern_variants,
@@ -216,21 +196,12 @@ impl MatcherBuilder {
     }
 }
 
-/// The first word of a name (the name itself when it does not start with one:
-/// the filter then skips it, as it would the name).
-fn first_word(name: &str) -> &str {
-    match next_word(name, 0) {
-        Some((0, end)) => &name[..end],
-        _ => name,
-    }
-}
-
-/// The automaton and the meanings of its patterns.
+/// The trie and the meanings of its patterns.
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    nfa: NFA,
-    start: StateID,
-    first_words: FirstWordFilter,
+    trie: Trie,
+    /// Each pattern's text (ASCII-lowercased when folding), by pattern id.
+    patterns: Vec<Box<str>>,
     skipped: usize,
     fold: bool,
     pattern_variants: Vec<Few<u32>>,
@@ -248,9 +219,9 @@ impl Matcher {
         self.skipped
     }
 
-    /// Heap memory of the automaton, in bytes.
+    /// Heap memory of the trie and the patterns' texts, in bytes (approximate).
     pub fn memory_usage(&self) -> usize {
-        self.nfa.memory_usage()
+        self.trie.memory_usage() + self.patterns.iter().map(|p| p.len() + 16).sum::<usize>()
     }
 
     /// The meanings of a variant.
@@ -263,32 +234,50 @@ impl Matcher {
     /// Every name found in `text` on word boundaries (and with its exact case where
     /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
-        if self.fold {
-            self.scan_with::<true>(text)
-        } else {
-            self.scan_with::<false>(text)
-        }
-    }
-
-    /// Folding lowercases each byte as a walk reads it: ASCII lowercasing keeps
-    /// word classes and character boundaries, so words and boundaries are read
-    /// off the text itself, without a lowercased copy.
-    fn scan_with<const FOLD: bool>(&self, text: &str) -> Vec<Found> {
         let mut found = Vec::new();
-        for_each_word(text, |start, end| {
-            let word = &text.as_bytes()[start..end];
-            let candidate = if FOLD {
-                self.first_words.may_contain_lowercased(word)
-            } else {
-                self.first_words.may_contain(word)
-            };
-            if candidate {
-                self.walk::<FOLD>(text, start, &mut found);
-            }
+        self.trie.walk(text, |at, pattern| {
+            self.record(text, at, pattern, &mut found)
         });
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
         found
+    }
+
+    /// Checks the pattern a walk proposes at byte `at` against the text (bytes and
+    /// boundaries) and records its variants that hold.
+    fn record(&self, text: &str, at: usize, pattern: u32, found: &mut Vec<Found>) {
+        let Some(spelling) = self.patterns.get(pattern as usize) else {
+            return;
+        };
+        let end = at + spelling.len();
+        let Some(span) = text.as_bytes().get(at..end) else {
+            return;
+        };
+        let same = if self.fold {
+            span.eq_ignore_ascii_case(spelling.as_bytes())
+        } else {
+            span == spelling.as_bytes()
+        };
+        // Equal bytes end on a character boundary; checked anyway, as slicing needs it.
+        if !same || !text.is_char_boundary(end) || !on_word_boundaries(text, at, end) {
+            return;
+        }
+        let Some(variants) = self.pattern_variants.get(pattern as usize) else {
+            return;
+        };
+        for &variant in variants.as_slice() {
+            let exact_ok = match &self.variants[variant as usize].exact {
+                Some(exact) => text.get(at..end) == Some(&**exact),
+                None => true,
+            };
+            if exact_ok {
+                found.push(Found {
+                    start: at,
+                    end,
+                    variant,
+                });
+            }
+        }
     }
 }
 
@@ -389,5 +378,125 @@ mod tests {
             [(1, "John Smith"), (2, "John Smith")]
         );
         assert_eq!(targets(&m, "JOHN SMITH").len(), 3);
+    }
+
+    /// Every occurrence of every name, by brute force: the reference for `scan`.
+    fn naive(names: &[&str], fold: bool, text: &str) -> Vec<(usize, usize, String)> {
+        let norm = |s: &str| {
+            if fold {
+                s.to_ascii_lowercase()
+            } else {
+                s.to_string()
+            }
+        };
+        let hay = norm(text);
+        let mut all = Vec::new();
+        for name in names {
+            let needle = norm(name.trim());
+            for (at, _) in hay.match_indices(&needle) {
+                let end = at + needle.len();
+                if on_word_boundaries(text, at, end) {
+                    all.push((at, end, needle.clone()));
+                }
+            }
+        }
+        all.sort_by_key(|(s, e, _)| (*s, std::cmp::Reverse(*e)));
+        all.dedup();
+        all
+    }
+
+    fn scanned(m: &Matcher, text: &str) -> Vec<(usize, usize, String)> {
+        let mut all: Vec<_> = m
+            .scan(text)
+            .into_iter()
+            .map(|f| (f.start, f.end, m.patterns[f.variant as usize].to_string()))
+            .collect();
+        all.dedup();
+        all
+    }
+
+    #[test]
+    fn scan_finds_what_a_naive_search_finds_even_when_keys_collide() {
+        let names = [
+            "Joe",
+            "Joe Biden",
+            "Joe  Biden",
+            "Joseph R. Biden Jr.",
+            "Biden",
+            "Prime Minister",
+            "Prime Minister of the United Kingdom",
+            "United Kingdom",
+            "Élysée",
+            "Palais de l'Élysée",
+            "O'Brien",
+            "10 Downing Street",
+            "Jr",
+        ];
+        let pieces = [
+            "Joe",
+            "joe",
+            "JOE",
+            "Biden",
+            "biden",
+            "Bidenomics",
+            "Joseph",
+            "R.",
+            "R",
+            "Jr.",
+            "Jr",
+            "Prime",
+            "prime",
+            "Minister",
+            "of",
+            "the",
+            "United",
+            "Kingdom",
+            "Élysée",
+            "élysée",
+            "Palais",
+            "de",
+            "l'Élysée",
+            "O'Brien",
+            "O",
+            "Brien",
+            "10",
+            "Downing",
+            "Street",
+            "x_Joe",
+            "Joe2",
+        ];
+        let separators = [" ", "  ", ", ", "-", "\n", "'", "", " — "];
+        let mut state = 11u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % n
+        };
+        for fold in [true, false] {
+            let mut b = MatcherBuilder::new(fold);
+            for (i, name) in names.iter().enumerate() {
+                b.add(name, NameUse::Name(i as u32), false);
+            }
+            let m = b.build().unwrap();
+            let mut crowded = m.clone();
+            crowded.trie = Trie::build_with_key_mask(&m.patterns, fold, 7).unwrap();
+            // Variants are patterns here (one meaning each, no exact spellings).
+            m.variants.iter().for_each(|v| assert!(v.exact.is_none()));
+            for _ in 0..400 {
+                let mut text = String::new();
+                for _ in 0..next(14) {
+                    text.push_str(pieces[next(pieces.len())]);
+                    text.push_str(separators[next(separators.len())]);
+                }
+                let expected = naive(&names, fold, &text);
+                assert_eq!(scanned(&m, &text), expected, "fold {fold}: {text:?}");
+                assert_eq!(
+                    scanned(&crowded, &text),
+                    expected,
+                    "crowded, fold {fold}: {text:?}"
+                );
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! What a word is, for matching names, and the first-word filter that decides
-//! which words of a text are worth a walk through the automaton.
+//! What a word is, for matching names, the hash names and texts are matched by
+//! word for word, and the first-word filter that decides which words of a text
+//! are worth a walk through the name trie.
 //!
 //! A word is a run of letters, digits and `_` (Unicode letters and digits
 //! included). A name can only match where its first word is a whole word of the
@@ -7,7 +8,7 @@
 //! text's be. So a text word that is no name's first word cannot start a match,
 //! and a compact Bloom filter over the first words answers that for most words of
 //! news text ("the", "said", "government") with one hash and two bit tests, from
-//! a table that stays in cache, instead of a walk into a 10^5-name automaton.
+//! a table that stays in cache, instead of a lookup in a 10^5-name trie.
 //! The filter never says no to a first word; its false yeses only cost a walk.
 
 /// Whether `c` belongs to a word.
@@ -148,10 +149,10 @@ pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
         && !glued(inner.chars().next_back(), text[end..].chars().next())
 }
 
-/// A Bloom filter over the first words of every name, blocked: both probes of a
-/// word fall in one 64-byte block, so a lookup touches one cache line (the walks
-/// through the automaton keep evicting the filter, and a second line was a second
-/// miss for most words of a text).
+/// A Bloom filter over the hashes of the first words of every name, blocked: both
+/// probes of a word fall in one 64-byte block, so a lookup touches one cache line
+/// (walks through the name trie keep evicting the filter, and a second line was a
+/// second miss for most words of a text).
 #[derive(Debug, Clone)]
 pub struct FirstWordFilter {
     blocks: Vec<Block>,
@@ -178,32 +179,23 @@ impl FirstWordFilter {
         }
     }
 
-    /// Adds the first word of `name` (nothing when it does not start with a word).
-    pub fn insert_first_word_of(&mut self, name: &str) {
-        if let Some((start, end)) = next_word(name, 0).filter(|(s, _)| *s == 0) {
-            let (block, a, b) = self.probes(hash(&name.as_bytes()[start..end], false));
-            let block = &mut self.blocks[block].0;
-            block[a >> 6] |= 1 << (a & 63);
-            block[b >> 6] |= 1 << (b & 63);
-        }
+    /// Heap memory, in bytes.
+    pub fn memory_usage(&self) -> usize {
+        self.blocks.len() * size_of::<Block>()
     }
 
-    /// Whether `word` may be the first word of a name.
-    #[inline]
-    pub fn may_contain(&self, word: &[u8]) -> bool {
-        self.test(hash(word, false))
+    /// Adds a first word, by its [`word_hash`].
+    pub fn insert(&mut self, hash: u64) {
+        let (block, a, b) = self.probes(hash);
+        let block = &mut self.blocks[block].0;
+        block[a >> 6] |= 1 << (a & 63);
+        block[b >> 6] |= 1 << (b & 63);
     }
 
-    /// Whether `word`, ASCII-lowercased, may be the first word of a name (for a
-    /// filter over lowercased names, without a lowercased copy of the text).
+    /// Whether the word with this [`word_hash`] may be the first word of a name.
     #[inline]
-    pub fn may_contain_lowercased(&self, word: &[u8]) -> bool {
-        self.test(hash(word, true))
-    }
-
-    #[inline]
-    fn test(&self, h: u64) -> bool {
-        let (block, a, b) = self.probes(h);
+    pub fn may_contain(&self, hash: u64) -> bool {
+        let (block, a, b) = self.probes(hash);
         let block = &self.blocks[block].0;
         block[a >> 6] & (1 << (a & 63)) != 0 && block[b >> 6] & (1 << (b & 63)) != 0
     }
@@ -219,11 +211,11 @@ impl FirstWordFilter {
     }
 }
 
-/// A fast hash of a short byte string (ASCII-lowercased first when `lower`): eight
-/// bytes per multiply (the FxHash step), then a final avalanche so the probes see
-/// every input bit.
+/// A fast hash of a word (ASCII-lowercased first when `lower`, without a
+/// lowercased copy): eight bytes per multiply (the FxHash step), then a final
+/// avalanche so that every bit of the result depends on every input bit.
 #[inline]
-fn hash(bytes: &[u8], lower: bool) -> u64 {
+pub fn word_hash(bytes: &[u8], lower: bool) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = bytes.len() as u64;
     let mut chunks = bytes.chunks(8);
@@ -326,11 +318,12 @@ mod tests {
     #[test]
     fn the_filter_knows_every_first_word_and_few_others() {
         let mut filter = FirstWordFilter::with_capacity(3);
-        for name in ["joe biden", "prime minister", "élysée palace"] {
-            filter.insert_first_word_of(name);
+        let h = |w: &str| word_hash(w.as_bytes(), true);
+        for first in ["joe", "prime", "élysée"] {
+            filter.insert(h(first));
         }
-        for word in ["joe", "prime", "élysée"] {
-            assert!(filter.may_contain(word.as_bytes()), "{word}");
+        for word in ["joe", "Prime", "élysée"] {
+            assert!(filter.may_contain(h(word)), "{word}");
         }
         let others = [
             "biden",
@@ -342,10 +335,16 @@ mod tests {
             "jo",
             "joey",
         ];
-        let false_yes = others
-            .iter()
-            .filter(|w| filter.may_contain(w.as_bytes()))
-            .count();
+        let false_yes = others.iter().filter(|w| filter.may_contain(h(w))).count();
         assert!(false_yes <= 1, "{false_yes} of {}", others.len());
+    }
+
+    #[test]
+    fn hashes_fold_ascii_case_only_when_asked() {
+        let h = |w: &str, lower| word_hash(w.as_bytes(), lower);
+        assert_eq!(h("PrimeMinisterOf", true), h("primeministerof", true));
+        assert_ne!(h("Prime", false), h("prime", false));
+        assert_ne!(h("Élysée", true), h("élysée", true));
+        assert_ne!(h("prime", true), h("primer", true));
     }
 }
