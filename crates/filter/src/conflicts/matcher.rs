@@ -175,18 +175,36 @@ impl MatcherBuilder {
     /// Builds the trie.
     ///
     /// # Errors
-    /// When the names have more words in all than the trie can number (2^30).
+    /// When the names are too many for the trie to number (2^31 patterns or word
+    /// sequences, 4 GiB of text).
     pub fn build(self) -> Result<Matcher, FilterError> {
-        let mut patterns: Vec<(u32, Box<str>)> = self
+        let mut by_id: Vec<(u32, Box<str>)> = self
             .pattern_ids
             .into_iter()
             .map(|(k, id)| (id, k))
             .collect();
-        patterns.sort_unstable_by_key(|(id, _)| *id);
-        let patterns: Vec<Box<str>> = patterns.into_iter().map(|(_, p)| p).collect();
-        let trie = Trie::build(&patterns, self.fold)?;
+        by_id.sort_unstable_by_key(|(id, _)| *id);
+        let mut spellings = String::with_capacity(by_id.iter().map(|(_, p)| p.len()).sum());
+        let mut patterns = Vec::with_capacity(by_id.len());
+        for ((_, text), variants) in by_id.iter().zip(&self.pattern_variants) {
+            let (Ok(offset), Ok(len)) = (u32::try_from(spellings.len()), u32::try_from(text.len()))
+            else {
+                return Err(FilterError::Automaton(
+                    "the names have more than 4 GiB of text".into(),
+                ));
+            };
+            spellings.push_str(text);
+            let plain = match variants.as_slice() {
+                [v] if self.variants[*v as usize].exact.is_none() => *v,
+                _ => NOT_PLAIN,
+            };
+            patterns.push(Pattern { offset, len, plain });
+        }
+        let texts: Vec<&str> = by_id.iter().map(|(_, p)| &**p).collect();
+        let trie = Trie::build(&texts, self.fold)?;
         Ok(Matcher {
             trie,
+            spellings,
             patterns,
             skipped: self.skipped,
             fold: self.fold,
@@ -196,12 +214,27 @@ impl MatcherBuilder {
     }
 }
 
+/// Where a pattern's text is in [`Matcher::spellings`], and its variant when it
+/// has only one and that one needs no exact spelling (almost every pattern): a
+/// proposal costs one small record and the text before it is a match.
+#[derive(Debug, Clone, Copy)]
+struct Pattern {
+    offset: u32,
+    len: u32,
+    plain: u32,
+}
+
+/// `Pattern::plain` of a pattern with an exact variant or several variants.
+const NOT_PLAIN: u32 = u32::MAX;
+
 /// The trie and the meanings of its patterns.
 #[derive(Debug, Clone)]
 pub struct Matcher {
     trie: Trie,
-    /// Each pattern's text (ASCII-lowercased when folding), by pattern id.
-    patterns: Vec<Box<str>>,
+    /// Every pattern's text (ASCII-lowercased when folding), one after another.
+    spellings: String,
+    /// By pattern id.
+    patterns: Vec<Pattern>,
     skipped: usize,
     fold: bool,
     pattern_variants: Vec<Few<u32>>,
@@ -211,7 +244,7 @@ pub struct Matcher {
 impl Matcher {
     /// Number of patterns.
     pub fn patterns(&self) -> usize {
-        self.pattern_variants.len()
+        self.patterns.len()
     }
 
     /// Names left out because they do not start with a letter or digit.
@@ -219,9 +252,17 @@ impl Matcher {
         self.skipped
     }
 
-    /// Heap memory of the trie and the patterns' texts, in bytes (approximate).
+    /// Heap memory of the trie and the patterns, in bytes.
     pub fn memory_usage(&self) -> usize {
-        self.trie.memory_usage() + self.patterns.iter().map(|p| p.len() + 16).sum::<usize>()
+        self.trie.memory_usage() + self.spellings.len() + self.patterns.len() * size_of::<Pattern>()
+    }
+
+    /// The text of a pattern.
+    fn spelling(&self, pattern: &Pattern) -> &str {
+        let from = pattern.offset as usize;
+        self.spellings
+            .get(from..from + pattern.len as usize)
+            .unwrap_or_default()
     }
 
     /// The meanings of a variant.
@@ -234,10 +275,26 @@ impl Matcher {
     /// Every name found in `text` on word boundaries (and with its exact case where
     /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
-        let mut found = Vec::new();
-        self.trie.walk(text, |at, pattern| {
-            self.record(text, at, pattern, &mut found)
-        });
+        let mut proposals = Vec::new();
+        self.trie.walk(text, &mut proposals);
+        // Each check reads a pattern's record and then its text: both fetched
+        // for every proposal first, so the misses overlap.
+        for &(_, p) in &proposals {
+            if let Some(pattern) = self.patterns.get(p as usize) {
+                prefetch(pattern);
+            }
+        }
+        for &(_, p) in &proposals {
+            if let Some(pattern) = self.patterns.get(p as usize) {
+                if let Some(first) = self.spellings.as_bytes().get(pattern.offset as usize) {
+                    prefetch(first);
+                }
+            }
+        }
+        let mut found = Vec::with_capacity(proposals.len());
+        for (at, pattern) in proposals {
+            self.record(text, at, pattern, &mut found);
+        }
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
         found
@@ -246,9 +303,10 @@ impl Matcher {
     /// Checks the pattern a walk proposes at byte `at` against the text (bytes and
     /// boundaries) and records its variants that hold.
     fn record(&self, text: &str, at: usize, pattern: u32, found: &mut Vec<Found>) {
-        let Some(spelling) = self.patterns.get(pattern as usize) else {
+        let Some(info) = self.patterns.get(pattern as usize) else {
             return;
         };
+        let spelling = self.spelling(info);
         let end = at + spelling.len();
         let Some(span) = text.as_bytes().get(at..end) else {
             return;
@@ -260,6 +318,14 @@ impl Matcher {
         };
         // Equal bytes end on a character boundary; checked anyway, as slicing needs it.
         if !same || !text.is_char_boundary(end) || !on_word_boundaries(text, at, end) {
+            return;
+        }
+        if info.plain != NOT_PLAIN {
+            found.push(Found {
+                start: at,
+                end,
+                variant: info.plain,
+            });
             return;
         }
         let Some(variants) = self.pattern_variants.get(pattern as usize) else {
@@ -279,6 +345,22 @@ impl Matcher {
             }
         }
     }
+}
+
+/// Asks the processor to fetch the cache line of `item` (where the hint exists):
+/// issued for many lookups before any of them is made, their misses overlap.
+#[inline]
+pub(crate) fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing into the program and
+    // cannot fault (and `item` is a valid reference anyway).
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            std::ptr::from_ref(item).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 #[cfg(test)]
@@ -409,7 +491,13 @@ mod tests {
         let mut all: Vec<_> = m
             .scan(text)
             .into_iter()
-            .map(|f| (f.start, f.end, m.patterns[f.variant as usize].to_string()))
+            .map(|f| {
+                (
+                    f.start,
+                    f.end,
+                    m.spelling(&m.patterns[f.variant as usize]).to_string(),
+                )
+            })
             .collect();
         all.dedup();
         all
@@ -480,7 +568,8 @@ mod tests {
             }
             let m = b.build().unwrap();
             let mut crowded = m.clone();
-            crowded.trie = Trie::build_with_key_mask(&m.patterns, fold, 7).unwrap();
+            let texts: Vec<&str> = m.patterns.iter().map(|p| m.spelling(p)).collect();
+            crowded.trie = Trie::build_with_key_mask(&texts, fold, 7).unwrap();
             // Variants are patterns here (one meaning each, no exact spellings).
             m.variants.iter().for_each(|v| assert!(v.exact.is_none()));
             for _ in 0..400 {

@@ -211,25 +211,61 @@ impl FirstWordFilter {
     }
 }
 
-/// A fast hash of a word (ASCII-lowercased first when `lower`, without a
-/// lowercased copy): eight bytes per multiply (the FxHash step), then a final
-/// avalanche so that every bit of the result depends on every input bit.
+/// A fast hash of the word `text[start..end]` (ASCII-lowercased first when
+/// `lower`): eight bytes per multiply (the FxHash step), then a final avalanche
+/// so that every bit of the result depends on every input bit. The bytes are read
+/// eight at a time straight from the text and the ones past the word masked off,
+/// so the hash of a word does not depend on what surrounds it, and lowercasing is
+/// done on the eight bytes at once.
 #[inline]
-pub fn word_hash(bytes: &[u8], lower: bool) -> u64 {
+pub fn word_hash(text: &[u8], start: usize, end: usize, lower: bool) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = bytes.len() as u64;
-    let mut chunks = bytes.chunks(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        if lower {
-            word.make_ascii_lowercase();
+    let mut h: u64 = (end - start) as u64;
+    let mut at = start;
+    while at < end {
+        let mut word = load8(text, at);
+        let left = end - at;
+        if left < 8 {
+            word &= u64::MAX >> (8 * (8 - left));
         }
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        if lower {
+            word = ascii_lowercase8(word);
+        }
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+        at += 8;
     }
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^ (h >> 33)
+}
+
+/// The eight bytes of `text` at `at`, little-endian, zeros past its end.
+#[inline]
+fn load8(text: &[u8], at: usize) -> u64 {
+    match text.get(at..at + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut word = [0u8; 8];
+            let rest = text.get(at..).unwrap_or_default();
+            word[..rest.len().min(8)].copy_from_slice(&rest[..rest.len().min(8)]);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
+/// `u8::to_ascii_lowercase` on each of eight bytes at once: a byte from `A` to
+/// `Z` gets its 0x20 bit; every other byte (non-ASCII ones included) is kept.
+#[inline]
+fn ascii_lowercase8(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = word & LOW7;
+    // Bytes of `low` are at most 0x7f, so these sums never carry into the next
+    // byte: the high bit says `low >= b'A'`, and `low > b'Z'`.
+    let at_least_a = low + 0x3f3f_3f3f_3f3f_3f3f;
+    let above_z = low + 0x2525_2525_2525_2525;
+    let upper = at_least_a & !above_z & !word & HIGH;
+    word | upper >> 2
 }
 
 #[cfg(test)]
@@ -318,7 +354,7 @@ mod tests {
     #[test]
     fn the_filter_knows_every_first_word_and_few_others() {
         let mut filter = FirstWordFilter::with_capacity(3);
-        let h = |w: &str| word_hash(w.as_bytes(), true);
+        let h = |w: &str| word_hash(w.as_bytes(), 0, w.len(), true);
         for first in ["joe", "prime", "élysée"] {
             filter.insert(h(first));
         }
@@ -341,10 +377,37 @@ mod tests {
 
     #[test]
     fn hashes_fold_ascii_case_only_when_asked() {
-        let h = |w: &str, lower| word_hash(w.as_bytes(), lower);
+        let h = |w: &str, lower| word_hash(w.as_bytes(), 0, w.len(), lower);
         assert_eq!(h("PrimeMinisterOf", true), h("primeministerof", true));
         assert_ne!(h("Prime", false), h("prime", false));
         assert_ne!(h("Élysée", true), h("élysée", true));
         assert_ne!(h("prime", true), h("primer", true));
+        assert_ne!(h("prime", true), h("prime\0", true));
+    }
+
+    #[test]
+    fn a_word_hashes_the_same_wherever_it_stands() {
+        let text = "Minister, MINISTER of the Ministry; minister";
+        let at = |s: usize, e: usize, lower| word_hash(text.as_bytes(), s, e, lower);
+        let alone = word_hash(b"minister", 0, 8, false);
+        assert_eq!(at(0, 8, true), alone);
+        assert_eq!(at(10, 18, true), alone);
+        assert_eq!(
+            at(36, 44, false),
+            alone,
+            "the last word, read past the text's end"
+        );
+        assert_ne!(at(26, 34, true), alone);
+    }
+
+    #[test]
+    fn eight_bytes_are_lowercased_as_each_byte_would_be() {
+        for b in 0..=255u8 {
+            let word = u64::from_le_bytes([b, b'Q', 0xC3, b'@', b'[', b'z', b'Z', b]);
+            let expected = u64::from_le_bytes(
+                [b, b'Q', 0xC3, b'@', b'[', b'z', b'Z', b].map(|c| c.to_ascii_lowercase()),
+            );
+            assert_eq!(ascii_lowercase8(word), expected, "byte {b:#x}");
+        }
     }
 }
