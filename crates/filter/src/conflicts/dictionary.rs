@@ -8,7 +8,7 @@ use tempora_engine::EntityRef;
 use crate::error::FilterError;
 
 use super::facts::EvolvingFact;
-use super::matcher::{Matcher, MatcherBuilder, NameUse};
+use super::matcher::{prefetch, Matcher, MatcherBuilder, NameUse};
 use super::options::{ConflictsOptions, PositionNames};
 use super::positions::{is_head, unqualified_forms};
 
@@ -25,9 +25,10 @@ pub struct Dictionary {
     pub ends: Vec<(u32, u32)>,
     /// Where each entity is first described: fact index and whether as subject.
     entities: Vec<(u32, bool)>,
-    /// (object, fact) by subject entity index, sorted: checking a subject's facts
-    /// against the named entities is a merge of two sorted lists.
-    pub by_subject: Vec<Vec<(u32, u32)>>,
+    /// (object, fact) by subject, sorted, all subjects in one list: the facts of
+    /// subject `s` are `subject_facts[subject_starts[s]..subject_starts[s + 1]]`.
+    subject_starts: Vec<u32>,
+    subject_facts: Vec<(u32, u32)>,
     /// (subject, object, fact), sorted: what an entity is linked to, for the
     /// holder rule.
     by_pair: Vec<(u32, u32, u32)>,
@@ -35,23 +36,16 @@ pub struct Dictionary {
     by_pair_reversed: Vec<(u32, u32, u32)>,
     /// Every name.
     pub matcher: Matcher,
-    /// Qualifier groups: a position and the variant of its head.
-    pub groups: Vec<QualifierGroup>,
+    /// What each qualifier licenses: (head variant, position) pairs, sorted, all
+    /// qualifiers in one list; those of qualifier `q` ([`NameUse::Qualifier`]) are
+    /// `licensing[licensing_starts[q]..licensing_starts[q + 1]]`.
+    licensing_starts: Vec<u32>,
+    licensing: Vec<(u32, u32)>,
     /// Every position each head variant stands for, qualifiers or not (sorted).
     pub head_entities: HashMap<u32, Vec<u32>>,
     /// Whether a position's head needs context: a qualifier named in the article
     /// or a holder's name right after it.
     pub head_needs_context: bool,
-}
-
-/// A position's head together with the qualifiers that make it this position: the
-/// qualifiers' [`NameUse::Qualifier`] points here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QualifierGroup {
-    /// The position.
-    pub entity: u32,
-    /// The matcher variant of its head.
-    pub head: u32,
 }
 
 /// Summary numbers of a built dictionary, for the log.
@@ -109,22 +103,30 @@ impl Dictionary {
             ends.push((subject, object));
         }
         drop(index);
-        let mut by_subject = vec![Vec::new(); entities.len()];
-        let mut by_pair: Vec<(u32, u32, u32)> = Vec::with_capacity(ends.len());
-        for (i, &(subject, object)) in ends.iter().enumerate() {
-            by_subject[subject as usize].push((object, i as u32));
-            by_pair.push((subject, object, i as u32));
-        }
-        for facts in &mut by_subject {
-            facts.sort_unstable();
-        }
+        let mut by_pair: Vec<(u32, u32, u32)> = ends
+            .iter()
+            .enumerate()
+            .map(|(i, &(subject, object))| (subject, object, i as u32))
+            .collect();
         let mut by_pair_reversed: Vec<(u32, u32, u32)> =
             by_pair.iter().map(|&(s, o, f)| (o, s, f)).collect();
         by_pair.sort_unstable();
         by_pair_reversed.sort_unstable();
+        let mut subject_starts = vec![0u32; entities.len() + 1];
+        for &(subject, _, _) in &by_pair {
+            subject_starts[subject as usize + 1] += 1;
+        }
+        for s in 1..subject_starts.len() {
+            subject_starts[s] += subject_starts[s - 1];
+        }
+        let subject_facts = by_pair.iter().map(|&(_, o, f)| (o, f)).collect();
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
-        let mut groups: Vec<QualifierGroup> = Vec::new();
+        // (head variant, position), and (qualifier, head variant, position).
+        let mut heads: Vec<(u32, u32)> = Vec::new();
+        let mut qualified: Vec<(u32, u32, u32)> = Vec::new();
+        // Qualifiers by spelling (always matched exactly).
+        let mut qualifier_ids: HashMap<String, u32> = HashMap::new();
         for (i, &(f, as_subject)) in entities.iter().enumerate() {
             let entity = entity_ref(&facts, f, as_subject);
             let names: Vec<&str> = if options.use_aliases {
@@ -150,37 +152,47 @@ impl Dictionary {
                 let Some(head) = builder.add(&form.head, NameUse::Head, false) else {
                     continue;
                 };
-                let group = groups.len() as u32;
-                groups.push(QualifierGroup {
-                    entity: i as u32,
-                    head,
-                });
+                heads.push((head, i as u32));
                 if options.position_names == PositionNames::HeadInContext {
                     for q in &form.qualifiers {
-                        if q.chars().count() >= MIN_QUALIFIER_CHARS {
-                            builder.add(q, NameUse::Qualifier(group), true);
+                        if q.chars().count() < MIN_QUALIFIER_CHARS {
+                            continue;
+                        }
+                        let next = qualifier_ids.len() as u32;
+                        let id = *qualifier_ids.entry(q.trim().to_string()).or_insert(next);
+                        if builder.add(q, NameUse::Qualifier(id), true).is_some() {
+                            qualified.push((id, head, i as u32));
                         }
                     }
                 }
             }
         }
+        heads.sort_unstable();
+        heads.dedup();
         let mut head_entities: HashMap<u32, Vec<u32>> = HashMap::new();
-        for g in &groups {
-            head_entities.entry(g.head).or_default().push(g.entity);
+        for &(head, position) in &heads {
+            head_entities.entry(head).or_default().push(position);
         }
-        for entities in head_entities.values_mut() {
-            entities.sort_unstable();
-            entities.dedup();
+        qualified.sort_unstable();
+        qualified.dedup();
+        let mut licensing_starts = vec![0u32; qualifier_ids.len() + 1];
+        for &(q, _, _) in &qualified {
+            licensing_starts[q as usize + 1] += 1;
+        }
+        for q in 1..licensing_starts.len() {
+            licensing_starts[q] += licensing_starts[q - 1];
         }
         Ok(Self {
             facts,
             ends,
             entities,
-            by_subject,
+            subject_starts,
+            subject_facts,
             by_pair,
             by_pair_reversed,
             matcher: builder.build()?,
-            groups,
+            licensing_starts,
+            licensing: qualified.into_iter().map(|(_, h, p)| (h, p)).collect(),
             head_entities,
             head_needs_context: options.position_names == PositionNames::HeadInContext,
         })
@@ -194,6 +206,36 @@ impl Dictionary {
             patterns: self.matcher.patterns(),
             automaton_bytes: self.matcher.memory_usage(),
             skipped_names: self.matcher.skipped(),
+        }
+    }
+
+    /// The facts with this subject: (object, fact), sorted.
+    pub fn facts_of_subject(&self, subject: u32) -> &[(u32, u32)] {
+        let s = subject as usize;
+        match (self.subject_starts.get(s), self.subject_starts.get(s + 1)) {
+            (Some(&from), Some(&to)) => &self.subject_facts[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    /// Where the facts of `subject` start, fetched ahead of [`Self::facts_of_subject`].
+    pub fn prefetch_facts_of_subject(&self, subject: u32) {
+        if let Some(start) = self.subject_starts.get(subject as usize) {
+            prefetch(start);
+        }
+    }
+
+    /// What naming the qualifier `qualifier` ([`NameUse::Qualifier`]) licenses:
+    /// (head variant, position) pairs, sorted: the head then stands for the
+    /// position.
+    pub fn licensed_by(&self, qualifier: u32) -> &[(u32, u32)] {
+        let q = qualifier as usize;
+        match (
+            self.licensing_starts.get(q),
+            self.licensing_starts.get(q + 1),
+        ) {
+            (Some(&from), Some(&to)) => &self.licensing[from as usize..to as usize],
+            _ => &[],
         }
     }
 

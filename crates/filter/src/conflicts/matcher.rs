@@ -42,7 +42,9 @@ pub enum NameUse {
     /// The unqualified form of one or more positions ("President"); which ones it
     /// stands for depends on the qualifiers the article names (see `Dictionary`).
     Head,
-    /// A qualifier of this qualifier group ("United States", "US", "American").
+    /// A qualifier of one or more positions ("United States", "US", "American"),
+    /// by qualifier number: with a head, it names those of its positions that
+    /// have that head (see `Dictionary::licensed_by`).
     Qualifier(u32),
 }
 
@@ -294,6 +296,12 @@ impl Matcher {
         let mut found = Vec::with_capacity(proposals.len());
         for (at, pattern) in proposals {
             self.record(text, at, pattern, &mut found);
+        }
+        // Callers read each match's meanings next.
+        for f in &found {
+            if let Some(variant) = self.variants.get(f.variant as usize) {
+                prefetch(variant);
+            }
         }
         // Walks report a start's matches shortest first; callers want longest first.
         found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));

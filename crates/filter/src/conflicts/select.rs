@@ -2,12 +2,10 @@
 //! (1) its document names both the subject and the object of at least one evolving
 //! fact and (2) its summary names the subject or the object of an evolving fact.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
 use tempora_engine::{Article, FactMatch, Mention, TextField};
 
 use super::dictionary::Dictionary;
-use super::matcher::{Found, NameUse};
+use super::matcher::{prefetch, Found, NameUse};
 
 /// Which criterion an article failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,8 +35,53 @@ pub enum Verdict {
     Reject(Criterion, String),
 }
 
-/// Entities named in one text, each with the spellings found.
-type Named<'t> = BTreeMap<u32, BTreeSet<&'t str>>;
+/// Entities named in one text, each with the spellings found: (entity,
+/// spelling) pairs, sorted and distinct.
+#[derive(Debug, Default)]
+struct Named<'t>(Vec<(u32, &'t str)>);
+
+impl<'t> Named<'t> {
+    fn new(mut pairs: Vec<(u32, &'t str)>) -> Self {
+        pairs.sort_unstable();
+        pairs.dedup();
+        Self(pairs)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The entities named, in order, each once.
+    fn entities(&self) -> impl Iterator<Item = u32> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|&(i, (e, _))| i == 0 || self.0[i - 1].0 != *e)
+            .map(|(_, (e, _))| *e)
+    }
+
+    fn contains(&self, entity: u32) -> bool {
+        !self.names_of(entity).is_empty()
+    }
+
+    /// The spellings found for `entity`, in order.
+    fn names_of(&self, entity: u32) -> &[(u32, &'t str)] {
+        let from = self.0.partition_point(|(e, _)| *e < entity);
+        let to = from + self.0[from..].partition_point(|(e, _)| *e == entity);
+        &self.0[from..to]
+    }
+}
+
+/// The positions each head variant found in an article stands for, by head
+/// variant (sorted).
+type Licensed = Vec<(u32, Vec<u32>)>;
+
+fn licensed_for(licensed: &Licensed, variant: u32) -> Option<&[u32]> {
+    licensed
+        .binary_search_by_key(&variant, |(v, _)| *v)
+        .ok()
+        .map(|i| licensed[i].1.as_slice())
+}
 
 /// Decides for `article`. `same_fact`: criterion 2 must be met by a fact that
 /// meets criterion 1.
@@ -54,7 +97,8 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
         let seen = if doc.is_empty() {
             "no name of an evolving fact's subject or object".to_string()
         } else {
-            format!("only {}", list(dict, doc.keys()))
+            let entities: Vec<u32> = doc.entities().collect();
+            format!("only {}", list(dict, &entities))
         };
         return Verdict::Reject(
             Criterion::DocumentNamesFact,
@@ -68,7 +112,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
     let summary_ok = if same_fact {
         full.iter().any(|f| {
             let (s, o) = dict.ends[*f as usize];
-            summary.contains_key(&s) || summary.contains_key(&o)
+            summary.contains(s) || summary.contains(o)
         })
     } else {
         !summary.is_empty()
@@ -98,7 +142,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
             for (entity, id) in ids {
                 for (field, named) in [(TextField::Document, &doc), (TextField::Summary, &summary)]
                 {
-                    for name in named.get(&entity).into_iter().flatten() {
+                    for (_, name) in named.names_of(entity) {
                         mentions.push(Mention {
                             entity: id.clone(),
                             name: name.to_string(),
@@ -119,13 +163,23 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
 
 /// The facts whose subject and object `doc` both names, in fact order.
 fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
-    let named: Vec<u32> = doc.keys().copied().collect();
+    let named: Vec<u32> = doc.entities().collect();
+    // Each subject's facts are a random place in a large index: fetched for
+    // every named entity first, so the misses overlap.
+    for &subject in &named {
+        dict.prefetch_facts_of_subject(subject);
+    }
+    for &subject in &named {
+        if let Some(first) = dict.facts_of_subject(subject).first() {
+            prefetch(first);
+        }
+    }
     let mut full = Vec::new();
     for &subject in &named {
         // Both lists are sorted by entity: look each entry of the shorter one up
         // in the longer (a position with thousands of holders, an article naming
         // hundreds of entities).
-        let facts = &dict.by_subject[subject as usize];
+        let facts = dict.facts_of_subject(subject);
         if facts.len() <= named.len() {
             full.extend(
                 facts
@@ -146,42 +200,42 @@ fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
 }
 
 /// The positions each head found in the article stands for: with qualifiers
-/// required, those whose qualifier group the article names (in either text);
-/// otherwise every position with that head. Work is per distinct name found, not
-/// per occurrence, so a head shared by thousands of positions ("Minister") costs
-/// little unless their qualifiers are named too.
-fn licensed_heads<'a>(
-    dict: &'a Dictionary,
-    found: impl Iterator<Item = &'a Found>,
-) -> HashMap<u32, Vec<u32>> {
+/// required, those with that head whose qualifier the article names (in either
+/// text); otherwise every position with that head. Work is per distinct
+/// qualifier found (a list of its positions), not per occurrence, so a head
+/// shared by thousands of positions ("Minister") costs little.
+fn licensed_heads<'a>(dict: &'a Dictionary, found: impl Iterator<Item = &'a Found>) -> Licensed {
     let mut variants: Vec<u32> = found.map(|f| f.variant).collect();
     variants.sort_unstable();
     variants.dedup();
-    let mut licensed: HashMap<u32, Vec<u32>> = HashMap::new();
-    for &variant in &variants {
-        for name_use in dict.matcher.uses(variant) {
-            match name_use {
-                NameUse::Qualifier(group) if dict.head_needs_context => {
-                    if let Some(g) = dict.groups.get(*group as usize) {
-                        if variants.binary_search(&g.head).is_ok() {
-                            licensed.entry(g.head).or_default().push(g.entity);
-                        }
-                    }
+    let heads: Vec<u32> = variants
+        .iter()
+        .copied()
+        .filter(|&v| dict.matcher.uses(v).contains(&NameUse::Head))
+        .collect();
+    if !dict.head_needs_context {
+        return heads
+            .into_iter()
+            .filter_map(|h| Some((h, dict.head_entities.get(&h)?.clone())))
+            .collect();
+    }
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    if !heads.is_empty() {
+        for &variant in &variants {
+            for name_use in dict.matcher.uses(variant) {
+                if let NameUse::Qualifier(q) = name_use {
+                    let licensed = dict.licensed_by(*q).iter();
+                    pairs.extend(licensed.filter(|(h, _)| heads.binary_search(h).is_ok()));
                 }
-                NameUse::Head if !dict.head_needs_context => {
-                    if let Some(entities) = dict.head_entities.get(&variant) {
-                        licensed.insert(variant, entities.clone());
-                    }
-                }
-                _ => {}
             }
         }
     }
-    for entities in licensed.values_mut() {
-        entities.sort_unstable();
-        entities.dedup();
-    }
-    licensed
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| (group[0].0, group.iter().map(|&(_, p)| p).collect()))
+        .collect()
 }
 
 /// Resolves what was found in `text` to entities: a head counts for the
@@ -191,12 +245,7 @@ fn licensed_heads<'a>(
 /// a rank word precedes it ("Deputy Prime Minister" is not the prime minister).
 /// A match inside a longer match counts only as part of it ("President" inside
 /// "President of the United States").
-fn named<'t>(
-    dict: &Dictionary,
-    text: &'t str,
-    found: &[Found],
-    licensed: &HashMap<u32, Vec<u32>>,
-) -> Named<'t> {
+fn named<'t>(dict: &Dictionary, text: &'t str, found: &[Found], licensed: &Licensed) -> Named<'t> {
     // Spans that name something: with whether their licensed head reading holds,
     // and the positions a holder's name right after them licenses.
     let valid = found.iter().filter_map(|f| {
@@ -205,7 +254,7 @@ fn named<'t>(
         let is_head = uses.contains(&NameUse::Head);
         let in_place =
             is_head && !followed_by_of(text, f.end) && !preceded_by_other_rank(text, f.start);
-        let head_ok = in_place && licensed.contains_key(&f.variant);
+        let head_ok = in_place && licensed_for(licensed, f.variant).is_some();
         let by_holder = if in_place && dict.head_needs_context {
             positions_of_next_holder(dict, text, found, f)
         } else {
@@ -216,8 +265,8 @@ fn named<'t>(
     // Found is sorted by start, longest first: a span is inside an earlier one
     // exactly when that one reaches at least as far. Names are collected per
     // variant first and resolved to entities once per variant.
-    let mut spellings: BTreeMap<(u32, bool), BTreeSet<&'t str>> = BTreeMap::new();
-    let mut named = Named::new();
+    let mut spellings: Vec<(u32, bool, &'t str)> = Vec::new();
+    let mut pairs: Vec<(u32, &'t str)> = Vec::new();
     let mut reach: Option<(usize, usize)> = None;
     for (f, head_ok, by_holder) in valid {
         let span = (f.start, f.end);
@@ -227,33 +276,27 @@ fn named<'t>(
             _ => reach = Some(span),
         }
         let name = &text[f.start..f.end];
-        spellings
-            .entry((f.variant, head_ok))
-            .or_default()
-            .insert(name);
-        for position in by_holder {
-            named.entry(position).or_default().insert(name);
-        }
+        spellings.push((f.variant, head_ok, name));
+        pairs.extend(by_holder.into_iter().map(|position| (position, name)));
     }
-    for ((variant, head_ok), names) in spellings {
+    spellings.sort_unstable();
+    spellings.dedup();
+    for group in spellings.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let (variant, head_ok, _) = group[0];
         let entities = dict.matcher.uses(variant).iter().filter_map(|u| match u {
             NameUse::Name(e) => Some(*e),
             _ => None,
         });
-        let heads = licensed
-            .get(&variant)
+        let heads = licensed_for(licensed, variant)
             .filter(|_| head_ok)
             .into_iter()
             .flatten()
             .copied();
         for entity in entities.chain(heads) {
-            named
-                .entry(entity)
-                .or_default()
-                .extend(names.iter().copied());
+            pairs.extend(group.iter().map(|&(_, _, name)| (entity, name)));
         }
     }
-    named
+    Named::new(pairs)
 }
 
 /// The positions of head `head` held by someone whose name follows it after one
@@ -305,10 +348,14 @@ fn preceded_by_other_rank(text: &str, start: usize) -> bool {
     })
 }
 
-fn list<'a>(dict: &Dictionary, entities: impl ExactSizeIterator<Item = &'a u32>) -> String {
+fn list(dict: &Dictionary, entities: &[u32]) -> String {
     const SHOWN: usize = 5;
     let total = entities.len();
-    let shown: Vec<String> = entities.take(SHOWN).map(|e| dict.describe(*e)).collect();
+    let shown: Vec<String> = entities
+        .iter()
+        .take(SHOWN)
+        .map(|e| dict.describe(*e))
+        .collect();
     let mut text = shown.join(", ");
     if total > SHOWN {
         text.push_str(&format!(" and {} more", total - SHOWN));
