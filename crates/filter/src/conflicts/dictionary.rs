@@ -25,10 +25,8 @@ pub struct Dictionary {
     pub ends: Vec<(u32, u32)>,
     /// Where each entity is first described: fact index and whether as subject.
     entities: Vec<(u32, bool)>,
-    /// (object, fact) by subject, sorted, all subjects in one list: the facts of
-    /// subject `s` are `subject_facts[subject_starts[s]..subject_starts[s + 1]]`.
-    subject_starts: Vec<u32>,
-    subject_facts: Vec<(u32, u32)>,
+    /// (object, fact) by subject, sorted.
+    by_subject: Grouped<(u32, u32)>,
     /// (subject, object, fact), sorted: what an entity is linked to, for the
     /// holder rule.
     by_pair: Vec<(u32, u32, u32)>,
@@ -36,11 +34,9 @@ pub struct Dictionary {
     by_pair_reversed: Vec<(u32, u32, u32)>,
     /// Every name.
     pub matcher: Matcher,
-    /// What each qualifier licenses: (head variant, position) pairs, sorted, all
-    /// qualifiers in one list; those of qualifier `q` ([`NameUse::Qualifier`]) are
-    /// `licensing[licensing_starts[q]..licensing_starts[q + 1]]`.
-    licensing_starts: Vec<u32>,
-    licensing: Vec<(u32, u32)>,
+    /// What each qualifier ([`NameUse::Qualifier`]) licenses: (head variant,
+    /// position) pairs, sorted.
+    licensing: Grouped<(u32, u32)>,
     /// Every position each head variant stands for, qualifiers or not (sorted).
     pub head_entities: HashMap<u32, Vec<u32>>,
     /// Whether a position's head needs context: a qualifier named in the article
@@ -112,14 +108,7 @@ impl Dictionary {
             by_pair.iter().map(|&(s, o, f)| (o, s, f)).collect();
         by_pair.sort_unstable();
         by_pair_reversed.sort_unstable();
-        let mut subject_starts = vec![0u32; entities.len() + 1];
-        for &(subject, _, _) in &by_pair {
-            subject_starts[subject as usize + 1] += 1;
-        }
-        for s in 1..subject_starts.len() {
-            subject_starts[s] += subject_starts[s - 1];
-        }
-        let subject_facts = by_pair.iter().map(|&(_, o, f)| (o, f)).collect();
+        let by_subject = Grouped::new(entities.len(), by_pair.iter().map(|&(s, o, f)| (s, (o, f))));
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
         // (head variant, position), and (qualifier, head variant, position).
@@ -175,24 +164,19 @@ impl Dictionary {
         }
         qualified.sort_unstable();
         qualified.dedup();
-        let mut licensing_starts = vec![0u32; qualifier_ids.len() + 1];
-        for &(q, _, _) in &qualified {
-            licensing_starts[q as usize + 1] += 1;
-        }
-        for q in 1..licensing_starts.len() {
-            licensing_starts[q] += licensing_starts[q - 1];
-        }
+        let licensing = Grouped::new(
+            qualifier_ids.len(),
+            qualified.into_iter().map(|(q, h, p)| (q, (h, p))),
+        );
         Ok(Self {
             facts,
             ends,
             entities,
-            subject_starts,
-            subject_facts,
+            by_subject,
             by_pair,
             by_pair_reversed,
             matcher: builder.build()?,
-            licensing_starts,
-            licensing: qualified.into_iter().map(|(_, h, p)| (h, p)).collect(),
+            licensing,
             head_entities,
             head_needs_context: options.position_names == PositionNames::HeadInContext,
         })
@@ -211,16 +195,12 @@ impl Dictionary {
 
     /// The facts with this subject: (object, fact), sorted.
     pub fn facts_of_subject(&self, subject: u32) -> &[(u32, u32)] {
-        let s = subject as usize;
-        match (self.subject_starts.get(s), self.subject_starts.get(s + 1)) {
-            (Some(&from), Some(&to)) => &self.subject_facts[from as usize..to as usize],
-            _ => &[],
-        }
+        self.by_subject.get(subject)
     }
 
     /// Where the facts of `subject` start, fetched ahead of [`Self::facts_of_subject`].
     pub fn prefetch_facts_of_subject(&self, subject: u32) {
-        if let Some(start) = self.subject_starts.get(subject as usize) {
+        if let Some(start) = self.by_subject.starts.get(subject as usize) {
             prefetch(start);
         }
     }
@@ -229,14 +209,7 @@ impl Dictionary {
     /// (head variant, position) pairs, sorted: the head then stands for the
     /// position.
     pub fn licensed_by(&self, qualifier: u32) -> &[(u32, u32)] {
-        let q = qualifier as usize;
-        match (
-            self.licensing_starts.get(q),
-            self.licensing_starts.get(q + 1),
-        ) {
-            (Some(&from), Some(&to)) => &self.licensing[from as usize..to as usize],
-            _ => &[],
-        }
+        self.licensing.get(qualifier)
     }
 
     /// The entities an evolving fact links `entity` to, either way round (the
@@ -271,6 +244,40 @@ impl Dictionary {
             }) => format!("{label} ({id})"),
             Some(e) => e.id.clone(),
             None => format!("#{entity}"),
+        }
+    }
+}
+
+/// Items grouped by a key from 0 to n, all in one list: those of key `k` are
+/// `items[starts[k]..starts[k + 1]]` (two adjacent numbers and one slice, where a
+/// `Vec` per key would be a pointer to chase and an allocation each).
+#[derive(Debug, Clone)]
+struct Grouped<T> {
+    starts: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Grouped<T> {
+    /// Groups `items` (sorted by key, keys below `keys`).
+    fn new(keys: usize, items: impl Iterator<Item = (u32, T)>) -> Self {
+        let mut starts = vec![0u32; keys + 1];
+        let items: Vec<T> = items
+            .map(|(key, item)| {
+                starts[key as usize + 1] += 1;
+                item
+            })
+            .collect();
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        Self { starts, items }
+    }
+
+    fn get(&self, key: u32) -> &[T] {
+        let k = key as usize;
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&from), Some(&to)) => self.items.get(from as usize..to as usize).unwrap_or(&[]),
+            _ => &[],
         }
     }
 }
