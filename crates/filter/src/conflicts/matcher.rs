@@ -277,7 +277,7 @@ impl Matcher {
     /// Every name found in `text` on word boundaries (and with its exact case where
     /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
-        let mut proposals = Vec::new();
+        let mut proposals = Vec::with_capacity(text.len() / 32 + 8);
         self.trie.walk(text, &mut proposals);
         // Each check reads a pattern's record and then its text: both fetched
         // for every proposal first, so the misses overlap.

@@ -97,10 +97,10 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     while at < bytes.len() {
         let block = &bytes[at..bytes.len().min(at + 64)];
         let (mut words, mut non_ascii) = (0u64, 0u64);
-        for (i, &b) in block.iter().enumerate() {
-            let class = CLASSES[usize::from(b)];
-            words |= u64::from(class == WORD) << i;
-            non_ascii |= u64::from(class == NON_ASCII) << i;
+        for i in (0..block.len()).step_by(8) {
+            let (w, n) = classify8(load8(block, i));
+            words |= w << i;
+            non_ascii |= n << i;
         }
         if non_ascii != 0 {
             let block_end = at + block.len();
@@ -137,6 +137,29 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
         }
         at = next_at;
     }
+}
+
+/// The word bytes and the non-ASCII bytes among eight (little-endian), as two
+/// 8-bit masks: the per-byte tests of [`CLASSES`] on all eight at once. Byte
+/// sums never carry: each byte is at most 0x7f once its high bit is cleared.
+#[inline]
+fn classify8(bytes: u64) -> (u64, u64) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// High bit of each byte: whether that byte of `x` is at least `c`.
+    fn at_least(x: u64, c: u8) -> u64 {
+        (x + u64::from(0x80 - c) * 0x0101_0101_0101_0101) & HIGH
+    }
+    let low = bytes & LOW7;
+    let folded = low | 0x2020_2020_2020_2020;
+    let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
+    let digit = at_least(low, b'0') & !at_least(low, b'9' + 1);
+    let underscore = at_least(low, b'_') & !at_least(low, b'_' + 1);
+    let high = bytes & HIGH;
+    let word = (letter | digit | underscore) & !high;
+    // Gathers the high bit of each byte into one byte.
+    let pack = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+    (pack(word), pack(high))
 }
 
 /// Whether `text[start..end]` is not glued to a word character on either side.
@@ -398,6 +421,19 @@ mod tests {
             "the last word, read past the text's end"
         );
         assert_ne!(at(26, 34, true), alone);
+    }
+
+    #[test]
+    fn eight_bytes_are_classified_as_each_byte_would_be() {
+        for b in 0..=255u8 {
+            let bytes = [b, b'a', 0xC3, b'_', b'9', b'@', b'Z', b];
+            let (words, non_ascii) = classify8(u64::from_le_bytes(bytes));
+            for (i, &c) in bytes.iter().enumerate() {
+                let class = CLASSES[usize::from(c)];
+                assert_eq!(words >> i & 1 == 1, class == WORD, "byte {c:#x}");
+                assert_eq!(non_ascii >> i & 1 == 1, class == NON_ASCII, "byte {c:#x}");
+            }
+        }
     }
 
     #[test]

@@ -201,7 +201,9 @@ impl Trie {
     fn walk_with<const FOLD: bool>(&self, text: &str, proposals: &mut Vec<(usize, u32)>) {
         let bytes = text.as_bytes();
         // (start of the walk, end of its last word, key of its next edge).
-        let mut walks: Vec<(usize, usize, u64)> = Vec::new();
+        // Sized for news text (a candidate every few dozen bytes), so that the
+        // lists rarely grow.
+        let mut walks: Vec<(usize, usize, u64)> = Vec::with_capacity(text.len() / 32 + 8);
         for_each_word(text, |start, end| {
             let hash = word_hash(bytes, start, end, FOLD);
             if self.first_words.may_contain(hash) {
@@ -210,7 +212,7 @@ impl Trie {
                 walks.push((start, end, key));
             }
         });
-        let mut next_round = Vec::new();
+        let mut next_round = Vec::with_capacity(walks.len());
         while !walks.is_empty() {
             for &(start, at, key) in &walks {
                 let Some(edge) = self.edge(key) else {
