@@ -215,16 +215,10 @@ impl Dictionary {
     /// The entities an evolving fact links `entity` to, either way round (the
     /// positions a holder held, the holders of a position); may repeat.
     pub fn linked(&self, entity: u32) -> impl Iterator<Item = u32> + '_ {
-        let range = move |index: &'_ [(u32, u32, u32)]| {
-            let from = index.partition_point(|&(x, _, _)| x < entity);
-            let to = index.partition_point(|&(x, _, _)| x <= entity);
-            (from, to)
-        };
-        let (a, b) = range(&self.by_pair);
-        let (c, d) = range(&self.by_pair_reversed);
-        self.by_pair[a..b]
+        let key = |&(x, _, _): &(u32, u32, u32)| x;
+        equal_range(&self.by_pair, entity, key)
             .iter()
-            .chain(&self.by_pair_reversed[c..d])
+            .chain(equal_range(&self.by_pair_reversed, entity, key))
             .map(|&(_, other, _)| other)
     }
 
@@ -246,6 +240,13 @@ impl Dictionary {
             None => format!("#{entity}"),
         }
     }
+}
+
+/// The items of `sorted` (sorted by `key`) whose key is `wanted`.
+pub fn equal_range<T, K: Ord>(sorted: &[T], wanted: K, key: impl Fn(&T) -> K) -> &[T] {
+    let from = sorted.partition_point(|item| key(item) < wanted);
+    let to = from + sorted[from..].partition_point(|item| key(item) == wanted);
+    &sorted[from..to]
 }
 
 /// Items grouped by a key from 0 to n, all in one list: those of key `k` are

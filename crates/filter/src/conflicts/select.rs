@@ -4,7 +4,7 @@
 
 use tempora_engine::{Article, FactMatch, Mention, TextField};
 
-use super::dictionary::Dictionary;
+use super::dictionary::{equal_range, Dictionary};
 use super::matcher::{prefetch, Found, NameUse};
 
 /// Which criterion an article failed.
@@ -35,40 +35,35 @@ pub enum Verdict {
     Reject(Criterion, String),
 }
 
-/// Entities named in one text, each with the spellings found: (entity,
-/// spelling) pairs, sorted and distinct.
+/// Entities named in one text, each with the spellings found.
 #[derive(Debug, Default)]
-struct Named<'t>(Vec<(u32, &'t str)>);
+struct Named<'t> {
+    /// (entity, spelling) pairs, sorted and distinct.
+    pairs: Vec<(u32, &'t str)>,
+    /// The entities, sorted, each once.
+    entities: Vec<u32>,
+}
 
 impl<'t> Named<'t> {
     fn new(mut pairs: Vec<(u32, &'t str)>) -> Self {
         pairs.sort_unstable();
         pairs.dedup();
-        Self(pairs)
+        let mut entities: Vec<u32> = pairs.iter().map(|&(e, _)| e).collect();
+        entities.dedup();
+        Self { pairs, entities }
     }
 
     fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The entities named, in order, each once.
-    fn entities(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0
-            .iter()
-            .enumerate()
-            .filter(|&(i, (e, _))| i == 0 || self.0[i - 1].0 != *e)
-            .map(|(_, (e, _))| *e)
+        self.pairs.is_empty()
     }
 
     fn contains(&self, entity: u32) -> bool {
-        !self.names_of(entity).is_empty()
+        self.entities.binary_search(&entity).is_ok()
     }
 
     /// The spellings found for `entity`, in order.
     fn names_of(&self, entity: u32) -> &[(u32, &'t str)] {
-        let from = self.0.partition_point(|(e, _)| *e < entity);
-        let to = from + self.0[from..].partition_point(|(e, _)| *e == entity);
-        &self.0[from..to]
+        equal_range(&self.pairs, entity, |&(e, _)| e)
     }
 }
 
@@ -97,8 +92,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
         let seen = if doc.is_empty() {
             "no name of an evolving fact's subject or object".to_string()
         } else {
-            let entities: Vec<u32> = doc.entities().collect();
-            format!("only {}", list(dict, &entities))
+            format!("only {}", list(dict, &doc.entities))
         };
         return Verdict::Reject(
             Criterion::DocumentNamesFact,
@@ -163,35 +157,40 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
 
 /// The facts whose subject and object `doc` both names, in fact order.
 fn facts_named_in_full(dict: &Dictionary, doc: &Named<'_>) -> Vec<u32> {
-    let named: Vec<u32> = doc.entities().collect();
+    let named = &doc.entities;
     // Each subject's facts are a random place in a large index: fetched for
     // every named entity first, so the misses overlap.
-    for &subject in &named {
+    for &subject in named {
         dict.prefetch_facts_of_subject(subject);
     }
-    for &subject in &named {
+    for &subject in named {
         if let Some(first) = dict.facts_of_subject(subject).first() {
             prefetch(first);
         }
     }
+    // Bit `e % 1024` for each named entity `e`: most objects of a subject's
+    // facts are not named, and this says so without a search.
+    let mut bits = [0u64; 16];
+    for &e in named {
+        bits[(e as usize >> 6) & 15] |= 1 << (e & 63);
+    }
+    let maybe_named = |e: u32| bits[(e as usize >> 6) & 15] >> (e & 63) & 1 == 1;
     let mut full = Vec::new();
-    for &subject in &named {
-        // Both lists are sorted by entity: look each entry of the shorter one up
-        // in the longer (a position with thousands of holders, an article naming
-        // hundreds of entities).
+    for &subject in named {
+        // Each fact's object looked up among the named, or (a position with
+        // thousands of holders) each named entity among the facts' objects.
         let facts = dict.facts_of_subject(subject);
-        if facts.len() <= named.len() {
+        if facts.len() <= 16 * named.len() {
             full.extend(
                 facts
                     .iter()
-                    .filter(|(object, _)| named.binary_search(object).is_ok())
+                    .filter(|&&(o, _)| maybe_named(o) && named.binary_search(&o).is_ok())
                     .map(|&(_, fact)| fact),
             );
         } else {
-            for &object in &named {
-                let from = facts.partition_point(|&(o, _)| o < object);
-                let to = from + facts[from..].partition_point(|&(o, _)| o == object);
-                full.extend(facts[from..to].iter().map(|&(_, fact)| fact));
+            for &object in named {
+                let facts = equal_range(facts, object, |&(o, _)| o);
+                full.extend(facts.iter().map(|&(_, fact)| fact));
             }
         }
     }
@@ -265,8 +264,8 @@ fn named<'t>(dict: &Dictionary, text: &'t str, found: &[Found], licensed: &Licen
     // Found is sorted by start, longest first: a span is inside an earlier one
     // exactly when that one reaches at least as far. Names are collected per
     // variant first and resolved to entities once per variant.
-    let mut spellings: Vec<(u32, bool, &'t str)> = Vec::new();
-    let mut pairs: Vec<(u32, &'t str)> = Vec::new();
+    let mut spellings: Vec<(u32, bool, &'t str)> = Vec::with_capacity(found.len());
+    let mut pairs: Vec<(u32, &'t str)> = Vec::with_capacity(found.len());
     let mut reach: Option<(usize, usize)> = None;
     for (f, head_ok, by_holder) in valid {
         let span = (f.start, f.end);

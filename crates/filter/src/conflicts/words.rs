@@ -127,8 +127,14 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
             starts &= starts - 1;
             let run = (!(words >> s)).trailing_zeros() as usize;
             let (start, mut end) = (at + s, at + s + run);
-            if s + run >= block.len() {
-                // The word runs past the block: finish it here and go on after it.
+            if s + run == 64 {
+                // The word may run on past the block: the next block starts
+                // with it, unless it filled this one (a word of 64 bytes or more).
+                if s > 0 {
+                    next_at = start;
+                    after_word = false;
+                    break;
+                }
                 end = word_end(text, start);
                 next_at = end;
                 after_word = true;
