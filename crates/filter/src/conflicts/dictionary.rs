@@ -229,15 +229,20 @@ impl Dictionary {
     }
 
     /// "Joe Biden (Q6279)", for rejection reasons.
-    pub fn describe(&self, entity: u32) -> String {
+    pub fn describe(&self, entity: u32, out: &mut String) {
         match self.entity(entity) {
             Some(EntityRef {
                 id,
                 label: Some(label),
                 ..
-            }) => format!("{label} ({id})"),
-            Some(e) => e.id.clone(),
-            None => format!("#{entity}"),
+            }) => {
+                out.push_str(label);
+                out.push_str(" (");
+                out.push_str(id);
+                out.push(')');
+            }
+            Some(e) => out.push_str(&e.id),
+            None => out.push_str(&format!("#{entity}")),
         }
     }
 }

@@ -26,10 +26,11 @@
 //! compared ignoring ASCII case, so offsets are offsets into the original text)
 //! and an exact variant is checked against the original text.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 mod trie;
-use trie::Trie;
+use trie::{Trie, WalkLists};
 
 use super::words::on_word_boundaries;
 use crate::error::FilterError;
@@ -277,16 +278,23 @@ impl Matcher {
     /// Every name found in `text` on word boundaries (and with its exact case where
     /// asked), ordered by start, longest first.
     pub fn scan(&self, text: &str) -> Vec<Found> {
-        let mut proposals = Vec::with_capacity(text.len() / 32 + 8);
-        self.trie.walk(text, &mut proposals);
+        thread_local! {
+            static LISTS: RefCell<WalkLists> = RefCell::default();
+        }
+        LISTS.with_borrow_mut(|lists| self.scan_with(text, lists))
+    }
+
+    fn scan_with(&self, text: &str, lists: &mut WalkLists) -> Vec<Found> {
+        self.trie.walk(text, lists);
+        let proposals = &lists.proposals;
         // Each check reads a pattern's record and then its text: both fetched
         // for every proposal first, so the misses overlap.
-        for &(_, p) in &proposals {
+        for &(_, p) in proposals {
             if let Some(pattern) = self.patterns.get(p as usize) {
                 prefetch(pattern);
             }
         }
-        for &(_, p) in &proposals {
+        for &(_, p) in proposals {
             if let Some(pattern) = self.patterns.get(p as usize) {
                 if let Some(first) = self.spellings.as_bytes().get(pattern.offset as usize) {
                     prefetch(first);
@@ -294,7 +302,7 @@ impl Matcher {
             }
         }
         let mut found = Vec::with_capacity(proposals.len());
-        for (at, pattern) in proposals {
+        for &(at, pattern) in proposals {
             self.record(text, at, pattern, &mut found);
         }
         // Callers read each match's meanings next.

@@ -51,6 +51,17 @@ const EMPTY: Slot = Slot {
     names: NO_NAME,
 };
 
+/// The lists a walk works in, kept from one text to the next so that a scan
+/// allocates nothing once they have grown to the size of the texts.
+#[derive(Debug, Default)]
+pub(super) struct WalkLists {
+    /// (start of the walk, end of its last word, key of its next edge).
+    walks: Vec<(usize, usize, u64)>,
+    next_round: Vec<(usize, usize, u64)>,
+    /// (start, pattern): what the walks found, for the caller to check.
+    pub(super) proposals: Vec<(usize, u32)>,
+}
+
 /// The trie: edges, lists of names, and the first-word filter.
 #[derive(Debug, Clone)]
 pub(super) struct Trie {
@@ -187,23 +198,26 @@ impl Trie {
     /// Walks from every word of `text` that may start a name and adds
     /// `(start, pattern)` to `proposals` for each pattern whose words the text has
     /// there. The caller compares the pattern with the text.
-    pub(super) fn walk(&self, text: &str, proposals: &mut Vec<(usize, u32)>) {
+    pub(super) fn walk(&self, text: &str, lists: &mut WalkLists) {
+        lists.proposals.clear();
         if self.fold {
-            self.walk_with::<true>(text, proposals);
+            self.walk_with::<true>(text, lists);
         } else {
-            self.walk_with::<false>(text, proposals);
+            self.walk_with::<false>(text, lists);
         }
     }
 
     /// The walks go in rounds, one word each: a round fetches the slots of the
     /// next round's lookups ahead, so the cache misses of many walks overlap
     /// instead of following one another.
-    fn walk_with<const FOLD: bool>(&self, text: &str, proposals: &mut Vec<(usize, u32)>) {
+    fn walk_with<const FOLD: bool>(&self, text: &str, lists: &mut WalkLists) {
         let bytes = text.as_bytes();
-        // (start of the walk, end of its last word, key of its next edge).
-        // Sized for news text (a candidate every few dozen bytes), so that the
-        // lists rarely grow.
-        let mut walks: Vec<(usize, usize, u64)> = Vec::with_capacity(text.len() / 32 + 8);
+        let WalkLists {
+            walks,
+            next_round,
+            proposals,
+        } = lists;
+        walks.clear();
         for_each_word(text, |start, end| {
             let hash = word_hash(bytes, start, end, FOLD);
             if self.first_words.may_contain(hash) {
@@ -212,9 +226,9 @@ impl Trie {
                 walks.push((start, end, key));
             }
         });
-        let mut next_round = Vec::with_capacity(walks.len());
         while !walks.is_empty() {
-            for &(start, at, key) in &walks {
+            next_round.clear();
+            for &(start, at, key) in walks.iter() {
                 let Some(edge) = self.edge(key) else {
                     continue;
                 };
@@ -234,8 +248,7 @@ impl Trie {
                     next_round.push((start, next_end, key));
                 }
             }
-            std::mem::swap(&mut walks, &mut next_round);
-            next_round.clear();
+            std::mem::swap(walks, next_round);
         }
     }
 
@@ -286,8 +299,9 @@ mod tests {
 
     /// Proposals in the order of the text.
     fn proposals(trie: &Trie, text: &str) -> Vec<(usize, u32)> {
-        let mut all = Vec::new();
-        trie.walk(text, &mut all);
+        let mut lists = WalkLists::default();
+        trie.walk(text, &mut lists);
+        let mut all = lists.proposals;
         all.sort_unstable();
         all
     }
