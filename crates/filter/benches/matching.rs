@@ -347,11 +347,11 @@ fn matching(c: &mut Criterion) {
     let dict = Dictionary::build(facts.clone(), &options).expect("dictionary");
     let stats = dict.stats();
     eprintln!(
-        "dictionary: {} facts, {} entities, {} name patterns, automaton {} MiB",
+        "dictionary: {} facts, {} entities, {} name patterns, matcher {} MiB",
         stats.facts,
         stats.entities,
         stats.patterns,
-        stats.automaton_bytes >> 20
+        stats.matcher_bytes >> 20
     );
     let names: Vec<String> = facts
         .iter()

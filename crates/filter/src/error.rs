@@ -66,9 +66,9 @@ pub enum FilterError {
         /// The pipeline cutoff.
         cutoff: chrono::NaiveDate,
     },
-    /// The names make an automaton beyond the library's limits.
-    #[error("the names of the evolving facts make too large an automaton: {0}")]
-    Automaton(String),
+    /// The names are too many to index (billions of words or 4 GiB of text).
+    #[error("the names of the evolving facts are too many to index: {0}")]
+    TooManyNames(String),
     /// A fact's `pair_changed` is not an ISO date.
     #[error("{origin}: `pair_changed` `{value}` is not a date (YYYY, YYYY-MM or YYYY-MM-DD)")]
     BadDate {

@@ -51,19 +51,19 @@ pub struct DictionaryStats {
     pub facts: usize,
     /// Distinct entities.
     pub entities: usize,
-    /// Distinct name patterns in the automaton.
+    /// Distinct name patterns in the matcher.
     pub patterns: usize,
-    /// Heap bytes of the automaton.
-    pub automaton_bytes: usize,
+    /// Heap bytes of the matcher.
+    pub matcher_bytes: usize,
     /// Names left out because they do not start with a letter or digit.
     pub skipped_names: usize,
 }
 
 impl Dictionary {
-    /// Indexes `facts` and builds the automaton over their names under `options`.
+    /// Indexes `facts` and builds the matcher over their names under `options`.
     ///
     /// # Errors
-    /// When the automaton would exceed the library's size limits.
+    /// When the names are too many to index.
     pub fn build(
         facts: Vec<EvolvingFact>,
         options: &ConflictsOptions,
@@ -188,7 +188,7 @@ impl Dictionary {
             facts: self.facts.len(),
             entities: self.entities.len(),
             patterns: self.matcher.patterns(),
-            automaton_bytes: self.matcher.memory_usage(),
+            matcher_bytes: self.matcher.memory_usage(),
             skipped_names: self.matcher.skipped(),
         }
     }

@@ -70,7 +70,7 @@ struct Variant {
 
 /// A short list kept inline when it has one element (almost every pattern has
 /// one variant and every variant one use; 10^5 small vectors cost more to
-/// allocate than the automaton takes to build).
+/// allocate than the trie takes to build).
 #[derive(Debug, Clone)]
 enum Few<T> {
     One([T; 1]),
@@ -131,7 +131,7 @@ impl MatcherBuilder {
         } else {
             name.into()
         };
-        // Without folding, the automaton itself already matches the exact case.
+        // Without folding, the byte comparison already checks the exact case.
         let exact: Option<Box<str>> = (exact && self.fold && *key != *name).then(|| name.into());
         let next_pattern = self.pattern_variants.len() as u32;
         let pattern = *self.pattern_ids.entry(key).or_insert(next_pattern) as usize;
@@ -192,7 +192,7 @@ impl MatcherBuilder {
         for ((_, text), variants) in by_id.iter().zip(&self.pattern_variants) {
             let (Ok(offset), Ok(len)) = (u32::try_from(spellings.len()), u32::try_from(text.len()))
             else {
-                return Err(FilterError::Automaton(
+                return Err(FilterError::TooManyNames(
                     "the names have more than 4 GiB of text".into(),
                 ));
             };

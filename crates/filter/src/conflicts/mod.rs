@@ -3,7 +3,8 @@
 //!
 //! Names are the labels and aliases of each fact's subject and object (and, for
 //! positions, the unqualified head with its qualifiers: see [`PositionNames`]),
-//! matched on word boundaries in one Aho-Corasick pass per text. A kept article
+//! matched on word boundaries in one pass per text over a trie of every name
+//! whose alphabet is words (see [`matcher`]). A kept article
 //! gets `facts`: every evolving fact its document names in full, with each name
 //! found and where, and `after_change` = published on or after the day the pair
 //! changed (the article states what a model with this cutoff cannot know).
@@ -140,11 +141,7 @@ impl Transform for Conflicts {
         let all = self.load_facts(side)?;
         let read = all.len();
         let evolving = facts::evolving_facts(all, self.cutoff)?;
-        let dictionary = Dictionary::build(evolving, &self.options).map_err(|e| {
-            StageError::input(format!(
-                "the names of the facts make too large an automaton: {e}"
-            ))
-        })?;
+        let dictionary = Dictionary::build(evolving, &self.options)?;
         let stats = dictionary.stats();
         if stats.facts == 0 {
             tracing::warn!(
@@ -157,7 +154,7 @@ impl Transform for Conflicts {
             evolving = stats.facts,
             entities = stats.entities,
             names = stats.patterns,
-            automaton_bytes = stats.automaton_bytes,
+            matcher_bytes = stats.matcher_bytes,
             skipped_names = stats.skipped_names,
             ms = started.elapsed().as_millis() as u64,
             "conflict matcher built"

@@ -96,13 +96,13 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     let mut after_word = false;
     while at < bytes.len() {
         let block = &bytes[at..bytes.len().min(at + 64)];
-        let (mut words, mut non_ascii) = (0u64, 0u64);
+        let (mut words, mut high) = (0u64, 0u64);
         for i in (0..block.len()).step_by(8) {
-            let (w, n) = classify8(load8(block, i));
-            words |= w << i;
-            non_ascii |= n << i;
+            let eight = load8(block, i);
+            words |= word_bytes8(eight) << i;
+            high |= eight;
         }
-        if non_ascii != 0 {
+        if high & HIGH != 0 {
             let block_end = at + block.len();
             if after_word {
                 at = word_end(text, at);
@@ -145,13 +145,15 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     }
 }
 
-/// The word bytes and the non-ASCII bytes among eight (little-endian), as two
-/// 8-bit masks: the per-byte tests of [`CLASSES`] on all eight at once. Byte
-/// sums never carry: each byte is at most 0x7f once its high bit is cleared.
+/// High bit of each of eight bytes: set on the bytes of non-ASCII characters.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The word bytes among eight (little-endian), as an 8-bit mask: the test of
+/// [`CLASSES`] on all eight at once. Byte sums never carry: each byte is at most
+/// 0x7f once its high bit is cleared.
 #[inline]
-fn classify8(bytes: u64) -> (u64, u64) {
+fn word_bytes8(bytes: u64) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     /// High bit of each byte: whether that byte of `x` is at least `c`.
     fn at_least(x: u64, c: u8) -> u64 {
         (x + u64::from(0x80 - c) * 0x0101_0101_0101_0101) & HIGH
@@ -161,11 +163,9 @@ fn classify8(bytes: u64) -> (u64, u64) {
     let letter = at_least(folded, b'a') & !at_least(folded, b'z' + 1);
     let digit = at_least(low, b'0') & !at_least(low, b'9' + 1);
     let underscore = at_least(low, b'_') & !at_least(low, b'_' + 1);
-    let high = bytes & HIGH;
-    let word = (letter | digit | underscore) & !high;
+    let word = (letter | digit | underscore) & !bytes & HIGH;
     // Gathers the high bit of each byte into one byte.
-    let pack = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
-    (pack(word), pack(high))
+    ((word >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
 /// Whether `text[start..end]` is not glued to a word character on either side.
@@ -240,14 +240,13 @@ impl FirstWordFilter {
     }
 }
 
-/// A fast hash of the word `text[start..end]` (ASCII-lowercased first when
-/// `lower`): eight bytes per multiply (the FxHash step), then a final avalanche
-/// so that every bit of the result depends on every input bit. The bytes are read
-/// eight at a time straight from the text and the ones past the word masked off,
-/// so the hash of a word does not depend on what surrounds it, and lowercasing is
-/// done on the eight bytes at once.
+/// A fast hash of the word `text[start..end]` (ASCII case ignored when `fold`):
+/// eight bytes per multiply (the FxHash step), then a final avalanche so that
+/// every bit of the result depends on every input bit. The bytes are read eight
+/// at a time straight from the text and the ones past the word masked off, so the
+/// hash of a word does not depend on what surrounds it.
 #[inline]
-pub fn word_hash(text: &[u8], start: usize, end: usize, lower: bool) -> u64 {
+pub fn word_hash(text: &[u8], start: usize, end: usize, fold: bool) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h: u64 = (end - start) as u64;
     let mut at = start;
@@ -257,8 +256,8 @@ pub fn word_hash(text: &[u8], start: usize, end: usize, lower: bool) -> u64 {
         if left < 8 {
             word &= u64::MAX >> (8 * (8 - left));
         }
-        if lower {
-            word = ascii_lowercase8(word);
+        if fold {
+            word = fold_case8(word);
         }
         h = (h.rotate_left(5) ^ word).wrapping_mul(K);
         at += 8;
@@ -282,19 +281,15 @@ fn load8(text: &[u8], at: usize) -> u64 {
     }
 }
 
-/// `u8::to_ascii_lowercase` on each of eight bytes at once: a byte from `A` to
-/// `Z` gets its 0x20 bit; every other byte (non-ASCII ones included) is kept.
+/// Sets the 0x20 bit of each ASCII byte among eight, leaving non-ASCII bytes as
+/// they are. On the bytes of words (letters, digits, `_`, non-ASCII) this folds
+/// ASCII case and nothing else: digits already have the bit, and `_` becomes
+/// 0x7f, which no word byte is. So two words get the same bytes exactly when
+/// they are equal ignoring ASCII case (what the matcher then checks), for three
+/// operations instead of a range test per byte.
 #[inline]
-fn ascii_lowercase8(word: u64) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let low = word & LOW7;
-    // Bytes of `low` are at most 0x7f, so these sums never carry into the next
-    // byte: the high bit says `low >= b'A'`, and `low > b'Z'`.
-    let at_least_a = low + 0x3f3f_3f3f_3f3f_3f3f;
-    let above_z = low + 0x2525_2525_2525_2525;
-    let upper = at_least_a & !above_z & !word & HIGH;
-    word | upper >> 2
+fn fold_case8(word: u64) -> u64 {
+    word | (!word & HIGH) >> 2
 }
 
 #[cfg(test)]
@@ -405,11 +400,16 @@ mod tests {
     }
 
     #[test]
-    fn hashes_fold_ascii_case_only_when_asked() {
-        let h = |w: &str, lower| word_hash(w.as_bytes(), 0, w.len(), lower);
+    fn hashes_ignore_ascii_case_only_when_asked() {
+        let h = |w: &str, fold| word_hash(w.as_bytes(), 0, w.len(), fold);
         assert_eq!(h("PrimeMinisterOf", true), h("primeministerof", true));
         assert_ne!(h("Prime", false), h("prime", false));
-        assert_ne!(h("Élysée", true), h("élysée", true));
+        assert_ne!(
+            h("Élysée", true),
+            h("élysée", true),
+            "non-ASCII case is not folded"
+        );
+        assert_ne!(h("Élysée", true), h("Elysée", true));
         assert_ne!(h("prime", true), h("primer", true));
         assert_ne!(h("prime", true), h("prime\0", true));
     }
@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn a_word_hashes_the_same_wherever_it_stands() {
         let text = "Minister, MINISTER of the Ministry; minister";
-        let at = |s: usize, e: usize, lower| word_hash(text.as_bytes(), s, e, lower);
+        let at = |s: usize, e: usize, fold| word_hash(text.as_bytes(), s, e, fold);
         let alone = word_hash(b"minister", 0, 8, false);
         assert_eq!(at(0, 8, true), alone);
         assert_eq!(at(10, 18, true), alone);
@@ -433,23 +433,29 @@ mod tests {
     fn eight_bytes_are_classified_as_each_byte_would_be() {
         for b in 0..=255u8 {
             let bytes = [b, b'a', 0xC3, b'_', b'9', b'@', b'Z', b];
-            let (words, non_ascii) = classify8(u64::from_le_bytes(bytes));
+            let words = word_bytes8(u64::from_le_bytes(bytes));
             for (i, &c) in bytes.iter().enumerate() {
                 let class = CLASSES[usize::from(c)];
                 assert_eq!(words >> i & 1 == 1, class == WORD, "byte {c:#x}");
-                assert_eq!(non_ascii >> i & 1 == 1, class == NON_ASCII, "byte {c:#x}");
             }
         }
     }
 
     #[test]
-    fn eight_bytes_are_lowercased_as_each_byte_would_be() {
-        for b in 0..=255u8 {
-            let word = u64::from_le_bytes([b, b'Q', 0xC3, b'@', b'[', b'z', b'Z', b]);
-            let expected = u64::from_le_bytes(
-                [b, b'Q', 0xC3, b'@', b'[', b'z', b'Z', b].map(|c| c.to_ascii_lowercase()),
-            );
-            assert_eq!(ascii_lowercase8(word), expected, "byte {b:#x}");
+    fn folding_eight_word_bytes_is_ascii_case_folding() {
+        let word_bytes: Vec<u8> = (0..=255u8)
+            .filter(|&b| CLASSES[usize::from(b)] != NON_WORD)
+            .collect();
+        for &a in &word_bytes {
+            for &b in &word_bytes {
+                let fold =
+                    |x: u8| fold_case8(u64::from_le_bytes([x, b'k', x, 0xC3, x, b'Z', x, x]));
+                assert_eq!(
+                    fold(a) == fold(b),
+                    a.eq_ignore_ascii_case(&b),
+                    "{a:#x} {b:#x}"
+                );
+            }
         }
     }
 }

@@ -273,7 +273,7 @@ impl Trie {
 }
 
 fn too_many(what: &str, max: usize) -> FilterError {
-    FilterError::Automaton(format!("the names have more than {max} {what}"))
+    FilterError::TooManyNames(format!("the names have more than {max} {what}"))
 }
 
 /// The filter over the hashes of every name's first word.
