@@ -15,6 +15,10 @@
 //!   default `AhoCorasick` over the same names (exact case) and the same text,
 //!   counting `find_iter` matches, with no word boundaries, folding or resolution.
 //!
+//! - `scan_given/*`: the same three over real articles, when
+//!   `TEMPORA_BENCH_ARTICLES` names a file of them (the output of `tempora
+//!   extract`, one article per line), e.g. the pages of `../shared/fixtures`.
+//!
 //! Facts and text are generated from a fixed seed: 100,000 holders (a label and
 //! an alias each) of 4,800 positions ("<Title> of <Country>", alias
 //! "<Country>n <Title>"), and 600 articles of 500 words with about four holders
@@ -388,28 +392,51 @@ fn matching(c: &mut Criterion) {
     build.finish();
 
     let articles = synthetic_articles(&mut rng, &people, &offices, 600);
+    let raw = aho_corasick::AhoCorasick::new(&names).expect("automaton");
+    scan_group(c, "scan", &dict, &raw, &articles);
+    // Real articles, when given: `tempora extract` output (one article per line).
+    if let Some(path) = std::env::var_os("TEMPORA_BENCH_ARTICLES") {
+        let text = std::fs::read_to_string(&path).expect("TEMPORA_BENCH_ARTICLES");
+        let real: Vec<Article> = text
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        scan_group(c, "scan_given", &dict, &raw, &real);
+    }
+}
+
+/// `select`, the matcher and the baseline over `articles`, in bytes per second.
+fn scan_group(
+    c: &mut Criterion,
+    name: &str,
+    dict: &Dictionary,
+    raw: &aho_corasick::AhoCorasick,
+    articles: &[Article],
+) {
     let bytes: usize = articles
         .iter()
         .map(|a| a.document.len() + a.summary.len())
         .sum();
     let kept = articles
         .iter()
-        .filter(|a| matches!(select(&dict, a, false), Verdict::Keep(_)))
+        .filter(|a| matches!(select(dict, a, false), Verdict::Keep(_)))
         .count();
+    let found: usize = articles
+        .iter()
+        .map(|a| dict.matcher.scan(&a.document).len() + dict.matcher.scan(&a.summary).len())
+        .sum();
     eprintln!(
-        "corpus: {} articles, {} KiB, {kept} kept",
+        "{name}: {} articles, {} KiB, {found} names found, {kept} kept",
         articles.len(),
         bytes >> 10
     );
-    let raw = aho_corasick::AhoCorasick::new(&names).expect("automaton");
-
-    let mut scan = c.benchmark_group("scan");
+    let mut scan = c.benchmark_group(name);
     scan.throughput(Throughput::Bytes(bytes as u64));
     scan.bench_function("select", |b| {
         b.iter(|| {
             articles
                 .iter()
-                .filter(|a| matches!(select(&dict, a, false), Verdict::Keep(_)))
+                .filter(|a| matches!(select(dict, a, false), Verdict::Keep(_)))
                 .count()
         })
     });

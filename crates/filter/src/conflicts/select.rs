@@ -308,14 +308,17 @@ fn positions_of_next_holder(
     found: &[Found],
     head: &Found,
 ) -> Vec<u32> {
-    let Some(positions) = dict.head_entities.get(&head.variant) else {
-        return Vec::new();
-    };
     if text.as_bytes().get(head.end) != Some(&b' ') {
         return Vec::new();
     }
     let next = head.end + 1;
     let from = found.partition_point(|g| g.start < next);
+    if found.get(from).is_none_or(|g| g.start != next) {
+        return Vec::new();
+    }
+    let Some(positions) = dict.head_entities.get(&head.variant) else {
+        return Vec::new();
+    };
     let mut held: Vec<u32> = found[from..]
         .iter()
         .take_while(|g| g.start == next)

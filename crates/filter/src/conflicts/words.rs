@@ -172,10 +172,38 @@ fn word_bytes8(bytes: u64) -> u64 {
 /// A side whose edge character is not a word character itself needs no boundary
 /// ("Joseph R. Biden Jr." may be followed by anything).
 pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
-    let inner = &text[start..end];
-    let glued = |edge: Option<char>, outside: Option<char>| matches!((edge, outside), (Some(e), Some(o)) if is_word_char(e) && is_word_char(o));
-    !glued(inner.chars().next(), text[..start].chars().next_back())
-        && !glued(inner.chars().next_back(), text[end..].chars().next())
+    if start >= end {
+        return true;
+    }
+    !(word_char_after(text, start) && word_char_before(text, start))
+        && !(word_char_before(text, end) && word_char_after(text, end))
+}
+
+/// Whether the character that starts at byte `at` is a word character (ASCII
+/// read off the byte, anything else decoded).
+#[inline]
+fn word_char_after(text: &str, at: usize) -> bool {
+    match text.as_bytes().get(at) {
+        Some(&b) if b.is_ascii() => CLASSES[usize::from(b)] == WORD,
+        Some(_) => text
+            .get(at..)
+            .and_then(|s| s.chars().next())
+            .is_some_and(is_word_char),
+        None => false,
+    }
+}
+
+/// Whether the character that ends at byte `at` is a word character.
+#[inline]
+fn word_char_before(text: &str, at: usize) -> bool {
+    match at.checked_sub(1).and_then(|i| text.as_bytes().get(i)) {
+        Some(&b) if b.is_ascii() => CLASSES[usize::from(b)] == WORD,
+        Some(_) => text
+            .get(..at)
+            .and_then(|s| s.chars().next_back())
+            .is_some_and(is_word_char),
+        None => false,
+    }
 }
 
 /// A Bloom filter over the hashes of the first words of every name, blocked: both
@@ -362,6 +390,31 @@ mod tests {
             words_by_blocks(&format!("{long} x")),
             [(0, 200), (201, 202)]
         );
+    }
+
+    #[test]
+    fn boundaries_are_read_the_same_in_any_script() {
+        // Checked against reading whole characters, at every span of a mixed text.
+        let text = "«Élysée»,Biden’s x_y 2024 naïve日本 O'Brien.";
+        let reference = |start: usize, end: usize| {
+            let inner = &text[start..end];
+            let glued = |edge: Option<char>, outside: Option<char>| matches!((edge, outside), (Some(e), Some(o)) if is_word_char(e) && is_word_char(o));
+            !glued(inner.chars().next(), text[..start].chars().next_back())
+                && !glued(inner.chars().next_back(), text[end..].chars().next())
+        };
+        let bounds: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        for (i, &start) in bounds.iter().enumerate() {
+            for &end in &bounds[i + 1..] {
+                assert_eq!(
+                    on_word_boundaries(text, start, end),
+                    reference(start, end),
+                    "{:?}",
+                    &text[start..end]
+                );
+            }
+        }
     }
 
     #[test]
