@@ -175,8 +175,9 @@ pub fn on_word_boundaries(text: &str, start: usize, end: usize) -> bool {
     if start >= end {
         return true;
     }
-    !(word_char_after(text, start) && word_char_before(text, start))
-        && !(word_char_before(text, end) && word_char_after(text, end))
+    let glued_at_start = word_char_after(text, start) && word_char_before(text, start);
+    let glued_at_end = word_char_before(text, end) && word_char_after(text, end);
+    !glued_at_start && !glued_at_end
 }
 
 /// Whether the character that starts at byte `at` is a word character (ASCII
