@@ -312,7 +312,9 @@ impl Matcher {
             }
         }
         // Walks report a start's matches shortest first; callers want longest first.
-        found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
+        // (The variant settles ties, so the order is total: an unstable sort,
+        // which needs no scratch memory, gives the same order every time.)
+        found.sort_unstable_by_key(|f| (f.start, std::cmp::Reverse(f.end), f.variant));
         found
     }
 
