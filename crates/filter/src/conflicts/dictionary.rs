@@ -27,11 +27,9 @@ pub struct Dictionary {
     entities: Vec<(u32, bool)>,
     /// (object, fact) by subject, sorted.
     by_subject: Grouped<(u32, u32)>,
-    /// (subject, object, fact), sorted: what an entity is linked to, for the
-    /// holder rule.
-    by_pair: Vec<(u32, u32, u32)>,
-    /// The same, by (object, subject).
-    by_pair_reversed: Vec<(u32, u32, u32)>,
+    /// The entities each entity is linked to by a fact, either way round (for
+    /// the holder rule), sorted, each once.
+    links: Grouped<u32>,
     /// Every name.
     pub matcher: Matcher,
     /// What each qualifier ([`NameUse::Qualifier`]) licenses: (head variant,
@@ -104,11 +102,12 @@ impl Dictionary {
             .enumerate()
             .map(|(i, &(subject, object))| (subject, object, i as u32))
             .collect();
-        let mut by_pair_reversed: Vec<(u32, u32, u32)> =
-            by_pair.iter().map(|&(s, o, f)| (o, s, f)).collect();
         by_pair.sort_unstable();
-        by_pair_reversed.sort_unstable();
         let by_subject = Grouped::new(entities.len(), by_pair.iter().map(|&(s, o, f)| (s, (o, f))));
+        let mut links: Vec<(u32, u32)> = ends.iter().flat_map(|&(s, o)| [(s, o), (o, s)]).collect();
+        links.sort_unstable();
+        links.dedup();
+        let links = Grouped::new(entities.len(), links.into_iter());
 
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
         // (head variant, position), and (qualifier, head variant, position).
@@ -173,8 +172,7 @@ impl Dictionary {
             ends,
             entities,
             by_subject,
-            by_pair,
-            by_pair_reversed,
+            links,
             matcher: builder.build()?,
             licensing,
             head_entities,
@@ -213,13 +211,9 @@ impl Dictionary {
     }
 
     /// The entities an evolving fact links `entity` to, either way round (the
-    /// positions a holder held, the holders of a position); may repeat.
-    pub fn linked(&self, entity: u32) -> impl Iterator<Item = u32> + '_ {
-        let key = |&(x, _, _): &(u32, u32, u32)| x;
-        equal_range(&self.by_pair, entity, key)
-            .iter()
-            .chain(equal_range(&self.by_pair_reversed, entity, key))
-            .map(|&(_, other, _)| other)
+    /// positions a holder held, the holders of a position), sorted.
+    pub fn linked(&self, entity: u32) -> &[u32] {
+        self.links.get(entity)
     }
 
     /// The entity with this index.

@@ -67,15 +67,16 @@ impl<'t> Named<'t> {
     }
 }
 
-/// The positions each head variant found in an article stands for, by head
-/// variant (sorted).
-type Licensed = Vec<(u32, Vec<u32>)>;
+/// The positions each head variant found in an article stands for: (head
+/// variant, position) pairs, sorted, each once.
+type Licensed = Vec<(u32, u32)>;
 
-fn licensed_for(licensed: &Licensed, variant: u32) -> Option<&[u32]> {
-    licensed
-        .binary_search_by_key(&variant, |(v, _)| *v)
-        .ok()
-        .map(|i| licensed[i].1.as_slice())
+/// The positions `variant` stands for as a head in this article (none when it
+/// is not a licensed head).
+fn licensed_for(licensed: &Licensed, variant: u32) -> impl Iterator<Item = u32> + '_ {
+    equal_range(licensed, variant, |&(h, _)| h)
+        .iter()
+        .map(|&(_, position)| position)
 }
 
 /// Decides for `article`. `same_fact`: criterion 2 must be met by a fact that
@@ -214,13 +215,14 @@ fn licensed_heads<'a>(dict: &'a Dictionary, found: impl Iterator<Item = &'a Foun
         .copied()
         .filter(|&v| dict.matcher.uses(v).contains(&NameUse::Head))
         .collect();
+    let mut pairs: Licensed = Vec::new();
     if !dict.head_needs_context {
-        return heads
-            .into_iter()
-            .filter_map(|h| Some((h, dict.head_entities.get(&h)?.clone())))
-            .collect();
+        for h in heads {
+            let positions = dict.head_entities.get(&h).into_iter().flatten();
+            pairs.extend(positions.map(|&p| (h, p)));
+        }
+        return pairs;
     }
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
     if !heads.is_empty() {
         for &variant in &variants {
             for name_use in dict.matcher.uses(variant) {
@@ -234,9 +236,6 @@ fn licensed_heads<'a>(dict: &'a Dictionary, found: impl Iterator<Item = &'a Foun
     pairs.sort_unstable();
     pairs.dedup();
     pairs
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|group| (group[0].0, group.iter().map(|&(_, p)| p).collect()))
-        .collect()
 }
 
 /// Resolves what was found in `text` to entities: a head counts for the
@@ -255,7 +254,7 @@ fn named<'t>(dict: &Dictionary, text: &'t str, found: &[Found], licensed: &Licen
         let is_head = uses.contains(&NameUse::Head);
         let in_place =
             is_head && !followed_by_of(text, f.end) && !preceded_by_other_rank(text, f.start);
-        let head_ok = in_place && licensed_for(licensed, f.variant).is_some();
+        let head_ok = in_place && licensed_for(licensed, f.variant).next().is_some();
         let by_holder = if in_place && dict.head_needs_context {
             positions_of_next_holder(dict, text, found, f)
         } else {
@@ -288,11 +287,7 @@ fn named<'t>(dict: &Dictionary, text: &'t str, found: &[Found], licensed: &Licen
             NameUse::Name(e) => Some(*e),
             _ => None,
         });
-        let heads = licensed_for(licensed, variant)
-            .filter(|_| head_ok)
-            .into_iter()
-            .flatten()
-            .copied();
+        let heads = licensed_for(licensed, variant).filter(|_| head_ok);
         for entity in entities.chain(heads) {
             pairs.extend(group.iter().map(|&(_, _, name)| (entity, name)));
         }
@@ -328,6 +323,7 @@ fn positions_of_next_holder(
             _ => None,
         })
         .flat_map(|holder| dict.linked(holder))
+        .copied()
         .filter(|p| positions.binary_search(p).is_ok())
         .collect();
     held.sort_unstable();
