@@ -25,6 +25,11 @@ pub struct Dictionary {
     pub ends: Vec<(u32, u32)>,
     /// Where each entity is first described: fact index and whether as subject.
     entities: Vec<(u32, bool)>,
+    /// "Joe Biden (Q6279)" for each entity, one after another: rejection reasons
+    /// name entities, and most articles are rejected, so these are written once.
+    descriptions: String,
+    /// Where each entity's description ends in `descriptions`.
+    description_ends: Vec<usize>,
     /// (object, fact) by subject, sorted.
     by_subject: Grouped<(u32, u32)>,
     /// The entities each entity is linked to by a fact, either way round (for
@@ -109,6 +114,21 @@ impl Dictionary {
         links.dedup();
         let links = Grouped::new(entities.len(), links.into_iter());
 
+        let mut descriptions = String::new();
+        let mut description_ends = Vec::with_capacity(entities.len());
+        for &(f, as_subject) in &entities {
+            let entity = entity_ref(&facts, f, as_subject);
+            if let Some(label) = &entity.label {
+                descriptions.push_str(label);
+                descriptions.push_str(" (");
+                descriptions.push_str(&entity.id);
+                descriptions.push(')');
+            } else {
+                descriptions.push_str(&entity.id);
+            }
+            description_ends.push(descriptions.len());
+        }
+
         let mut builder = MatcherBuilder::new(!options.case_sensitive);
         // (head variant, position), and (qualifier, head variant, position).
         let mut heads: Vec<(u32, u32)> = Vec::new();
@@ -171,6 +191,8 @@ impl Dictionary {
             facts,
             ends,
             entities,
+            descriptions,
+            description_ends,
             by_subject,
             links,
             matcher: builder.build()?,
@@ -222,20 +244,21 @@ impl Dictionary {
         Some(entity_ref(&self.facts, f, as_subject))
     }
 
-    /// "Joe Biden (Q6279)", for rejection reasons.
+    /// Appends "Joe Biden (Q6279)" (the id alone for an entity without a label),
+    /// for rejection reasons.
     pub fn describe(&self, entity: u32, out: &mut String) {
-        match self.entity(entity) {
-            Some(EntityRef {
-                id,
-                label: Some(label),
-                ..
-            }) => {
-                out.push_str(label);
-                out.push_str(" (");
-                out.push_str(id);
-                out.push(')');
-            }
-            Some(e) => out.push_str(&e.id),
+        let e = entity as usize;
+        let from = if e == 0 {
+            0
+        } else {
+            self.description_ends.get(e - 1).copied().unwrap_or(0)
+        };
+        match self
+            .description_ends
+            .get(e)
+            .and_then(|&to| self.descriptions.get(from..to))
+        {
+            Some(description) => out.push_str(description),
             None => out.push_str(&format!("#{entity}")),
         }
     }

@@ -86,7 +86,6 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
     let sum_found = dict.matcher.scan(&article.summary);
     let licensed = licensed_heads(dict, doc_found.iter().chain(&sum_found));
     let doc = named(dict, &article.document, &doc_found, &licensed);
-    let summary = named(dict, &article.summary, &sum_found, &licensed);
 
     let full = facts_named_in_full(dict, &doc);
     if full.is_empty() {
@@ -106,6 +105,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
         return Verdict::Reject(Criterion::DocumentNamesFact, reason);
     }
 
+    let summary = named(dict, &article.summary, &sum_found, &licensed);
     let summary_ok = if same_fact {
         full.iter().any(|f| {
             let (s, o) = dict.ends[*f as usize];
