@@ -339,6 +339,7 @@ fn options() -> ConflictsOptions {
         case_sensitive: false,
         min_name_chars: 4,
         use_aliases: true,
+        whole_words: true,
         position_names: PositionNames::HeadInContext,
         summary_same_fact: false,
     }

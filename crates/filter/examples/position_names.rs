@@ -82,6 +82,7 @@ fn main() -> anyhow::Result<()> {
                 case_sensitive,
                 min_name_chars: 4,
                 use_aliases,
+                whole_words: true,
                 position_names,
                 summary_same_fact: false,
             };

@@ -134,6 +134,27 @@ async fn bidenomics_is_not_biden() {
 }
 
 #[tokio::test]
+async fn bidenomics_names_biden_when_whole_words_are_off() {
+    let doc = "Bidenomics is the name given to plans of the President of the United States.";
+    let input = vec![article(
+        "4",
+        "2021-06-01",
+        "Bidenomics divides economists.",
+        doc,
+    )];
+    let out = run("whole_words = false", input).await;
+    assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+    let kept = as_article(&out.out()[0]);
+    let mentions = &kept.facts[0].mentions;
+    assert!(
+        mentions
+            .iter()
+            .any(|m| m.entity == "Q6279" && m.name == "Biden" && m.field == TextField::Summary),
+        "{mentions:?}"
+    );
+}
+
+#[tokio::test]
 async fn facts_that_did_not_change_do_not_count() {
     // Macron's office has one holder in the fixture: not an evolving pair.
     let doc = "Emmanuel Macron, the President of France, spoke in Paris.";

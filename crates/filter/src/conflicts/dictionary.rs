@@ -129,7 +129,8 @@ impl Dictionary {
             description_ends.push(descriptions.len());
         }
 
-        let mut builder = MatcherBuilder::new(!options.case_sensitive);
+        let mut builder =
+            MatcherBuilder::new(!options.case_sensitive).whole_words(options.whole_words);
         // (head variant, position), and (qualifier, head variant, position).
         let mut heads: Vec<(u32, u32)> = Vec::new();
         let mut qualified: Vec<(u32, u32, u32)> = Vec::new();

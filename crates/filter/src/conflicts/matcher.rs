@@ -29,6 +29,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use aho_corasick::{AhoCorasick, MatchKind};
+
 mod trie;
 use trie::{Trie, WalkLists};
 
@@ -100,6 +102,7 @@ impl<T: Copy + PartialEq> Few<T> {
 #[derive(Debug, Default)]
 pub struct MatcherBuilder {
     fold: bool,
+    anywhere: bool,
     pattern_ids: HashMap<Box<str>, u32>,
     /// Variant ids of each pattern.
     pattern_variants: Vec<Few<u32>>,
@@ -115,6 +118,15 @@ impl MatcherBuilder {
             fold,
             ..Self::default()
         }
+    }
+
+    /// Whether names match only as whole words (the default: "Biden" is not in
+    /// "Bidenomics"). Off: anywhere, inside longer words too, found with an
+    /// Aho-Corasick automaton over every name (overlapping matches) instead of the
+    /// trie of words.
+    pub fn whole_words(mut self, on: bool) -> Self {
+        self.anywhere = !on;
+        self
     }
 
     /// Adds `name` with one meaning and returns its variant id (`None` for a name
@@ -204,9 +216,18 @@ impl MatcherBuilder {
             patterns.push(Pattern { offset, len, plain });
         }
         let texts: Vec<&str> = by_id.iter().map(|(_, p)| &**p).collect();
-        let trie = Trie::build(&texts, self.fold)?;
+        let index = if self.anywhere {
+            let automaton = AhoCorasick::builder()
+                .ascii_case_insensitive(self.fold)
+                .match_kind(MatchKind::Standard)
+                .build(&texts)
+                .map_err(|e| FilterError::TooManyNames(e.to_string()))?;
+            Index::Anywhere(automaton)
+        } else {
+            Index::Words(Trie::build(&texts, self.fold)?)
+        };
         Ok(Matcher {
-            trie,
+            index,
             spellings,
             patterns,
             skipped: self.skipped,
@@ -230,10 +251,19 @@ struct Pattern {
 /// `Pattern::plain` of a pattern with an exact variant or several variants.
 const NOT_PLAIN: u32 = u32::MAX;
 
-/// The trie and the meanings of its patterns.
+/// Where names are looked up.
+#[derive(Debug, Clone)]
+enum Index {
+    /// Whole words: the trie of words.
+    Words(Trie),
+    /// Anywhere: every occurrence of every name, overlapping ones included.
+    Anywhere(AhoCorasick),
+}
+
+/// The index of the names and their meanings.
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    trie: Trie,
+    index: Index,
     /// Every pattern's text (ASCII-lowercased when folding), one after another.
     spellings: String,
     /// By pattern id.
@@ -257,7 +287,11 @@ impl Matcher {
 
     /// Heap memory of the trie and the patterns, in bytes.
     pub fn memory_usage(&self) -> usize {
-        self.trie.memory_usage() + self.spellings.len() + self.patterns.len() * size_of::<Pattern>()
+        let index = match &self.index {
+            Index::Words(trie) => trie.memory_usage(),
+            Index::Anywhere(automaton) => automaton.memory_usage(),
+        };
+        index + self.spellings.len() + self.patterns.len() * size_of::<Pattern>()
     }
 
     /// The text of a pattern.
@@ -285,7 +319,16 @@ impl Matcher {
     }
 
     fn scan_with(&self, text: &str, lists: &mut WalkLists) -> Vec<Found> {
-        self.trie.walk(text, lists);
+        match &self.index {
+            Index::Words(trie) => trie.walk(text, lists),
+            Index::Anywhere(automaton) => {
+                lists.proposals.clear();
+                let found = automaton.find_overlapping_iter(text);
+                lists
+                    .proposals
+                    .extend(found.map(|m| (m.start(), m.pattern().as_u32())));
+            }
+        }
         let proposals = &lists.proposals;
         // Each check reads a pattern's record and then its text: both fetched
         // for every proposal first, so the misses overlap.
@@ -334,8 +377,14 @@ impl Matcher {
         } else {
             span == spelling.as_bytes()
         };
-        // Equal bytes end on a character boundary; checked anyway, as slicing needs it.
-        if !same || !text.is_char_boundary(end) || !on_word_boundaries(text, at, end) {
+        // Equal bytes start and end on character boundaries; checked anyway, as
+        // slicing needs it.
+        let whole_words = matches!(self.index, Index::Words(_));
+        if !same
+            || !text.is_char_boundary(at)
+            || !text.is_char_boundary(end)
+            || (whole_words && !on_word_boundaries(text, at, end))
+        {
             return;
         }
         if info.plain != NOT_PLAIN {
@@ -416,6 +465,26 @@ mod tests {
         );
         assert_eq!(targets(&m, "(Biden)"), [(0, "Biden")]);
         assert!(targets(&m, "Biden2024").is_empty());
+    }
+
+    #[test]
+    fn names_match_inside_words_when_whole_words_are_off() {
+        let mut b = MatcherBuilder::new(true).whole_words(false);
+        b.add("Biden", NameUse::Name(0), false);
+        b.add("Joe Biden", NameUse::Name(1), false);
+        b.add("US", NameUse::Name(2), true);
+        let m = b.build().unwrap();
+        assert_eq!(
+            targets(&m, "Bidenomics, JOE BIDENs, ABiden, thus US"),
+            [
+                (0, "Biden"),
+                (1, "JOE BIDEN"),
+                (0, "BIDEN"),
+                (0, "Biden"),
+                (2, "US")
+            ]
+        );
+        assert!(targets(&m, "Bide n").is_empty());
     }
 
     #[test]
@@ -587,7 +656,7 @@ mod tests {
             let m = b.build().unwrap();
             let mut crowded = m.clone();
             let texts: Vec<&str> = m.patterns.iter().map(|p| m.spelling(p)).collect();
-            crowded.trie = Trie::build_with_key_mask(&texts, fold, 7).unwrap();
+            crowded.index = Index::Words(Trie::build_with_key_mask(&texts, fold, 7).unwrap());
             // Variants are patterns here (one meaning each, no exact spellings).
             m.variants.iter().for_each(|v| assert!(v.exact.is_none()));
             for _ in 0..400 {

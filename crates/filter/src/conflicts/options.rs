@@ -64,6 +64,10 @@ pub(crate) const fn default_use_aliases() -> bool {
     true
 }
 
+pub(crate) const fn default_whole_words() -> bool {
+    true
+}
+
 /// Options of the `conflicts` stage.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
@@ -91,6 +95,12 @@ pub struct ConflictsOptions {
     /// President"). Off: labels only.
     #[serde(default = "default_use_aliases")]
     pub use_aliases: bool,
+    /// Names match only as whole words: "Biden" is not in "Bidenomics" or
+    /// "ABiden". Off: anywhere, inside longer words too ("Bidenomics" then names
+    /// Biden), with one Aho-Corasick automaton over every name; slower, and short
+    /// names then match inside many words.
+    #[serde(default = "default_whole_words")]
+    pub whole_words: bool,
     /// How positions are recognized besides their full names: `full` (label and
     /// aliases only), `head_in_context` (also the unqualified head, "the prime
     /// minister", when the article names a qualifier such as "UK" or a holder's
