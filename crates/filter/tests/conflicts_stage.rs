@@ -115,16 +115,20 @@ async fn naming_only_the_subject_fails_criterion_1_and_says_what_was_named() {
     assert_eq!(out.stats.counters()["rejected_criterion_1"], 1);
 }
 
-#[tokio::test]
-async fn bidenomics_is_not_biden() {
+/// An article that says "Bidenomics" and names the office, not Biden.
+fn bidenomics() -> Vec<Record> {
     let doc = "Bidenomics is the name given to plans of the President of the United States.";
-    let input = vec![article(
+    vec![article(
         "4",
         "2021-06-01",
         "Bidenomics divides economists.",
         doc,
-    )];
-    let out = run("", input).await;
+    )]
+}
+
+#[tokio::test]
+async fn bidenomics_is_not_biden() {
+    let out = run("", bidenomics()).await;
     let reason = &out.rejected[0].reason;
     assert!(
         reason.contains("only President of the United States (Q11696)"),
@@ -135,14 +139,7 @@ async fn bidenomics_is_not_biden() {
 
 #[tokio::test]
 async fn bidenomics_names_biden_when_whole_words_are_off() {
-    let doc = "Bidenomics is the name given to plans of the President of the United States.";
-    let input = vec![article(
-        "4",
-        "2021-06-01",
-        "Bidenomics divides economists.",
-        doc,
-    )];
-    let out = run("whole_words = false", input).await;
+    let out = run("whole_words = false", bidenomics()).await;
     assert!(out.rejected.is_empty(), "{:?}", out.rejected);
     let kept = as_article(&out.out()[0]);
     let mentions = &kept.facts[0].mentions;
