@@ -36,23 +36,23 @@
 //!
 //! Speed: `cargo bench -p tempora-filter --bench matching` (100,000 facts, 212,633
 //! name patterns, 600 synthetic news articles of 1.9 MiB naming ~34 dictionary
-//! names each; one core of the shared 2-core machine). The baseline is the
-//! aho-corasick crate's `find_iter` over the same names and text in the same run:
-//! raw substrings, with no word boundaries, case folding or resolution. The
-//! machine's load moved the baseline between 85 and 155 MiB/s from run to run, so
+//! names each; one core of the shared 2-core machine; three runs). The baseline
+//! is the aho-corasick crate's `find_iter` over the same names and text in the
+//! same run: raw substrings, with no word boundaries, case folding or
+//! resolution. The machine's load moves every figure by 10-40% between runs, so
 //! the ratios are the figures to read:
-//! - the name scan (`scan/matcher`): 0.98-1.48x the baseline, 125-146 MiB/s
-//!   (131-153 MB/s);
-//! - the per-article work (`scan/select`: both texts scanned, heads resolved,
-//!   both criteria, rejection reasons written): 0.70-0.87x the baseline, 74-99
-//!   MiB/s (78-103 MB/s); 100 MB/s is reached on a quiet machine, not under load;
+//! - matching, the name scan (`scan/matcher`): 0.97-1.14x the baseline, 139-143
+//!   MiB/s = 146-150 MB/s (goal: 100 MB/s);
+//! - the whole per-article work (`scan/select`: both texts scanned, heads
+//!   resolved, both criteria, rejection reasons written): 0.70-0.75x the
+//!   baseline, 91-103 MiB/s = 96-108 MB/s;
 //! - 21 real BBC and CNN articles (`TEMPORA_BENCH_ARTICLES`, the pages of
-//!   `../shared/fixtures` through `tempora extract`): `select` 265-320 MiB/s,
-//!   1.1-1.2x the baseline (real text names far fewer dictionary entries);
+//!   `../shared/fixtures` through `tempora extract`): `select` 270-311 MiB/s,
+//!   0.85-1.18x the baseline (real text names far fewer dictionary entries);
 //! - building the matcher from 209,173 names (`build/matcher_200k_names`, adding
-//!   every name included): 0.30-0.48 s; everything before the first article
-//!   (`build/dictionary`): 0.29-0.57 s. The byte-level automaton took 1.3 s and
-//!   2.0 s.
+//!   every name included): 0.26-0.35 s (goal: under 1 s); everything before the
+//!   first article (`build/dictionary`): 0.35-0.38 s. The byte-level automaton
+//!   took 1.3 s and 2.0 s.
 //!
 //! How: words are found 64 bytes at a time (eight per step, as bit masks) and
 //! hashed eight bytes per multiply; the walks go in rounds, each round fetching
