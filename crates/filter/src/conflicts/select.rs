@@ -227,8 +227,7 @@ fn licensed_heads<'a>(dict: &'a Dictionary, found: impl Iterator<Item = &'a Foun
         for &variant in &variants {
             for name_use in dict.matcher.uses(variant) {
                 if let NameUse::Qualifier(q) = name_use {
-                    let licensed = dict.licensed_by(*q).iter();
-                    pairs.extend(licensed.filter(|(h, _)| heads.binary_search(h).is_ok()));
+                    merge_heads(dict.licensed_by(*q), &heads, &mut pairs);
                 }
             }
         }
@@ -236,6 +235,20 @@ fn licensed_heads<'a>(dict: &'a Dictionary, found: impl Iterator<Item = &'a Foun
     pairs.sort_unstable();
     pairs.dedup();
     pairs
+}
+
+/// Adds the pairs of `licensed` (sorted by head) whose head is in `heads`
+/// (sorted): one pass over both, as a qualifier licenses dozens of positions.
+fn merge_heads(licensed: &[(u32, u32)], heads: &[u32], out: &mut Vec<(u32, u32)>) {
+    let mut next_head = heads.iter().peekable();
+    for &(head, position) in licensed {
+        while next_head.next_if(|&&h| h < head).is_some() {}
+        match next_head.peek() {
+            Some(&&h) if h == head => out.push((head, position)),
+            Some(_) => {}
+            None => break,
+        }
+    }
 }
 
 /// Resolves what was found in `text` to entities: a head counts for the
@@ -359,5 +372,37 @@ fn list(dict: &Dictionary, entities: &[u32], out: &mut String) {
     }
     if entities.len() > SHOWN {
         out.push_str(&format!(" and {} more", entities.len() - SHOWN));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_keeps_exactly_the_pairs_whose_head_was_found() {
+        let mut state = 5u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n) as u32
+        };
+        for _ in 0..200 {
+            let mut licensed: Vec<(u32, u32)> =
+                (0..next(40)).map(|_| (next(12), next(100))).collect();
+            licensed.sort_unstable();
+            let mut heads: Vec<u32> = (0..next(6)).map(|_| next(12)).collect();
+            heads.sort_unstable();
+            heads.dedup();
+            let mut merged = Vec::new();
+            merge_heads(&licensed, &heads, &mut merged);
+            let expected: Vec<(u32, u32)> = licensed
+                .iter()
+                .copied()
+                .filter(|(h, _)| heads.contains(h))
+                .collect();
+            assert_eq!(merged, expected, "{licensed:?} {heads:?}");
+        }
     }
 }
