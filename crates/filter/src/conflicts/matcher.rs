@@ -25,6 +25,11 @@
 //! Matching is ASCII case-folded when asked (words are hashed lowercased and
 //! compared ignoring ASCII case, so offsets are offsets into the original text)
 //! and an exact variant is checked against the original text.
+//!
+//! Whole words are the default. With [`MatcherBuilder::whole_words`] off, names
+//! match anywhere, inside longer words too ("Biden" in "Bidenomics"), which a
+//! walk from word starts cannot find: one aho-corasick automaton over every name
+//! then reports every occurrence, overlapping ones included.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
