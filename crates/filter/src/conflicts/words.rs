@@ -97,10 +97,22 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
     while at < bytes.len() {
         let block = &bytes[at..bytes.len().min(at + 64)];
         let (mut words, mut high) = (0u64, 0u64);
-        for i in (0..block.len()).step_by(8) {
-            let eight = load8(block, i);
-            words |= word_bytes8(eight) << i;
-            high |= eight;
+        match <&[u8; 64]>::try_from(block) {
+            // A whole block: eight loads the compiler can check once.
+            Ok(whole) => {
+                for (i, eight) in whole.chunks_exact(8).enumerate() {
+                    let eight = u64::from_le_bytes(eight.try_into().unwrap_or_default());
+                    words |= word_bytes8(eight) << (8 * i);
+                    high |= eight;
+                }
+            }
+            Err(_) => {
+                for i in (0..block.len()).step_by(8) {
+                    let eight = load8(block, i);
+                    words |= word_bytes8(eight) << i;
+                    high |= eight;
+                }
+            }
         }
         if high & HIGH != 0 {
             let block_end = at + block.len();
@@ -277,18 +289,23 @@ impl FirstWordFilter {
 #[inline]
 pub fn word_hash(text: &[u8], start: usize, end: usize, fold: bool) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = (end - start) as u64;
-    let mut at = start;
-    while at < end {
+    let eight = |at: usize| {
+        let left = end.saturating_sub(at);
         let mut word = load8(text, at);
-        let left = end - at;
         if left < 8 {
-            word &= u64::MAX >> (8 * (8 - left));
+            word &= (1u64 << (8 * left)).wrapping_sub(1);
         }
         if fold {
             word = fold_case8(word);
         }
-        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+        word
+    };
+    // Most words fit in the first eight bytes: no loop for them.
+    let mut h = ((end - start) as u64).rotate_left(5) ^ eight(start);
+    h = h.wrapping_mul(K);
+    let mut at = start + 8;
+    while at < end {
+        h = (h.rotate_left(5) ^ eight(at)).wrapping_mul(K);
         at += 8;
     }
     h ^= h >> 33;
@@ -466,6 +483,11 @@ mod tests {
         assert_ne!(h("Élysée", true), h("Elysée", true));
         assert_ne!(h("prime", true), h("primer", true));
         assert_ne!(h("prime", true), h("prime\0", true));
+        assert_eq!(
+            h("", true),
+            word_hash(b"xyz", 1, 1, true),
+            "an empty word is one hash"
+        );
     }
 
     #[test]
