@@ -41,17 +41,17 @@
 //! same run: raw substrings, with no word boundaries, case folding or
 //! resolution. The machine's load moves every figure by 10-40% between runs, so
 //! the ratios are the figures to read:
-//! - matching, the name scan (`scan/matcher`): 0.97-1.14x the baseline, 139-143
-//!   MiB/s = 146-150 MB/s (goal: 100 MB/s);
+//! - matching, the name scan (`scan/matcher`): 1.23-1.37x the baseline,
+//!   156-169 MiB/s = 163-178 MB/s (goal: 100 MB/s);
 //! - the whole per-article work (`scan/select`: both texts scanned, heads
-//!   resolved, both criteria, rejection reasons written): 0.70-0.75x the
-//!   baseline, 91-103 MiB/s = 96-108 MB/s;
+//!   resolved, both criteria, rejection reasons written): 0.87-0.99x the
+//!   baseline, 110-126 MiB/s = 116-132 MB/s;
 //! - 21 real BBC and CNN articles (`TEMPORA_BENCH_ARTICLES`, the pages of
-//!   `../shared/fixtures` through `tempora extract`): `select` 270-311 MiB/s,
-//!   0.85-1.18x the baseline (real text names far fewer dictionary entries);
+//!   `../shared/fixtures` through `tempora extract`): `select` 328-364 MiB/s,
+//!   1.1-1.5x the baseline (real text names far fewer dictionary entries);
 //! - building the matcher from 209,173 names (`build/matcher_200k_names`, adding
-//!   every name included): 0.26-0.35 s (goal: under 1 s); everything before the
-//!   first article (`build/dictionary`): 0.35-0.38 s. The byte-level automaton
+//!   every name included): 0.24-0.32 s (goal: under 1 s); everything before the
+//!   first article (`build/dictionary`): 0.26-0.37 s. The byte-level automaton
 //!   took 1.3 s and 2.0 s.
 //!
 //! How: words are found 64 bytes at a time (eight per step, as bit masks) and
