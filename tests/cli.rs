@@ -11,12 +11,26 @@ fn tempora() -> Command {
     cmd
 }
 
+/// The binary with the engine's test stage kinds (`test-generate`, `test-fail`...).
+fn tempora_with_test_kinds() -> Command {
+    let mut cmd = tempora();
+    cmd.env("TEMPORA_TEST_KINDS", "1");
+    cmd
+}
+
 fn run(args: &[&str]) -> Output {
     tempora().args(args).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The standard error of a run that must have exited with `code`.
+fn failed(o: &Output, code: i32) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    err
 }
 
 fn write_pipeline(dir: &Path, body: &str) -> String {
@@ -32,8 +46,7 @@ fn write_pipeline(dir: &Path, body: &str) -> String {
 #[test]
 fn validate_lists_every_problem_and_exits_2() {
     let o = run(&["validate", "tests/fixtures/pipelines/broken.toml"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
+    let err = failed(&o, 2);
     for expected in [
         "broken.toml: 5 errors",
         "[stages.saved] `paths`: input file not found: tests/fixtures/pipelines/no-such-file.jsonl",
@@ -54,8 +67,7 @@ fn malformed_toml_names_line_and_column() {
         "[stages.a]\nkind = \"jsonl\"\ninputs = [\"x\"\n",
     );
     let o = run(&["validate", &path]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
+    let err = failed(&o, 2);
     assert!(
         err.contains("p.toml: 1 error") && err.contains("line 7, column 14"),
         "{err}"
@@ -74,8 +86,7 @@ fn unset_variables_and_bad_dates_are_reported_together() {
         .env_remove("TEMPORA_CLI_TEST_UNSET")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
+    let err = failed(&o, 2);
     assert!(
         err.contains(
             "[stages.a] `paths.0`: environment variable `TEMPORA_CLI_TEST_UNSET` is not set"
@@ -91,13 +102,11 @@ fn a_bad_cutoff_is_named() {
         dir.path(),
         "[stages.a]\nkind = \"test-generate\"\ncount = 1\n",
     );
-    let o = tempora()
+    let o = tempora_with_test_kinds()
         .args(["validate", &path, "--set", "pipeline.cutoff=\"2019-13-45\""])
-        .env("TEMPORA_TEST_KINDS", "1")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
+    let err = failed(&o, 2);
     assert!(
         err.contains("[pipeline] `cutoff`: `2019-13-45` is not a valid date"),
         "{err}"
@@ -116,13 +125,12 @@ fn an_unwritable_output_directory_stops_before_any_work() {
         dir.path(),
         "[stages.gen]\nkind = \"test-generate\"\ncount = 5\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"gen\"]\npath = \"x.jsonl\"\n",
     );
-    let o = tempora()
+    let o = tempora_with_test_kinds()
         .args(["run", &path, "--progress", "off"])
-        .env("TEMPORA_TEST_KINDS", "1")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("is not writable"), "{}", stderr(&o));
+    let err = failed(&o, 2);
+    assert!(err.contains("is not writable"), "{err}");
 }
 
 #[test]
@@ -132,12 +140,11 @@ fn a_failing_stage_exits_1_and_is_named() {
         dir.path(),
         "[stages.gen]\nkind = \"test-generate\"\ncount = 100000\n[stages.bad]\nkind = \"test-fail\"\ninputs = [\"gen\"]\nfail_after = 10\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"bad\"]\npath = \"x.jsonl\"\n",
     );
-    let o = tempora()
+    let o = tempora_with_test_kinds()
         .args(["run", &path, "--progress", "off"])
-        .env("TEMPORA_TEST_KINDS", "1")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    failed(&o, 1);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("failed stage: bad (input)"), "{stdout}");
     let out = dir.path().join("out");
@@ -164,9 +171,8 @@ fn sigint_drains_and_leaves_complete_outputs() {
         dir.path(),
         "[stages.gen]\nkind = \"test-generate\"\ncount = 100000000\ninterval_us = 50\n[stages.pass]\nkind = \"test-pass\"\ninputs = [\"gen\"]\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"pass\"]\npath = \"{kind}.jsonl\"\nsort = false\n[stages.p]\nkind = \"parquet\"\ninputs = [\"pass\"]\npath = \"all.parquet\"\n",
     );
-    let child = tempora()
+    let child = tempora_with_test_kinds()
         .args(["run", &path, "--progress", "off"])
-        .env("TEMPORA_TEST_KINDS", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -193,7 +199,7 @@ fn sigint_drains_and_leaves_complete_outputs() {
         .unwrap();
     assert!(killed.success());
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    failed(&o, 130);
 
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
