@@ -6,16 +6,16 @@
 //!
 //! `cargo run --release -p tempora-wayback --example cdx_cost -- [ARTICLES] [OTHER] [PAGE_SIZE]`
 
+mod common;
+
 use std::time::Duration;
 
 use chrono::{Duration as Span, NaiveDate};
 use tempora_testkit::{synthetic, Corpus, MockCapture, MockWayback, RequestKind};
 use tempora_wayback::cdx::{CdxClient, CdxQuery};
 use tempora_wayback::discover::{DiscoveryConfig, FeedDiscovery, Lookup};
-use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::http::Client;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
-use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 const FEED: &str = "http://feeds.bbci.co.uk/news/rss.xml";
@@ -68,13 +68,9 @@ async fn main() -> anyhow::Result<()> {
     let total = captures.len();
     let server = MockWayback::start(Corpus::new(captures)).await?;
     let endpoint = server.endpoint();
-    let off = |class| Politeness {
-        rate_per_minute: 0.0,
-        ..Politeness::default_for(class)
-    };
     let cdx = || -> anyhow::Result<CdxClient> {
         Ok(CdxClient::new(
-            Client::new(&endpoint, "cost", RequestClass::Cdx, off(RequestClass::Cdx))?,
+            common::client(&endpoint, "cost", RequestClass::Cdx, 0.0)?,
             &endpoint,
             3,
             Duration::from_millis(10),
@@ -114,20 +110,7 @@ async fn main() -> anyhow::Result<()> {
     println!("prefix scan: {prefix_cdx} CDX requests (page size {page_size}), {listed} URLs to fetch (articles and everything else)");
     server.clear_log();
 
-    let fetcher = Fetcher::new(
-        Client::new(
-            &endpoint,
-            "cost",
-            RequestClass::Page,
-            off(RequestClass::Page),
-        )?,
-        FetchConfig {
-            endpoint: endpoint.clone(),
-            max_redirect_distance: 86_400,
-            max_redirects: 10,
-            max_body: 16 << 20,
-        },
-    );
+    let fetcher = common::page_fetcher(&endpoint, "cost", 0.0)?;
     let mut discovery = FeedDiscovery::new(
         cdx()?,
         fetcher,

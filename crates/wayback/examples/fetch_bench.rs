@@ -10,6 +10,8 @@
 //! ```
 //! Arguments: endpoint, pages, concurrency.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -17,11 +19,9 @@ use futures_util::StreamExt as _;
 use tempora_engine::{Capture, Page, StageError};
 use tempora_wayback::cdx::{CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
-use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::http::Client;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::output::Output;
-use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 /// User + system CPU time of this process (Linux, 100 ticks a second).
@@ -80,19 +80,9 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| "http://127.0.0.1:8080".into());
     let want: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let concurrency: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
-    let off = |class| Politeness {
-        rate_per_minute: 0.0,
-        ..Politeness::default_for(class)
-    };
-
     // The captures to fetch.
     let cdx = CdxClient::new(
-        Client::new(
-            &endpoint,
-            "bench",
-            RequestClass::Cdx,
-            off(RequestClass::Cdx),
-        )?,
+        common::client(&endpoint, "bench", RequestClass::Cdx, 0.0)?,
         &endpoint,
         3,
         Duration::from_millis(10),
@@ -166,20 +156,7 @@ async fn main() -> anyhow::Result<()> {
         };
         let warc = durable.then(|| dir.path().join("warc"));
         let output = Output::open(state, warc.as_deref(), "pages", 16 << 20).await?;
-        let fetcher = Fetcher::new(
-            Client::new(
-                &endpoint,
-                "bench",
-                RequestClass::Page,
-                off(RequestClass::Page),
-            )?,
-            FetchConfig {
-                endpoint: endpoint.clone(),
-                max_redirect_distance: 86_400,
-                max_redirects: 10,
-                max_body: 16 << 20,
-            },
-        );
+        let fetcher = common::page_fetcher(&endpoint, "bench", 0.0)?;
         let mut crawl = Crawl {
             fetcher,
             output: std::sync::Arc::new(output),

@@ -5,6 +5,8 @@
 //!
 //! `cargo run --release -p tempora-wayback --example rate_bench -- [SECONDS] [PAGE_RATE] [CDX_RATE]`
 
+mod common;
+
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -12,10 +14,8 @@ use tempora_engine::{Capture, Page, StageError};
 use tempora_testkit::{synthetic, Corpus, MockWayback, RequestKind};
 use tempora_wayback::cdx::{CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
-use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::http::Client;
 use tempora_wayback::output::Output;
-use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 struct Discard;
@@ -71,18 +71,8 @@ async fn main() -> anyhow::Result<()> {
     ))
     .await?;
     let endpoint = server.endpoint();
-    let polite = |class, rate| Politeness {
-        rate_per_minute: rate,
-        ..Politeness::default_for(class)
-    };
-
     let cdx = CdxClient::new(
-        Client::new(
-            &endpoint,
-            "bench",
-            RequestClass::Cdx,
-            polite(RequestClass::Cdx, cdx_rate),
-        )?,
+        common::client(&endpoint, "bench", RequestClass::Cdx, cdx_rate)?,
         &endpoint,
         3,
         Duration::from_secs(1),
@@ -116,20 +106,7 @@ async fn main() -> anyhow::Result<()> {
             source: "bench".into(),
         })
         .collect();
-    let fetcher = Fetcher::new(
-        Client::new(
-            &endpoint,
-            "bench",
-            RequestClass::Page,
-            polite(RequestClass::Page, page_rate),
-        )?,
-        FetchConfig {
-            endpoint: endpoint.clone(),
-            max_redirect_distance: 86_400,
-            max_redirects: 10,
-            max_body: 16 << 20,
-        },
-    );
+    let fetcher = common::page_fetcher(&endpoint, "bench", page_rate)?;
     let mut crawl = Crawl {
         fetcher,
         output: std::sync::Arc::new(
