@@ -23,12 +23,10 @@ pub struct Dictionary {
     pub facts: Vec<EvolvingFact>,
     /// Subject and object entity index of each fact.
     pub ends: Vec<(u32, u32)>,
-    /// Where each entity is first described: fact index and whether as subject.
-    entities: Vec<(u32, bool)>,
     /// "Joe Biden (Q6279)" for each entity, one after another: rejection reasons
     /// name entities, and most articles are rejected, so these are written once.
     descriptions: String,
-    /// Where each entity's description ends in `descriptions`.
+    /// Where each entity's description ends in `descriptions` (one per entity).
     description_ends: Vec<usize>,
     /// (object, fact) by subject, sorted.
     by_subject: Grouped<(u32, u32)>,
@@ -191,7 +189,6 @@ impl Dictionary {
         Ok(Self {
             facts,
             ends,
-            entities,
             descriptions,
             description_ends,
             by_subject,
@@ -207,7 +204,7 @@ impl Dictionary {
     pub fn stats(&self) -> DictionaryStats {
         DictionaryStats {
             facts: self.facts.len(),
-            entities: self.entities.len(),
+            entities: self.description_ends.len(),
             patterns: self.matcher.patterns(),
             matcher_bytes: self.matcher.memory_usage(),
             skipped_names: self.matcher.skipped(),
@@ -237,12 +234,6 @@ impl Dictionary {
     /// positions a holder held, the holders of a position), sorted.
     pub fn linked(&self, entity: u32) -> &[u32] {
         self.links.get(entity)
-    }
-
-    /// The entity with this index.
-    pub fn entity(&self, entity: u32) -> Option<&EntityRef> {
-        let &(f, as_subject) = self.entities.get(entity as usize)?;
-        Some(entity_ref(&self.facts, f, as_subject))
     }
 
     /// Appends "Joe Biden (Q6279)" (the id alone for an entity without a label),
