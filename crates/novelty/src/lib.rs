@@ -1,4 +1,8 @@
-//! Placeholder for the `novelty` stage crate; its issue fills it in.
+//! Lexical novelty ("Lexical Repetitions Lead to Rote Learning", Choubey et al.,
+//! Findings of EMNLP 2023): how much a test set's reference summaries repeat the
+//! training summaries, and training subsets that limit repetition.
+
+pub mod tokens;
 
 use tempora_engine::StageKind;
 
