@@ -61,6 +61,10 @@ enum Command {
     Extract(tempora_extract::cli::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
     EvalExtract(tempora_extract::cli::EvalArgs),
+    /// Score test summaries by n-gram overlap with training summaries, and bin them.
+    Novelty(tempora_novelty::cli::NoveltyArgs),
+    /// Select lexically diverse training subsets, one per repeat threshold.
+    Diversify(tempora_novelty::cli::DiversifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -84,6 +88,12 @@ fn main() -> ExitCode {
         Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
         Command::EvalExtract(args) => {
             tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Novelty(args) => {
+            tempora_novelty::cli::run_novelty(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::Diversify(args) => {
+            tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
         }
     };
     result.unwrap_or_else(|e| {

@@ -198,13 +198,28 @@ pub struct FactMatch {
     pub after_change: bool,
 }
 
-/// Where an article's reference summary falls on the training-overlap scale.
+/// Where an article's reference summary falls on the training-overlap scale (set by
+/// the `novelty` stage; Choubey et al., 2023).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Novelty {
-    /// Percent of the summary's word 4-grams found in training summaries.
+    /// Percent of the summary's word n-gram positions (4-grams by default; a repeated
+    /// n-gram counts each time) that occur in any training summary.
     pub overlap: f64,
-    /// The overlap bin, e.g. `0-5`.
+    /// The overlap bin of the article's set, e.g. `0-15` (bins of 5 points, merged
+    /// until each holds `min_bin` articles).
     pub bin: String,
+    /// `T_nov` for the set's lowest bin (most novel), `T_sim` for its highest, else
+    /// none.
+    #[serde(default)]
+    pub tag: Option<String>,
+}
+
+impl Novelty {
+    /// The tag, or the bin where there is no tag: the value of `{novelty}` in a sink's
+    /// path (`future.T_nov.jsonl`, `future.15-30.jsonl`).
+    pub fn partition(&self) -> &str {
+        self.tag.as_deref().unwrap_or(&self.bin)
+    }
 }
 
 /// A news article with its reference summary.
@@ -385,7 +400,8 @@ impl Record {
         }
     }
 
-    /// The value of a path-template field (`{split}`, `{source}`, `{kind}`), if the record has it.
+    /// The value of a path-template field (`{split}`, `{source}`, `{kind}`, `{relation}`,
+    /// `{novelty}`), if the record has it.
     pub fn template_field(&self, field: &str) -> Option<String> {
         match (field, self) {
             ("kind", r) => Some(r.kind().to_string()),
@@ -394,6 +410,7 @@ impl Record {
             ("source", Self::Capture(c)) => Some(c.source.clone()),
             ("source", Self::Page(p)) => Some(p.capture.source.clone()),
             ("relation", Self::Fact(f)) => Some(f.relation.clone()),
+            ("novelty", Self::Article(a)) => a.novelty.as_ref().map(|n| n.partition().to_string()),
             _ => None,
         }
     }

@@ -18,7 +18,13 @@ fn pipeline(name: &str) -> PathBuf {
 /// Loads a pipeline as the engine does (overrides, `${VAR}`, dates as strings)
 /// and configures this crate's stages in it; returns the split stage.
 fn configure(name: &str, overrides: &[&str]) -> Result<SplitConfig, Vec<OptionError>> {
-    for var in ["WIKIDATA_DUMP", "XSUM_SPLIT", "CNNDM_URL_LISTS"] {
+    for var in [
+        "WIKIDATA_DUMP",
+        "XSUM_SPLIT",
+        "CNNDM_URL_LISTS",
+        "XSUM_TRAIN_SUMMARIES",
+        "CNNDM_TRAIN_SUMMARIES",
+    ] {
         std::env::set_var(var, format!("/data/{var}"));
     }
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();

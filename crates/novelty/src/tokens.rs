@@ -136,7 +136,10 @@ mod tests {
 
     #[test]
     fn apostrophes_stay_inside_words_and_hyphens_split_them() {
-        assert_eq!(words("Biden's well-known plan"), ["biden's", "well", "known", "plan"]);
+        assert_eq!(
+            words("Biden's well-known plan"),
+            ["biden's", "well", "known", "plan"]
+        );
         // A typographic apostrophe is a word-internal character as well.
         assert_eq!(words("Don\u{2019}t"), ["don\u{2019}t"]);
         assert_eq!(
@@ -147,7 +150,10 @@ mod tests {
 
     #[test]
     fn numbers_keep_their_decimal_point_and_lose_symbols() {
-        assert_eq!(words("Up 3.5% to £1,200 in 2021"), ["up", "3.5", "to", "1,200", "in", "2021"]);
+        assert_eq!(
+            words("Up 3.5% to £1,200 in 2021"),
+            ["up", "3.5", "to", "1,200", "in", "2021"]
+        );
         assert_eq!(report("3.5%"), ["3.5", "%"]);
     }
 
@@ -162,7 +168,10 @@ mod tests {
 
     #[test]
     fn report_tokens_keep_every_punctuation_segment() {
-        assert_eq!(report("(Yes) - no..."), ["(", "yes", ")", "-", "no", ".", ".", "."]);
+        assert_eq!(
+            report("(Yes) - no..."),
+            ["(", "yes", ")", "-", "no", ".", ".", "."]
+        );
         assert!(report(" \t\n ").is_empty());
     }
 
@@ -192,7 +201,10 @@ mod tests {
 
     #[test]
     fn long_ngrams_hash_like_short_ones() {
-        let t = token_hashes("one two three four five six seven eight nine ten", TokenKind::Words);
+        let t = token_hashes(
+            "one two three four five six seven eight nine ten",
+            TokenKind::Words,
+        );
         assert_eq!(ngram_hashes(&t, 10).len(), 1);
         assert_ne!(ngram_hash(&t), ngram_hash(&t[..9]));
     }

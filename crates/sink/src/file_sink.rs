@@ -33,7 +33,8 @@ pub enum Format {
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct SinkOptions {
     /// Output path relative to `pipeline.out`; placeholders `{split}`, `{source}`,
-    /// `{kind}`, `{relation}` are filled from each record (one file per value).
+    /// `{kind}`, `{relation}` and `{novelty}` (the novelty tag `T_nov`/`T_sim`, else
+    /// the bin) are filled from each record (one file per value).
     pub path: String,
     /// Sort each file's records by a stable key (articles by date, source, id; facts by
     /// subject, relation, start; captures by URL and time) so the same input gives the

@@ -19,7 +19,7 @@ enum Part {
 }
 
 /// The fields a template may use.
-pub const FIELDS: [&str; 4] = ["split", "source", "kind", "relation"];
+pub const FIELDS: [&str; 5] = ["split", "source", "kind", "relation", "novelty"];
 
 impl PathTemplate {
     /// Parses `template`.
