@@ -61,6 +61,8 @@ enum Command {
     Extract(tempora_extract::cli::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
     EvalExtract(tempora_extract::cli::EvalArgs),
+    /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
+    Pairs(tempora_filter::pairs::cli::PairsArgs),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
             .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
             .map(|()| ExitCode::SUCCESS),
         Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),
         Command::EvalExtract(args) => {
             tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
         }
