@@ -302,3 +302,43 @@ fn options_need_exactly_one_facts_origin_and_some_kind_of_error() {
             .unwrap_err();
     assert!(unknown[0].message.contains("wrong"), "{unknown:?}");
 }
+
+#[tokio::test]
+async fn fact_errors_chooses_the_kinds_written() {
+    let ctx = ctx("2019-12-31");
+    let side = || HashMap::from([("facts".to_string(), facts())]);
+    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let articles = read::<Article>("pairs/articles.jsonl")
+        .into_iter()
+        .map(|a| Record::Article(Box::new(a)))
+        .collect();
+    let kept = run_stage(Box::new(conflicts), &ctx, articles, side())
+        .await
+        .unwrap();
+    let only = options("facts = \"facts\"\nfact_errors = [\"outdated\"]");
+    let pairs = MinimalPairsConfig::configure(only, &ctx).unwrap();
+    let out = run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
+        .await
+        .unwrap();
+    assert!(!out.out().is_empty());
+    for record in out.out() {
+        let Record::Pair(p) = record else {
+            panic!("not a pair: {record:?}");
+        };
+        assert_eq!(p.fact_error, FactError::Outdated, "{}", p.id);
+    }
+    assert_eq!(out.stats.counters().get("pairs_non_verifiable"), None);
+}
+
+#[tokio::test]
+async fn facts_made_for_an_earlier_cutoff_stop_the_stage_with_the_reason() {
+    // The presidency changed on 2021-01-20: facts for cutoff 2019-12-31 are stale
+    // for a pipeline whose cutoff is after that.
+    let ctx = ctx("2021-06-30");
+    let pairs = MinimalPairsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let side = HashMap::from([("facts".to_string(), facts())]);
+    let err = run_stage(Box::new(pairs), &ctx, Vec::new(), side)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("--cutoff 2021-06-30"), "{err}");
+}
