@@ -65,6 +65,8 @@ enum Command {
     Novelty(tempora_novelty::cli::NoveltyArgs),
     /// Select lexically diverse training subsets, one per repeat threshold.
     Diversify(tempora_novelty::cli::DiversifyArgs),
+    /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
+    Pairs(tempora_filter::pairs::cli::PairsArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
             .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
             .map(|()| ExitCode::SUCCESS),
         Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),
         Command::EvalExtract(args) => {
             tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
         }

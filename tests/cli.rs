@@ -233,3 +233,48 @@ fn sigint_drains_and_leaves_complete_outputs() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn pairs_on_files_gives_what_the_demo_pipeline_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pairs.jsonl");
+    let o = tempora()
+        .args([
+            "pairs",
+            "--articles",
+            "tests/fixtures/demo-golden/future.jsonl",
+            "--facts",
+            "tests/fixtures/demo-golden/facts.jsonl",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string("tests/fixtures/demo-golden/pairs.jsonl").unwrap()
+    );
+}
+
+#[test]
+fn pairs_names_the_file_and_line_of_a_broken_article() {
+    let dir = tempfile::tempdir().unwrap();
+    let articles = dir.path().join("a.jsonl");
+    std::fs::write(&articles, "\n{\"id\": 5}\n").unwrap();
+    let o = tempora()
+        .args([
+            "pairs",
+            "--facts",
+            "tests/fixtures/demo-golden/facts.jsonl",
+            "--articles",
+        ])
+        .arg(&articles)
+        .arg("-o")
+        .arg(dir.path().join("p.jsonl"))
+        .output()
+        .unwrap();
+    let err = failed(&o, 1);
+    assert!(err.contains("a.jsonl:2: not an article"), "{err}");
+    assert!(!dir.path().join("p.jsonl").exists());
+}

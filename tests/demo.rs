@@ -7,7 +7,12 @@ use std::path::Path;
 use std::process::Command;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/demo-golden");
-const OUTPUTS: [&str; 3] = ["future.jsonl", "in_distribution.jsonl", "facts.jsonl"];
+const OUTPUTS: [&str; 4] = [
+    "future.jsonl",
+    "in_distribution.jsonl",
+    "facts.jsonl",
+    "pairs.jsonl",
+];
 
 fn run_demo(out: &Path) -> serde_json::Value {
     let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
@@ -96,6 +101,23 @@ fn demo_parquet_holds_the_jsonl_records_and_every_record_is_accounted_for() {
     // The split stage's output counts every port, `unassigned` included.
     let kept = stage("split")["records_out"].as_u64().unwrap();
     assert_eq!(kept + rejected, pages, "{run:#}");
+    // Every pair comes from a future article, and the sink wrote every pair made.
+    let future = std::fs::read_to_string(out.path().join("future.jsonl")).unwrap();
+    let pairs = std::fs::read_to_string(out.path().join("pairs.jsonl")).unwrap();
+    assert!(!pairs.is_empty(), "the demo's future articles give pairs");
+    for line in pairs.lines() {
+        let pair: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = pair["article_id"].as_str().unwrap();
+        assert!(
+            future.contains(&format!("\"id\":{}", serde_json::json!(id))),
+            "{id}"
+        );
+        assert_eq!(pair["split"], "future");
+    }
+    assert_eq!(
+        stage("pairs")["records_out"].as_u64().unwrap(),
+        pairs.lines().count() as u64
+    );
     let lines = std::fs::read_to_string(out.path().join("rejected.jsonl")).unwrap();
     assert_eq!(
         lines.lines().count() as u64,

@@ -24,8 +24,8 @@ pub use error::{ConfigError, ConfigErrors, StageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
-    Article, Capture, EntityRef, Fact, FactMatch, Mention, Novelty, Page, Record, RecordKind,
-    Rejected, TextField,
+    Article, Capture, EditedFact, EntityRef, Fact, FactError, FactMatch, Mention, MinimalPair,
+    Novelty, Page, PairSpan, Record, RecordKind, Rejected, TextField,
 };
 pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,

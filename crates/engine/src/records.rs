@@ -258,6 +258,91 @@ pub struct Article {
     pub novelty: Option<Novelty>,
 }
 
+/// Which kind of fact error an edited summary carries (see [`MinimalPair`]).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FactError {
+    /// The value the pair held at the knowledge cutoff (or the latest before it):
+    /// what a model with stale knowledge writes (TempoSum's table 2).
+    Outdated,
+    /// A value the pair never held: the control, an error no knowledge explains.
+    NonVerifiable,
+}
+
+impl FactError {
+    /// The snake_case name used in the records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Outdated => "outdated",
+            Self::NonVerifiable => "non_verifiable",
+        }
+    }
+}
+
+/// The one span of a reference summary that an edited summary replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PairSpan {
+    /// First character of the span in `reference_summary`, counted in Unicode
+    /// characters (code points), as Python indexes strings.
+    pub start: usize,
+    /// One past the last character of the span, in characters.
+    pub end: usize,
+    /// The reference's text of the span (`reference_summary[start:end]`).
+    pub original: String,
+    /// The text the edited summary has in its place.
+    pub replacement: String,
+}
+
+/// The evolving fact an edit contradicts, by Wikidata ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EditedFact {
+    /// Subject of the pair: the position (`P1308`) or the person (`P39`).
+    pub subject: String,
+    /// `P39` or `P1308`.
+    pub relation: String,
+    /// The object the pair held at the article's date: what the reference states.
+    pub stated: String,
+    /// The object the edited summary states instead.
+    pub substituted: String,
+}
+
+/// A minimal pair for judging faithfulness metrics (BUMP, Ma et al. 2023): a
+/// reference summary and a copy with exactly one span replaced by a fact that is
+/// wrong at the article's date. The first six fields are those of BUMP's released
+/// data (`data/task1_dataset.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MinimalPair {
+    /// `<article id>#<subject>.<relation>.<fact_error>`: unique per article, fact and
+    /// kind of error.
+    pub id: String,
+    /// The article's `id`.
+    pub article_id: String,
+    /// The article's body (`document`).
+    pub article: String,
+    /// The article's reference summary.
+    pub reference_summary: String,
+    /// The reference with `span` replaced; the rest byte for byte the same.
+    pub edited_summary: String,
+    /// BUMP's label: `Intrinsic Entity Error` when the replacement occurs in the
+    /// article, `Extrinsic Entity Error` otherwise.
+    pub error_type: String,
+    /// `outdated` or `non_verifiable`.
+    pub fact_error: FactError,
+    /// What was replaced, and by what.
+    pub span: PairSpan,
+    /// The article's publication date.
+    pub published: NaiveDate,
+    /// The article's site (`bbc`, `cnn`, ...).
+    pub source: String,
+    /// The article's date window, when `split` ran before.
+    #[serde(default)]
+    pub split: Option<String>,
+    /// The fact the edit contradicts.
+    pub fact: EditedFact,
+}
+
 /// A record that a stage could not use, with the reason; written to `rejected.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rejected {
@@ -286,11 +371,19 @@ pub enum RecordKind {
     Page,
     /// [`Article`]
     Article,
+    /// [`MinimalPair`]
+    Pair,
 }
 
 impl RecordKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [RecordKind; 4] = [Self::Fact, Self::Capture, Self::Page, Self::Article];
+    pub const ALL: [RecordKind; 5] = [
+        Self::Fact,
+        Self::Capture,
+        Self::Page,
+        Self::Article,
+        Self::Pair,
+    ];
 
     /// The lowercase name used in pipeline files.
     pub fn as_str(self) -> &'static str {
@@ -299,6 +392,7 @@ impl RecordKind {
             Self::Capture => "capture",
             Self::Page => "page",
             Self::Article => "article",
+            Self::Pair => "pair",
         }
     }
 }
@@ -317,7 +411,7 @@ impl FromStr for RecordKind {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown record kind `{s}` (known: fact, capture, page, article)")
+                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair)")
             })
     }
 }
@@ -333,6 +427,8 @@ pub enum Record {
     Page(Box<Page>),
     /// An extracted article.
     Article(Box<Article>),
+    /// A reference summary and an edited copy with one fact error.
+    Pair(Box<MinimalPair>),
 }
 
 impl Record {
@@ -343,6 +439,7 @@ impl Record {
             Self::Capture(_) => RecordKind::Capture,
             Self::Page(_) => RecordKind::Page,
             Self::Article(_) => RecordKind::Article,
+            Self::Pair(_) => RecordKind::Pair,
         }
     }
 
@@ -354,6 +451,7 @@ impl Record {
             Self::Capture(r) => serde_json::to_value(r),
             Self::Page(r) => serde_json::to_value(r),
             Self::Article(r) => serde_json::to_value(r),
+            Self::Pair(r) => serde_json::to_value(r),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -368,6 +466,7 @@ impl Record {
             Self::Capture(r) => serde_json::to_writer(w, r),
             Self::Page(r) => serde_json::to_writer(w, r),
             Self::Article(r) => serde_json::to_writer(w, r),
+            Self::Pair(r) => serde_json::to_writer(w, r),
         }
     }
 
@@ -381,6 +480,7 @@ impl Record {
             RecordKind::Capture => Self::Capture(serde_json::from_str(text)?),
             RecordKind::Page => Self::Page(serde_json::from_str(text)?),
             RecordKind::Article => Self::Article(serde_json::from_str(text)?),
+            RecordKind::Pair => Self::Pair(serde_json::from_str(text)?),
         })
     }
 
@@ -397,6 +497,8 @@ impl Record {
             Self::Capture(c) => format!("{}\t{}", c.url, c.timestamp),
             Self::Page(p) => format!("{}\t{}", p.capture.url, p.capture.timestamp),
             Self::Article(a) => format!("{}\t{}\t{}", a.published, a.source, a.id),
+            // The id ends in subject, relation and kind of error: one order within an article.
+            Self::Pair(p) => format!("{}\t{}\t{}", p.published, p.source, p.id),
         }
     }
 
@@ -407,6 +509,8 @@ impl Record {
             ("kind", r) => Some(r.kind().to_string()),
             ("split", Self::Article(a)) => a.split.clone(),
             ("source", Self::Article(a)) => Some(a.source.clone()),
+            ("split", Self::Pair(p)) => p.split.clone(),
+            ("source", Self::Pair(p)) => Some(p.source.clone()),
             ("source", Self::Capture(c)) => Some(c.source.clone()),
             ("source", Self::Page(p)) => Some(p.capture.source.clone()),
             ("relation", Self::Fact(f)) => Some(f.relation.clone()),

@@ -1,5 +1,6 @@
 //! Article filters: training-set exclusion (`exclude`) and the knowledge-conflict
-//! selection of TempoSum (`conflicts`).
+//! selection of TempoSum (`conflicts`); and what is built on the selection:
+//! outdated-fact minimal pairs (`minimal-pairs`, see [`pairs`]).
 //!
 //! In: articles. Out: the articles that pass, unchanged by `exclude`, with
 //! `Article.facts` filled in by `conflicts`. Promises: every article that does not
@@ -65,14 +66,16 @@
 pub mod conflicts;
 pub mod error;
 pub mod exclude;
+pub mod pairs;
 
 use tempora_engine::{RecordKind, Role, StageConfig, StageKind};
 
 pub use conflicts::{ConflictsConfig, ConflictsOptions, PositionNames};
 pub use error::FilterError;
 pub use exclude::{ExcludeConfig, ExcludeOptions};
+pub use pairs::{MinimalPairsConfig, MinimalPairsOptions};
 
-/// The stage kinds this crate registers: `exclude`, `conflicts`.
+/// The stage kinds this crate registers: `exclude`, `conflicts`, `minimal-pairs`.
 pub fn kinds() -> Vec<StageKind> {
     vec![
         StageKind {
@@ -95,6 +98,17 @@ pub fn kinds() -> Vec<StageKind> {
             options: || schemars::schema_for!(ConflictsOptions),
             configure: |table, ctx| {
                 ConflictsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
+            },
+        },
+        StageKind {
+            name: "minimal-pairs",
+            about: "Writes minimal pairs for judging faithfulness metrics (BUMP): each future article's summary with one evolving fact's mention replaced by its value at the cutoff (`outdated`) or by a value it never had (`non_verifiable`)",
+            role: Role::Transform,
+            accepts: &[RecordKind::Article],
+            emits: "out: pair",
+            options: || schemars::schema_for!(MinimalPairsOptions),
+            configure: |table, ctx| {
+                MinimalPairsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
             },
         },
     ]

@@ -38,7 +38,7 @@ const fn default_on_error() -> OnError {
 pub struct SourceOptions {
     /// Files to read, in order.
     pub paths: Vec<PathBuf>,
-    /// The kind of record the files hold: `article`, `fact`, `capture` or `page`.
+    /// The kind of record the files hold: `article`, `fact`, `capture`, `page` or `pair`.
     pub record: RecordKind,
     /// What to do with a line that is not a valid record.
     #[serde(default = "default_on_error")]

@@ -5,7 +5,10 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{Article, PipelineContext, Record, RecordKind, StageKind};
+use tempora_engine::{
+    Article, EditedFact, FactError, MinimalPair, PairSpan, PipelineContext, Record, RecordKind,
+    StageKind,
+};
 
 fn kind(name: &str) -> StageKind {
     tempora_sink::kinds()
@@ -187,4 +190,79 @@ fn sources_declare_their_record_kind_as_port_type() {
         err[0].message.contains("unknown variant `facts`"),
         "{err:?}"
     );
+}
+
+fn pair(article: &str, error: FactError, split: Option<&str>) -> Record {
+    let reference = "Président Joe Biden signed orders.";
+    Record::Pair(Box::new(MinimalPair {
+        id: format!("{article}#Q11696.P1308.{}", error.as_str()),
+        article_id: article.into(),
+        article: "Joe Biden, the president, signed orders.\nDonald Trump left.".into(),
+        reference_summary: reference.into(),
+        edited_summary: reference.replace("Joe Biden", "Donald Trump"),
+        error_type: "Intrinsic Entity Error".into(),
+        fact_error: error,
+        span: PairSpan {
+            start: 10,
+            end: 19,
+            original: "Joe Biden".into(),
+            replacement: "Donald Trump".into(),
+        },
+        published: NaiveDate::from_ymd_opt(2021, 1, 22).unwrap(),
+        source: "bbc".into(),
+        split: split.map(str::to_string),
+        fact: EditedFact {
+            subject: "Q11696".into(),
+            relation: "P1308".into(),
+            stated: "Q6279".into(),
+            substituted: "Q22686".into(),
+        },
+    }))
+}
+
+#[tokio::test]
+async fn pairs_round_trip_through_jsonl_and_parquet_with_their_public_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path());
+    let input = vec![
+        pair("2", FactError::Outdated, Some("future")),
+        pair("1", FactError::NonVerifiable, None),
+        pair("1", FactError::Outdated, Some("future")),
+    ];
+    let mut sorted = input.clone();
+    sorted.sort_by_cached_key(Record::sort_key);
+    for (kind, file) in [("jsonl", "pairs.jsonl"), ("parquet", "pairs.parquet")] {
+        let sink = configure(kind, &ctx, &format!("path = \"{file}\""));
+        run_stage(sink, &ctx, input.clone(), HashMap::new())
+            .await
+            .unwrap();
+        let source = configure(
+            &format!("{kind}-source"),
+            &ctx,
+            &format!(
+                "paths = [\"{}\"]\nrecord = \"pair\"",
+                dir.path().join(file).display()
+            ),
+        );
+        let output = run_stage(source, &ctx, Vec::new(), HashMap::new())
+            .await
+            .unwrap();
+        assert!(output.rejected.is_empty(), "{kind}: {:?}", output.rejected);
+        assert_eq!(output.out(), sorted.as_slice(), "{kind}");
+    }
+    let first = std::fs::read_to_string(dir.path().join("pairs.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    for field in [
+        "id",
+        "article_id",
+        "article",
+        "reference_summary",
+        "edited_summary",
+        "error_type",
+    ] {
+        assert!(first[field].is_string(), "BUMP's field `{field}`: {first}");
+    }
+    assert_eq!(first["fact_error"], "non_verifiable");
+    assert_eq!(first["span"]["start"], 10);
+    assert_eq!(first["fact"]["substituted"], "Q22686");
 }

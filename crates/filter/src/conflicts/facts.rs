@@ -1,16 +1,90 @@
 //! Where the evolving facts come from (a side input or a facts JSONL file), and
-//! the checks that tie them to the pipeline's cutoff.
+//! the checks that tie them to the pipeline's cutoff. Shared by every stage that
+//! takes facts (`conflicts`, `minimal-pairs`): the same options, the same checks.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use tempora_engine::Fact;
+use tempora_engine::{Fact, OptionError, Record, RecordKind, SideInput, SideInputs, StageError};
 
 use crate::error::FilterError;
 
 /// A fact and where it came from (`file:line` or the side input's record number).
 pub type SourcedFact = (String, Fact);
+
+/// The side input key (and option name) of the facts.
+pub const FACTS: &str = "facts";
+
+/// Where a stage takes its facts from: its `facts` (a stage) and `facts_file`
+/// options, exactly one of which is given.
+#[derive(Debug, Clone, Copy)]
+pub struct FactsOrigin<'a> {
+    /// The `facts` option: a stage whose whole output is the facts.
+    pub stage: Option<&'a str>,
+    /// The `facts_file` option: a facts JSONL file.
+    pub file: Option<&'a Path>,
+}
+
+impl FactsOrigin<'_> {
+    /// Both or neither of the options given: one error naming the key.
+    pub fn check(&self) -> Option<OptionError> {
+        match (self.stage, self.file) {
+            (Some(_), Some(_)) => Some(OptionError {
+                key: Some("facts_file".into()),
+                message: "give either `facts` (a stage) or `facts_file`, not both".into(),
+            }),
+            (None, None) => Some(OptionError {
+                key: Some(FACTS.into()),
+                message: "missing: name the stage with the evolving facts (`facts = \"facts\"`) or give `facts_file`".into(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The side input to wire, when the facts come from a stage.
+    pub fn side_inputs(&self) -> Vec<SideInput> {
+        self.stage
+            .iter()
+            .map(|from| SideInput {
+                key: FACTS.into(),
+                from: (*from).to_string(),
+                kind: RecordKind::Fact,
+            })
+            .collect()
+    }
+
+    /// The file that must exist, when the facts come from a file.
+    pub fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.file
+            .iter()
+            .map(|p| ("facts_file".to_string(), p.to_path_buf()))
+            .collect()
+    }
+
+    /// Every fact, each with where it came from.
+    ///
+    /// # Errors
+    /// An unreadable facts file or a line that is not a fact (an input error naming
+    /// file and line); a side input that was not wired or carried other records.
+    pub fn load(&self, side: &mut SideInputs) -> Result<Vec<SourcedFact>, StageError> {
+        if let Some(path) = self.file {
+            return Ok(read_facts_file(path)?);
+        }
+        let from = self.stage.unwrap_or(FACTS);
+        side.take(FACTS)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, record)| match record {
+                Record::Fact(f) => Ok((format!("side input `{from}`, fact #{}", i + 1), *f)),
+                other => Err(StageError::internal(format!(
+                    "side input `{from}` carried a {} record",
+                    other.kind()
+                ))),
+            })
+            .collect()
+    }
+}
 
 /// Reads a facts JSONL file: one [`Fact`] per line, blank lines skipped.
 ///

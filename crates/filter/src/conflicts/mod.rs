@@ -31,9 +31,6 @@ pub use dictionary::Dictionary;
 pub use options::{ConflictsOptions, PositionNames};
 pub use select::{select, Criterion, Verdict};
 
-/// The side input key (and option name) of the facts.
-const FACTS: &str = "facts";
-
 /// The `conflicts` stage, configured.
 #[derive(Debug)]
 pub struct ConflictsConfig {
@@ -49,17 +46,7 @@ impl ConflictsConfig {
     pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
         let options: ConflictsOptions = parse_options(table)?;
         let mut errors = Vec::new();
-        match (&options.facts, &options.facts_file) {
-            (Some(_), Some(_)) => errors.push(OptionError {
-                key: Some("facts_file".into()),
-                message: "give either `facts` (a stage) or `facts_file`, not both".into(),
-            }),
-            (None, None) => errors.push(OptionError {
-                key: Some(FACTS.into()),
-                message: "missing: name the stage with the evolving facts (`facts = \"facts\"`) or give `facts_file`".into(),
-            }),
-            _ => {}
-        }
+        errors.extend(facts_origin(&options).check());
         if options.min_name_chars == 0 {
             errors.push(OptionError {
                 key: Some("min_name_chars".into()),
@@ -80,23 +67,11 @@ impl StageConfig for ConflictsConfig {
     }
 
     fn side_inputs(&self) -> Vec<SideInput> {
-        self.options
-            .facts
-            .iter()
-            .map(|from| SideInput {
-                key: FACTS.into(),
-                from: from.clone(),
-                kind: RecordKind::Fact,
-            })
-            .collect()
+        facts_origin(&self.options).side_inputs()
     }
 
     fn reads(&self) -> Vec<(String, PathBuf)> {
-        self.options
-            .facts_file
-            .iter()
-            .map(|p| ("facts_file".to_string(), p.clone()))
-            .collect()
+        facts_origin(&self.options).reads()
     }
 
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
@@ -115,30 +90,18 @@ struct Conflicts {
     dictionary: Option<Dictionary>,
 }
 
-impl Conflicts {
-    fn load_facts(&self, side: &mut SideInputs) -> Result<Vec<facts::SourcedFact>, StageError> {
-        if let Some(path) = &self.options.facts_file {
-            return Ok(facts::read_facts_file(path)?);
-        }
-        let from = self.options.facts.as_deref().unwrap_or(FACTS);
-        side.take(FACTS)?
-            .into_iter()
-            .enumerate()
-            .map(|(i, record)| match record {
-                Record::Fact(f) => Ok((format!("side input `{from}`, fact #{}", i + 1), *f)),
-                other => Err(StageError::internal(format!(
-                    "side input `{from}` carried a {} record",
-                    other.kind()
-                ))),
-            })
-            .collect()
+/// Where the options say the facts come from.
+fn facts_origin(options: &ConflictsOptions) -> facts::FactsOrigin<'_> {
+    facts::FactsOrigin {
+        stage: options.facts.as_deref(),
+        file: options.facts_file.as_deref(),
     }
 }
 
 impl Transform for Conflicts {
     fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
         let started = Instant::now();
-        let all = self.load_facts(side)?;
+        let all = facts_origin(&self.options).load(side)?;
         let read = all.len();
         let evolving = facts::evolving_facts(all, self.cutoff)?;
         let dictionary = Dictionary::build(evolving, &self.options)?;

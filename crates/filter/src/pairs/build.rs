@@ -1,0 +1,245 @@
+//! From one article to its minimal pairs: which facts the summary states, which
+//! span names the stated value, and what replaces it.
+
+use std::collections::BTreeSet;
+
+use chrono::NaiveDate;
+use tempora_engine::{Article, EditedFact, EntityRef, Fact, FactError, MinimalPair, TextField};
+
+use super::edit::{occurrences, occurs_in, person_form, position_form, Edit, Occurrence};
+use super::timeline::Timelines;
+
+/// BUMP's label when the replacement occurs in the article.
+pub const INTRINSIC: &str = "Intrinsic Entity Error";
+/// BUMP's label when it does not.
+pub const EXTRINSIC: &str = "Extrinsic Entity Error";
+
+/// What became of one article.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Published on or before the cutoff: what it states was knowable then.
+    BeforeCutoff,
+    /// No evolving fact from `conflicts` (the stage ran without it upstream, or
+    /// the article names none).
+    NoFacts,
+    /// Facts, but none gave a pair (no conflict at the cutoff, nothing replaceable).
+    NoPair,
+    /// At least one pair.
+    Pairs,
+}
+
+impl Outcome {
+    /// The counter in `run.json`.
+    pub fn counter(self) -> &'static str {
+        match self {
+            Self::BeforeCutoff => "articles_before_cutoff",
+            Self::NoFacts => "articles_without_facts",
+            Self::NoPair => "articles_without_pairs",
+            Self::Pairs => "articles_with_pairs",
+        }
+    }
+}
+
+/// Makes the pairs of articles against one set of facts and one cutoff.
+#[derive(Debug)]
+pub struct PairMaker {
+    timelines: Timelines,
+    cutoff: NaiveDate,
+    errors: Vec<FactError>,
+}
+
+impl PairMaker {
+    /// A maker over `timelines` for `cutoff`, writing the kinds of error in `errors`.
+    pub fn new(timelines: Timelines, cutoff: NaiveDate, errors: Vec<FactError>) -> Self {
+        Self {
+            timelines,
+            cutoff,
+            errors,
+        }
+    }
+
+    /// The pairs of `article`, at most one per evolving pair and kind of error, in
+    /// the order of `article.facts`.
+    ///
+    /// A fact gives pairs when (1) the article was published after the cutoff,
+    /// (2) it is the value its pair held on the publication day and the document
+    /// names it (it is among `article.facts`), (3) that value differs from the
+    /// pair's value at the cutoff, and (4) the summary names it where it can be
+    /// replaced: for `P1308` the holder's name ("Joe Biden"), for `P39` the
+    /// position's title right before the person's name ("President Joe Biden").
+    /// The first such place in the summary is the one edited.
+    pub fn pairs(&self, article: &Article) -> (Outcome, Vec<MinimalPair>) {
+        if article.published <= self.cutoff {
+            return (Outcome::BeforeCutoff, Vec::new());
+        }
+        if article.facts.is_empty() {
+            return (Outcome::NoFacts, Vec::new());
+        }
+        let mut names: Vec<(String, String)> = article
+            .facts
+            .iter()
+            .flat_map(|m| &m.mentions)
+            .filter(|m| m.field == TextField::Summary)
+            .map(|m| (m.entity.clone(), m.name.clone()))
+            .collect();
+        names.sort();
+        names.dedup();
+        let found = occurrences(&article.summary, &names);
+        let mut done: BTreeSet<(&str, &str)> = BTreeSet::new();
+        let mut pairs = Vec::new();
+        for fact in article.facts.iter().map(|m| &m.fact) {
+            let key = (fact.subject.id.as_str(), fact.relation.as_str());
+            if done.contains(&key) {
+                continue;
+            }
+            let Some(stated) = self.timelines.value_on(key.0, key.1, article.published) else {
+                continue;
+            };
+            let named_in_document = article
+                .facts
+                .iter()
+                .any(|m| same_statement(&m.fact, stated));
+            if !named_in_document {
+                continue;
+            }
+            done.insert(key);
+            pairs.extend(self.pairs_of_fact(article, stated, &found));
+        }
+        let outcome = if pairs.is_empty() {
+            Outcome::NoPair
+        } else {
+            Outcome::Pairs
+        };
+        (outcome, pairs)
+    }
+
+    /// The pairs (one per kind of error) that replace the summary's mention of
+    /// `stated`'s value.
+    fn pairs_of_fact(
+        &self,
+        article: &Article,
+        stated: &Fact,
+        found: &[Occurrence],
+    ) -> Vec<MinimalPair> {
+        let (subject, relation) = (stated.subject.id.as_str(), stated.relation.as_str());
+        let at_cutoff = self
+            .timelines
+            .values_at_cutoff(subject, relation, self.cutoff);
+        if at_cutoff.is_empty() || at_cutoff.iter().any(|f| f.object.id == stated.object.id) {
+            return Vec::new();
+        }
+        let Some(place) = replaceable(&article.summary, stated, found) else {
+            return Vec::new();
+        };
+        let summary = &article.summary;
+        let mention = &summary[place.start..place.end];
+        let stated_entity = self
+            .timelines
+            .entity(&stated.object.id)
+            .unwrap_or(&stated.object);
+        let render = |new: &EntityRef| match relation {
+            "P1308" => person_form(mention, stated_entity, new),
+            _ => position_form(mention, stated_entity, new),
+        };
+        let mut pairs = Vec::new();
+        for &error in &self.errors {
+            let candidates: Vec<&EntityRef> = match error {
+                FactError::Outdated => at_cutoff
+                    .iter()
+                    .map(|f| self.timelines.entity(&f.object.id).unwrap_or(&f.object))
+                    .collect(),
+                FactError::NonVerifiable => {
+                    let mut never = self
+                        .timelines
+                        .never_held(subject, relation, &stated.object.id);
+                    // A fixed rotation per article and fact: deterministic, and not
+                    // always the same stand-in across articles.
+                    if !never.is_empty() {
+                        let turn =
+                            stable_hash(&[&article.id, subject, relation]) % never.len() as u64;
+                        never.rotate_left(turn as usize);
+                    }
+                    never
+                }
+            };
+            let chosen = candidates.into_iter().find_map(|new| {
+                let name = render(new).filter(|n| n != mention)?;
+                Some((new, name))
+            });
+            let Some((new, name)) = chosen else {
+                continue;
+            };
+            let edit = Edit::agreeing(summary, place.start, place.end, &name);
+            let intrinsic = occurs_in(&article.document, &name)
+                || new
+                    .names()
+                    .any(|n| n.chars().count() >= 4 && occurs_in(&article.document, n));
+            pairs.push(MinimalPair {
+                id: format!("{}#{subject}.{relation}.{}", article.id, error.as_str()),
+                article_id: article.id.clone(),
+                article: article.document.clone(),
+                reference_summary: summary.clone(),
+                edited_summary: edit.apply(summary),
+                error_type: if intrinsic { INTRINSIC } else { EXTRINSIC }.to_string(),
+                fact_error: error,
+                span: edit.span(summary),
+                published: article.published,
+                source: article.source.clone(),
+                split: article.split.clone(),
+                fact: EditedFact {
+                    subject: subject.to_string(),
+                    relation: relation.to_string(),
+                    stated: stated.object.id.clone(),
+                    substituted: new.id.clone(),
+                },
+            });
+        }
+        pairs
+    }
+}
+
+/// The first place in the summary where `stated`'s value can be replaced: a name
+/// of the holder (`P1308`), or a title of the position directly before a name of
+/// the person (`P39`: "President Joe Biden"; a position named elsewhere may be
+/// someone else's).
+fn replaceable<'a>(
+    summary: &str,
+    stated: &Fact,
+    found: &'a [Occurrence],
+) -> Option<&'a Occurrence> {
+    let names = |o: &Occurrence, id: &str| o.entities.iter().any(|e| e == id);
+    match stated.relation.as_str() {
+        "P1308" => found.iter().find(|o| names(o, &stated.object.id)),
+        "P39" => found.iter().enumerate().find_map(|(i, o)| {
+            let next = found.get(i + 1)?;
+            let title_of_person = names(o, &stated.object.id)
+                && summary.as_bytes().get(o.end) == Some(&b' ')
+                && next.start == o.end + 1
+                && names(next, &stated.subject.id);
+            title_of_person.then_some(o)
+        }),
+        _ => None,
+    }
+}
+
+/// Whether two facts are the same statement (the `conflicts` stage copies facts,
+/// so equal ids and dates are the same statement).
+fn same_statement(a: &Fact, b: &Fact) -> bool {
+    a.subject.id == b.subject.id
+        && a.relation == b.relation
+        && a.object.id == b.object.id
+        && a.start == b.start
+}
+
+/// FNV-1a over the parts (with a separator): the same on every platform and Rust
+/// version, unlike `std`'s hasher.
+fn stable_hash(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.as_bytes().iter().chain(&[0xff]) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}

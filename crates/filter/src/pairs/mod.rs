@@ -1,0 +1,186 @@
+//! The `minimal-pairs` stage: unfaithful copies of future articles' summaries,
+//! each with exactly one fact error, for judging faithfulness metrics the way
+//! BUMP (Ma et al., 2023) does.
+//!
+//! In: articles with `facts` (placed after `conflicts`), and the evolving facts
+//! (side input `facts` or `facts_file`, read by the same code as `conflicts`).
+//! Out: [`MinimalPair`] records. For an article published after the cutoff whose
+//! summary names the value an evolving pair held on the publication day, two
+//! edits of the summary, each replacing that one mention:
+//! - `outdated`: the value the pair held at the cutoff, or failing that the latest
+//!   before it ("President Joe Biden" -> "President Donald Trump" for the
+//!   presidency's holder; -> "Vice President Joe Biden" for Biden's position);
+//! - `non_verifiable`, the control: a value the pair never held, of the same kind
+//!   where there is one (a holder of another US office, a position the person never
+//!   held), chosen by a fixed hash of article and fact.
+//!
+//! No pair when the value at the cutoff is the value on the publication day, or
+//! when the summary names the value nowhere it can be replaced (see
+//! [`PairMaker::pairs`]). Edits keep the rest of the summary byte for byte; a
+//! bare possessive apostrophe and an "a"/"an" before the mention change with it,
+//! inside the one span ([`edit::Edit::agreeing`]).
+
+pub mod build;
+pub mod cli;
+pub mod edit;
+pub mod timeline;
+
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tempora_engine::{
+    parse_options, Batch, Emitted, FactError, OptionError, PipelineContext, Port, Record,
+    RecordKind, SideInput, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+};
+
+pub use build::{Outcome, PairMaker, EXTRINSIC, INTRINSIC};
+pub use timeline::Timelines;
+
+use crate::conflicts::facts::{evolving_facts, FactsOrigin, SourcedFact};
+use crate::error::FilterError;
+
+fn default_fact_errors() -> Vec<FactError> {
+    vec![FactError::Outdated, FactError::NonVerifiable]
+}
+
+/// Options of the `minimal-pairs` stage.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct MinimalPairsOptions {
+    /// The stage whose whole output is the evolving facts (a `wikidata` stage), taken
+    /// as a side input. Give exactly one of `facts` and `facts_file`.
+    #[serde(default)]
+    pub facts: Option<String>,
+    /// A facts JSONL file (one fact per line, as written by a `jsonl` sink or
+    /// `tempora facts -o FILE.jsonl`), computed for the same cutoff as the pipeline.
+    /// Give exactly one of `facts` and `facts_file`.
+    #[serde(default)]
+    pub facts_file: Option<PathBuf>,
+    /// The kinds of edit to write: `outdated` (the value at the cutoff) and
+    /// `non_verifiable` (a value the pair never held, the control).
+    #[serde(default = "default_fact_errors")]
+    #[schemars(default = "default_fact_errors")]
+    pub fact_errors: Vec<FactError>,
+}
+
+impl MinimalPairsOptions {
+    fn origin(&self) -> FactsOrigin<'_> {
+        FactsOrigin {
+            stage: self.facts.as_deref(),
+            file: self.facts_file.as_deref(),
+        }
+    }
+}
+
+/// The `minimal-pairs` stage, configured.
+#[derive(Debug)]
+pub struct MinimalPairsConfig {
+    options: MinimalPairsOptions,
+}
+
+impl MinimalPairsConfig {
+    /// Parses and checks the options.
+    ///
+    /// # Errors
+    /// Unknown or mistyped keys; both or neither of `facts` and `facts_file`; an
+    /// empty `fact_errors`.
+    pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
+        let options: MinimalPairsOptions = parse_options(table)?;
+        let mut errors: Vec<OptionError> = options.origin().check().into_iter().collect();
+        if options.fact_errors.is_empty() {
+            errors.push(OptionError {
+                key: Some("fact_errors".into()),
+                message: "name at least one kind: `outdated`, `non_verifiable`".into(),
+            });
+        }
+        if errors.is_empty() {
+            Ok(Self { options })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+impl StageConfig for MinimalPairsConfig {
+    fn outputs(&self) -> Vec<Port> {
+        vec![Port::out(RecordKind::Pair)]
+    }
+
+    fn side_inputs(&self) -> Vec<SideInput> {
+        self.options.origin().side_inputs()
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.options.origin().reads()
+    }
+
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(TransformStage(MinimalPairs {
+            options: self.options,
+            cutoff: ctx.cutoff,
+            maker: None,
+        })))
+    }
+}
+
+/// The facts checked against the cutoff (as `conflicts` checks them) and indexed.
+///
+/// # Errors
+/// A fact whose pair changed on or before the cutoff, or an unreadable date.
+pub fn timelines(facts: Vec<SourcedFact>, cutoff: NaiveDate) -> Result<Timelines, FilterError> {
+    let all: Vec<_> = facts.iter().map(|(_, f)| f.clone()).collect();
+    evolving_facts(facts, cutoff)?;
+    Ok(Timelines::new(all))
+}
+
+/// The running `minimal-pairs` stage.
+struct MinimalPairs {
+    options: MinimalPairsOptions,
+    cutoff: NaiveDate,
+    maker: Option<PairMaker>,
+}
+
+impl Transform for MinimalPairs {
+    fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
+        let facts = self.options.origin().load(side)?;
+        let read = facts.len();
+        let timelines = timelines(facts, self.cutoff)?;
+        tracing::info!(facts_read = read, "minimal-pairs facts indexed");
+        self.maker = Some(PairMaker::new(
+            timelines,
+            self.cutoff,
+            self.options.fact_errors.clone(),
+        ));
+        Ok(())
+    }
+
+    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        let maker = self
+            .maker
+            .as_ref()
+            .ok_or_else(|| StageError::internal("minimal-pairs: process before prepare"))?;
+        let made: Vec<Option<_>> = batch
+            .par_iter()
+            .map(|record| match record {
+                Record::Article(a) => Some(maker.pairs(a)),
+                _ => None,
+            })
+            .collect();
+        for (record, made) in batch.iter().zip(made) {
+            let Some((outcome, pairs)) = made else {
+                let reason = format!("minimal-pairs takes articles, got a {}", record.kind());
+                out.reject(record, reason);
+                continue;
+            };
+            out.count(outcome.counter(), 1);
+            for pair in pairs {
+                out.count(&format!("pairs_{}", pair.fact_error.as_str()), 1);
+                out.push(Record::Pair(Box::new(pair)));
+            }
+        }
+        Ok(())
+    }
+}

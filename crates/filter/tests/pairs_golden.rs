@@ -1,0 +1,344 @@
+//! Our minimal-pairs corpus (`tests/fixtures/pairs/`) through `conflicts` ->
+//! `minimal-pairs`, compared with a golden file, and the promises every pair keeps
+//! checked on each. `UPDATE_GOLDEN=1 cargo test -p tempora-filter --test
+//! pairs_golden` rewrites the file; review its diff before committing.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{ctx, fixture, options};
+use tempora_engine::testing::{run_stage, StageOutput};
+use tempora_engine::{Article, Fact, FactError, MinimalPair, Record};
+use tempora_filter::{ConflictsConfig, MinimalPairsConfig};
+
+fn read<T: serde::de::DeserializeOwned>(relative: &str) -> Vec<T> {
+    std::fs::read_to_string(fixture(relative))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn facts() -> Vec<Record> {
+    read::<Fact>("pairs/facts.jsonl")
+        .into_iter()
+        .map(|f| Record::Fact(Box::new(f)))
+        .collect()
+}
+
+async fn run_pairs(input: Vec<Record>) -> StageOutput {
+    let ctx = ctx("2019-12-31");
+    let side = || HashMap::from([("facts".to_string(), facts())]);
+    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let kept = run_stage(Box::new(conflicts), &ctx, input, side())
+        .await
+        .unwrap();
+    let pairs = MinimalPairsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
+        .await
+        .unwrap()
+}
+
+async fn corpus_pairs() -> (Vec<MinimalPair>, StageOutput) {
+    let articles = read::<Article>("pairs/articles.jsonl")
+        .into_iter()
+        .map(|a| Record::Article(Box::new(a)))
+        .collect();
+    let out = run_pairs(articles).await;
+    let mut records = out.out().to_vec();
+    records.sort_by_cached_key(Record::sort_key);
+    let pairs = records
+        .into_iter()
+        .map(|r| match r {
+            Record::Pair(p) => *p,
+            other => panic!("not a pair: {other:?}"),
+        })
+        .collect();
+    (pairs, out)
+}
+
+fn of<'a>(pairs: &'a [MinimalPair], article: &str) -> Vec<&'a MinimalPair> {
+    pairs.iter().filter(|p| p.article_id == article).collect()
+}
+
+fn find<'a>(
+    pairs: &'a [MinimalPair],
+    article: &str,
+    relation: &str,
+    error: FactError,
+) -> &'a MinimalPair {
+    pairs
+        .iter()
+        .find(|p| p.article_id == article && p.fact.relation == relation && p.fact_error == error)
+        .unwrap_or_else(|| panic!("no {relation} {error:?} pair for {article}: {pairs:#?}"))
+}
+
+#[tokio::test]
+async fn pairs_match_the_golden_file() {
+    let (pairs, out) = corpus_pairs().await;
+    assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+    let text: String = pairs
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap() + "\n")
+        .collect();
+    let golden = fixture("pairs/golden.jsonl");
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&golden, &text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&golden).unwrap();
+    assert!(
+        text == want,
+        "pairs differ from {}:\n{text}",
+        golden.display()
+    );
+}
+
+#[tokio::test]
+async fn every_edit_is_one_contiguous_span_and_nothing_else() {
+    let (pairs, _) = corpus_pairs().await;
+    assert!(pairs.len() >= 10, "{pairs:#?}");
+    for p in &pairs {
+        assert_ne!(p.edited_summary, p.reference_summary, "{}", p.id);
+        let reference: Vec<char> = p.reference_summary.chars().collect();
+        let edited: Vec<char> = p.edited_summary.chars().collect();
+        // The span, read with Python's character indexes, is what it says it is.
+        let original: String = reference[p.span.start..p.span.end].iter().collect();
+        assert_eq!(original, p.span.original, "{}", p.id);
+        // Outside the span both texts are the same, byte for byte.
+        let prefix: String = reference[..p.span.start].iter().collect();
+        let suffix: String = reference[p.span.end..].iter().collect();
+        assert_eq!(
+            p.edited_summary,
+            format!("{prefix}{}{suffix}", p.span.replacement),
+            "{}",
+            p.id
+        );
+        // The smallest differing stretch lies inside the span: one edit, not two.
+        let same_start = reference
+            .iter()
+            .zip(&edited)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let same_end = reference
+            .iter()
+            .rev()
+            .zip(edited.iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        assert!(same_start >= p.span.start, "{}", p.id);
+        assert!(
+            reference.len() - same_end.min(reference.len()) <= p.span.end,
+            "{}",
+            p.id
+        );
+        // Our documents hold no name inside a longer word, so a plain search agrees
+        // with the stage's word-boundary one.
+        if p.article.contains(&p.span.replacement) {
+            assert_eq!(p.error_type, "Intrinsic Entity Error", "{}", p.id);
+        }
+        assert!(
+            ["Intrinsic Entity Error", "Extrinsic Entity Error"].contains(&p.error_type.as_str())
+        );
+        assert_ne!(p.fact.stated, p.fact.substituted, "{}", p.id);
+    }
+}
+
+#[tokio::test]
+async fn a_2021_president_joe_biden_summary_gets_the_president_at_the_cutoff() {
+    let (pairs, _) = corpus_pairs().await;
+    let holder = find(&pairs, "61000001", "P1308", FactError::Outdated);
+    assert_eq!(
+        holder.edited_summary,
+        "President Donald Trump signed orders to rejoin the Paris climate agreement on his \
+         first day in office."
+    );
+    assert_eq!(
+        (
+            holder.fact.stated.as_str(),
+            holder.fact.substituted.as_str()
+        ),
+        ("Q6279", "Q22686")
+    );
+    assert_eq!(
+        holder.error_type, "Intrinsic Entity Error",
+        "Trump is in the document"
+    );
+    let position = find(&pairs, "61000001", "P39", FactError::Outdated);
+    assert!(
+        position
+            .edited_summary
+            .starts_with("Vice President Joe Biden signed orders"),
+        "{position:#?}"
+    );
+    assert_eq!(position.span.original, "President");
+    // The controls name values the pairs never held.
+    let control = find(&pairs, "61000001", "P1308", FactError::NonVerifiable);
+    assert!(!["Q6279", "Q22686", "Q76"].contains(&control.fact.substituted.as_str()));
+}
+
+#[tokio::test]
+async fn no_pair_without_a_conflict_at_the_cutoff_or_before_it() {
+    let (pairs, out) = corpus_pairs().await;
+    // Johnson was prime minister at the cutoff already.
+    assert!(of(&pairs, "61000002").is_empty(), "{pairs:#?}");
+    // 2016 is before the cutoff: nothing stated then was unknowable.
+    assert!(of(&pairs, "61000003").is_empty(), "{pairs:#?}");
+    let counters = out.stats.counters();
+    assert_eq!(counters.get("articles_before_cutoff"), Some(&1));
+    assert!(counters
+        .get("articles_without_pairs")
+        .is_some_and(|n| *n >= 1));
+}
+
+#[tokio::test]
+async fn possessives_and_titles_stay_grammatical() {
+    let (pairs, _) = corpus_pairs().await;
+    let possessive = find(&pairs, "61000004", "P1308", FactError::Outdated);
+    assert!(
+        possessive
+            .edited_summary
+            .starts_with("Donald Trump's first foreign policy speech"),
+        "{possessive:#?}"
+    );
+    // A bare apostrophe after a name in s takes "'s" after one that is not.
+    let bare = find(&pairs, "61000005", "P1308", FactError::Outdated);
+    assert!(
+        bare.edited_summary
+            .starts_with("Mike Pence's vote was not needed"),
+        "{bare:#?}"
+    );
+    assert_eq!(bare.span.original, "Kamala Harris'");
+    // A two-word title before a name: the holder and the person's own title.
+    let holder = find(&pairs, "61000006", "P1308", FactError::Outdated);
+    assert!(holder
+        .edited_summary
+        .starts_with("Prime Minister Boris Johnson has announced"));
+    let title = find(&pairs, "61000006", "P39", FactError::Outdated);
+    assert_eq!(title.span.original, "Prime Minister");
+    assert!(
+        title
+            .edited_summary
+            .starts_with("International Trade Secretary Liz Truss has announced"),
+        "{title:#?}"
+    );
+}
+
+#[tokio::test]
+async fn two_facts_in_one_summary_give_one_pair_each_never_two_edits_in_one() {
+    let (pairs, _) = corpus_pairs().await;
+    let outdated: Vec<&MinimalPair> = of(&pairs, "61000007")
+        .into_iter()
+        .filter(|p| p.fact_error == FactError::Outdated)
+        .collect();
+    let mut facts: Vec<(&str, &str)> = outdated
+        .iter()
+        .map(|p| (p.fact.subject.as_str(), p.fact.relation.as_str()))
+        .collect();
+    facts.sort();
+    assert_eq!(
+        facts,
+        [("Q11696", "P1308"), ("Q4970706", "P1308"), ("Q6279", "P39")]
+    );
+    let reference = &outdated[0].reference_summary;
+    for p in &outdated {
+        // Exactly one of the two names changed: the other stays in place.
+        let kept = ["Olaf Scholz", "Joe Biden"]
+            .iter()
+            .filter(|n| p.edited_summary.contains(*n))
+            .count();
+        let changed_in_span = p.span.original.contains("Scholz") as usize
+            + p.span.original.contains("Joe Biden") as usize;
+        assert!(kept >= 1, "{p:#?}");
+        assert!(changed_in_span <= 1, "{p:#?}");
+        assert_eq!(&p.reference_summary, reference);
+    }
+}
+
+#[tokio::test]
+async fn records_that_are_not_articles_are_rejected_with_a_reason() {
+    let out = run_pairs(facts().into_iter().take(1).collect()).await;
+    assert!(out.out().is_empty());
+    // `conflicts` rejects it first; the pairs stage never sees it.
+    let ctx = ctx("2019-12-31");
+    let pairs = MinimalPairsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let side = HashMap::from([("facts".to_string(), facts())]);
+    let out = run_stage(
+        Box::new(pairs),
+        &ctx,
+        facts().into_iter().take(1).collect(),
+        side,
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.rejected.len(), 1);
+    assert!(out.rejected[0]
+        .reason
+        .contains("takes articles, got a fact"));
+}
+
+#[test]
+fn options_need_exactly_one_facts_origin_and_some_kind_of_error() {
+    let ctx = ctx("2019-12-31");
+    let keys = |toml: &str| -> Vec<Option<String>> {
+        MinimalPairsConfig::configure(options(toml), &ctx)
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.key)
+            .collect()
+    };
+    assert_eq!(keys(""), [Some("facts".to_string())]);
+    assert_eq!(
+        keys("facts = \"f\"\nfacts_file = \"x.jsonl\""),
+        [Some("facts_file".to_string())]
+    );
+    assert_eq!(
+        keys("facts = \"f\"\nfact_errors = []"),
+        [Some("fact_errors".to_string())]
+    );
+    let unknown =
+        MinimalPairsConfig::configure(options("facts = \"f\"\nfact_errors = [\"wrong\"]"), &ctx)
+            .unwrap_err();
+    assert!(unknown[0].message.contains("wrong"), "{unknown:?}");
+}
+
+#[tokio::test]
+async fn fact_errors_chooses_the_kinds_written() {
+    let ctx = ctx("2019-12-31");
+    let side = || HashMap::from([("facts".to_string(), facts())]);
+    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let articles = read::<Article>("pairs/articles.jsonl")
+        .into_iter()
+        .map(|a| Record::Article(Box::new(a)))
+        .collect();
+    let kept = run_stage(Box::new(conflicts), &ctx, articles, side())
+        .await
+        .unwrap();
+    let only = options("facts = \"facts\"\nfact_errors = [\"outdated\"]");
+    let pairs = MinimalPairsConfig::configure(only, &ctx).unwrap();
+    let out = run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
+        .await
+        .unwrap();
+    assert!(!out.out().is_empty());
+    for record in out.out() {
+        let Record::Pair(p) = record else {
+            panic!("not a pair: {record:?}");
+        };
+        assert_eq!(p.fact_error, FactError::Outdated, "{}", p.id);
+    }
+    assert_eq!(out.stats.counters().get("pairs_non_verifiable"), None);
+}
+
+#[tokio::test]
+async fn facts_made_for_an_earlier_cutoff_stop_the_stage_with_the_reason() {
+    // The presidency changed on 2021-01-20: facts for cutoff 2019-12-31 are stale
+    // for a pipeline whose cutoff is after that.
+    let ctx = ctx("2021-06-30");
+    let pairs = MinimalPairsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let side = HashMap::from([("facts".to_string(), facts())]);
+    let err = run_stage(Box::new(pairs), &ctx, Vec::new(), side)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("--cutoff 2021-06-30"), "{err}");
+}
