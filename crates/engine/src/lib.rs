@@ -25,7 +25,7 @@ pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
     Article, Capture, EntityRef, Fact, FactMatch, Mention, Novelty, Page, Record, RecordKind,
-    Rejected, TextField,
+    Rejected, SummarySource, TextField,
 };
 pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
