@@ -7,8 +7,8 @@ use tempora_engine::SummarySource;
 
 use crate::index::Sel;
 use crate::profile::{
-    DateRule, DatelineParts, Layout, ProfileError, RejectRule, SectionRule, SiteProfile,
-    SummaryRule, Take,
+    DateRule, DatelineParts, KeepElements, Layout, ProfileError, RejectRule, SectionRule,
+    SiteProfile, SummaryRule, Take,
 };
 
 /// One site as written in TOML.
@@ -29,6 +29,8 @@ struct RawSite {
     #[serde(default)]
     skip_elements: Vec<String>,
     #[serde(default)]
+    keep_elements: Vec<RawKeep>,
+    #[serde(default)]
     dateline: Option<String>,
     #[serde(default)]
     reject: Vec<RawReject>,
@@ -43,6 +45,13 @@ struct RawSite {
 
 fn default_section() -> String {
     "news".to_string()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKeep {
+    url: String,
+    names: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,6 +155,13 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
     if raw.section.trim().is_empty() {
         return Err(c.err("section", "a section name cannot be empty"));
     }
+    let skip_elements = c.element_names("skip_elements", &raw.skip_elements)?;
+    let keep_elements = raw
+        .keep_elements
+        .iter()
+        .enumerate()
+        .map(|(i, k)| c.keep(&format!("keep_elements[{i}]"), k, &skip_elements))
+        .collect::<Result<_, _>>()?;
     Ok(SiteProfile {
         site: raw.site,
         hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
@@ -154,7 +170,8 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         strip: c.selectors("strip", &raw.strip)?,
         drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
         drop_link_paragraphs: raw.drop_link_paragraphs,
-        skip_elements: c.element_names("skip_elements", &raw.skip_elements)?,
+        skip_elements,
+        keep_elements,
         dateline: c.opt_regex("dateline", raw.dateline.as_deref())?,
         reject: raw
             .reject
@@ -250,6 +267,25 @@ impl Compiler<'_> {
             select: self.opt_selector(&format!("{field}.select"), raw.select.as_deref())?,
             unless: self.opt_selector(&format!("{field}.unless"), raw.unless.as_deref())?,
             reason: raw.reason.clone(),
+        })
+    }
+
+    fn keep(
+        &self,
+        field: &str,
+        raw: &RawKeep,
+        skipped: &[String],
+    ) -> Result<KeepElements, ProfileError> {
+        let names = self.element_names(&format!("{field}.names"), &raw.names)?;
+        if let Some((i, name)) = names.iter().enumerate().find(|(_, n)| !skipped.contains(n)) {
+            return Err(self.err(
+                &format!("{field}.names[{i}]"),
+                format!("`{name}` is not one of `skip_elements`"),
+            ));
+        }
+        Ok(KeepElements {
+            url: self.regex(&format!("{field}.url"), &raw.url)?,
+            names,
         })
     }
 

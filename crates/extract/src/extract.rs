@@ -152,8 +152,10 @@ impl Extractor {
         // The site is known from the URL before parsing, so its `skip_elements` can
         // be pruned; a page without URL is parsed whole and named by its canonical link.
         let known = self.profile_for(&page_url);
-        let skip = known.map_or(&[][..], |p| p.skip_elements.as_slice());
-        let mut parsed = ParsedPage::new(&prune(&html, skip), &[&self.viewer]);
+        let skip = known.map_or(std::borrow::Cow::Borrowed(&[][..]), |p| {
+            p.skip_for(&page_url)
+        });
+        let mut parsed = ParsedPage::new(&prune(&html, &skip), &[&self.viewer]);
         let canonical = parsed
             .canonical(&self.canonical)
             .map(|c| wayback::unrewrite(&c).into_owned());

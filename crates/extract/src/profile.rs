@@ -84,6 +84,9 @@ pub struct SiteProfile {
     /// Elements dropped with their content before parsing, for speed: only those
     /// that never hold a title, summary, body paragraph or date of the site.
     pub skip_elements: Vec<String>,
+    /// Elements of `skip_elements` kept on pages whose URL matches (where they do
+    /// hold article text, as BBC Sport's fact boxes are asides).
+    pub keep_elements: Vec<KeepElements>,
     /// A dateline at the start of the first paragraph; group 1 is the dateline.
     pub dateline: Option<Regex>,
     /// Pages that are not articles, with the reason.
@@ -112,6 +115,15 @@ pub struct RejectRule {
     pub reason: String,
 }
 
+/// Elements not skipped on the pages whose URL matches.
+#[derive(Debug)]
+pub struct KeepElements {
+    /// The pattern, matched on the page's URL.
+    pub url: Regex,
+    /// Element names, each one of the site's `skip_elements`.
+    pub names: Vec<String>,
+}
+
 /// A rule naming the section of the pages whose URL matches.
 #[derive(Debug)]
 pub struct SectionRule {
@@ -122,6 +134,27 @@ pub struct SectionRule {
 }
 
 impl SiteProfile {
+    /// The elements skipped before parsing the page at `url`: `skip_elements`
+    /// without those a matching `keep_elements` rule keeps.
+    pub fn skip_for(&self, url: &str) -> std::borrow::Cow<'_, [String]> {
+        let kept: Vec<&String> = self
+            .keep_elements
+            .iter()
+            .filter(|k| k.url.is_match(url))
+            .flat_map(|k| &k.names)
+            .collect();
+        if kept.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.skip_elements);
+        }
+        std::borrow::Cow::Owned(
+            self.skip_elements
+                .iter()
+                .filter(|name| !kept.contains(name))
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// The section of the page at `url`: the first `sections` rule that matches
     /// (and, without a fixed name, captures a non-empty group 1), else `section`.
     pub fn section_of(&self, url: &str) -> String {
@@ -289,6 +322,24 @@ body = ["article p"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("`layouts[0].title[1]`"), "{err}");
+    }
+
+    #[test]
+    fn keep_elements_spare_skipped_elements_on_matching_urls() {
+        let text = MINIMAL.replace(
+            "id = ['/(\\d+)$']",
+            "id = ['/(\\d+)$']\nskip_elements = [\"nav\", \"aside\"]\nkeep_elements = [{ url = '/sport/', names = [\"aside\"] }]",
+        );
+        let p = parse_profile("example.toml", &text).unwrap();
+        assert_eq!(
+            p.skip_for("https://example.org/news/1").as_ref(),
+            ["nav", "aside"]
+        );
+        assert_eq!(p.skip_for("https://example.org/sport/1").as_ref(), ["nav"]);
+        // Only skipped elements can be kept.
+        let bad = text.replace("names = [\"aside\"]", "names = [\"footer\"]");
+        let err = parse_profile("example.toml", &bad).unwrap_err().to_string();
+        assert!(err.contains("`keep_elements[0].names[0]`"), "{err}");
     }
 
     #[test]
