@@ -9,7 +9,9 @@
 //! Scores: title, summary and date by exact match after whitespace normalization;
 //! the body by token F1 (lowercase alphanumeric tokens) against the article's text
 //! as a reader sees it (dateline, the summary when it is a paragraph of the text,
-//! then the document); goose's `cleaned_text`, a start of the text, by prefix.
+//! then the document), or, when the answers give the summary too, against the
+//! dateline and document alone (XSum's pairs: the body is the text after the
+//! summary); goose's `cleaned_text`, a start of the text, by prefix.
 //! goose reports the `<title>` element, so its site suffix (" - CNN.com") is cut
 //! before comparing with the headline.
 
