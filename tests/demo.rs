@@ -118,6 +118,22 @@ fn demo_parquet_holds_the_jsonl_records_and_every_record_is_accounted_for() {
         stage("pairs")["records_out"].as_u64().unwrap(),
         pairs.lines().count() as u64
     );
+    // The novelty stage scores every kept article and tables each set's bins; the
+    // partitions are files of their own.
+    assert_eq!(stage("novelty")["records_out"].as_u64().unwrap(), kept);
+    let bins = &stage("novelty")["metrics"]["bins"];
+    let binned: u64 = ["future", "in_distribution"]
+        .iter()
+        .flat_map(|set| bins[set].as_array().unwrap())
+        .map(|bin| bin["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(binned, kept, "{bins:#}");
+    assert_eq!(bins["future"][0]["tag"], "T_nov");
+    for partition in ["future.T_nov.jsonl", "future.T_sim.jsonl"] {
+        let path = out.path().join("novelty").join(partition);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 1, "{partition}");
+    }
     let lines = std::fs::read_to_string(out.path().join("rejected.jsonl")).unwrap();
     assert_eq!(
         lines.lines().count() as u64,

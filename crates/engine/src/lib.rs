@@ -25,7 +25,7 @@ pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
     Article, Capture, EditedFact, EntityRef, Fact, FactError, FactMatch, Mention, MinimalPair,
-    Novelty, Page, PairSpan, Record, RecordKind, Rejected, TextField,
+    Novelty, Page, PairSpan, Record, RecordKind, Rejected, SummarySource, TextField,
 };
 pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,

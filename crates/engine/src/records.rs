@@ -222,6 +222,37 @@ impl Novelty {
     }
 }
 
+/// Where an article's reference summary came from.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SummarySource {
+    /// The story highlights, one per line (CNN, as CNN/DailyMail takes them).
+    Highlights,
+    /// The bold introductory sentence (BBC, as XSum takes it).
+    Intro,
+    /// The page's meta description (`summary_fallback = "description"`).
+    Description,
+    /// The headline (`summary_fallback = "title"`, as TempoSum's CNN sets pair them).
+    Title,
+    /// The body's first sentence, taken out of the document (`summary_fallback = "lead"`).
+    Lead,
+}
+
+impl SummarySource {
+    /// The name used in records and profiles: `highlights`, `intro`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Highlights => "highlights",
+            Self::Intro => "intro",
+            Self::Description => "description",
+            Self::Title => "title",
+            Self::Lead => "lead",
+        }
+    }
+}
+
 /// A news article with its reference summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Article {
@@ -229,8 +260,14 @@ pub struct Article {
     pub id: String,
     /// Canonical original URL (not the Wayback URL).
     pub url: String,
-    /// Site: `bbc`, `cnn`, ...
+    /// Site: `bbc`, `cnn`, ... (BBC Sport, Newsround, ... are `bbc`: see `section`).
     pub source: String,
+    /// Section of the site, from the URL by the site profile's `sections` rules: BBC
+    /// `news`, `sport`, `newsround`, `newsbeat`, `cymrufyw` (BBC Cymru Fyw, Welsh);
+    /// CNN the URL's own section (`politics`, `us`, `world`, `sport`, ...), `news`
+    /// where the URL names none. Empty in records written before the field existed.
+    #[serde(default)]
+    pub section: String,
     /// Publication date (UTC) as stated by the page, never the capture time.
     pub published: NaiveDate,
     /// Publication time (UTC), where the page states one.
@@ -242,6 +279,10 @@ pub struct Article {
     pub title: String,
     /// Reference summary: BBC's bold intro sentence, CNN's highlights one per line.
     pub summary: String,
+    /// Where `summary` came from (see [`SummarySource`]); null in records written
+    /// before the field existed.
+    #[serde(default)]
+    pub summary_source: Option<SummarySource>,
     /// Article body without the summary, one paragraph per line.
     pub document: String,
     /// Dateline stripped from the body, e.g. `WASHINGTON (CNN)`.

@@ -3,10 +3,12 @@
 
 use regex::Regex;
 use serde::Deserialize;
+use tempora_engine::SummarySource;
 
 use crate::index::Sel;
 use crate::profile::{
-    DateRule, DatelineParts, Layout, ProfileError, RejectRule, SiteProfile, SummaryRule, Take,
+    DateRule, DatelineParts, KeepElements, Layout, ProfileError, RejectRule, SectionRule,
+    SiteProfile, SummaryRule, Take,
 };
 
 /// One site as written in TOML.
@@ -27,12 +29,37 @@ struct RawSite {
     #[serde(default)]
     skip_elements: Vec<String>,
     #[serde(default)]
+    keep_elements: Vec<RawKeep>,
+    #[serde(default)]
     dateline: Option<String>,
     #[serde(default)]
     reject: Vec<RawReject>,
     #[serde(default)]
+    sections: Vec<RawSection>,
+    #[serde(default = "default_section")]
+    section: String,
+    #[serde(default)]
     dates: Vec<RawDate>,
     layouts: Vec<RawLayout>,
+}
+
+fn default_section() -> String {
+    "news".to_string()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKeep {
+    url: String,
+    names: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSection {
+    url: String,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -42,6 +69,8 @@ struct RawReject {
     url: Option<String>,
     #[serde(default)]
     select: Option<String>,
+    #[serde(default)]
+    unless: Option<String>,
     reason: String,
 }
 
@@ -96,6 +125,12 @@ struct RawSummary {
     take: Take,
     #[serde(default)]
     bold: bool,
+    #[serde(default = "default_summary_source")]
+    source: SummarySource,
+}
+
+const fn default_summary_source() -> SummarySource {
+    SummarySource::Intro
 }
 
 /// Parses and compiles one profile.
@@ -117,6 +152,16 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
     if layouts.is_empty() {
         return Err(c.err("layouts", "a site needs at least one layout"));
     }
+    if raw.section.trim().is_empty() {
+        return Err(c.err("section", "a section name cannot be empty"));
+    }
+    let skip_elements = c.element_names("skip_elements", &raw.skip_elements)?;
+    let keep_elements = raw
+        .keep_elements
+        .iter()
+        .enumerate()
+        .map(|(i, k)| c.keep(&format!("keep_elements[{i}]"), k, &skip_elements))
+        .collect::<Result<_, _>>()?;
     Ok(SiteProfile {
         site: raw.site,
         hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
@@ -125,7 +170,8 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         strip: c.selectors("strip", &raw.strip)?,
         drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
         drop_link_paragraphs: raw.drop_link_paragraphs,
-        skip_elements: c.element_names("skip_elements", &raw.skip_elements)?,
+        skip_elements,
+        keep_elements,
         dateline: c.opt_regex("dateline", raw.dateline.as_deref())?,
         reject: raw
             .reject
@@ -133,6 +179,13 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
             .enumerate()
             .map(|(i, r)| c.reject(&format!("reject[{i}]"), r))
             .collect::<Result<_, _>>()?,
+        sections: raw
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(i, r)| c.section(&format!("sections[{i}]"), r))
+            .collect::<Result<_, _>>()?,
+        section: raw.section,
         dates: c.dates("dates", &raw.dates)?,
         layouts,
     })
@@ -212,8 +265,45 @@ impl Compiler<'_> {
         Ok(RejectRule {
             url: self.opt_regex(&format!("{field}.url"), raw.url.as_deref())?,
             select: self.opt_selector(&format!("{field}.select"), raw.select.as_deref())?,
+            unless: self.opt_selector(&format!("{field}.unless"), raw.unless.as_deref())?,
             reason: raw.reason.clone(),
         })
+    }
+
+    fn keep(
+        &self,
+        field: &str,
+        raw: &RawKeep,
+        skipped: &[String],
+    ) -> Result<KeepElements, ProfileError> {
+        let names = self.element_names(&format!("{field}.names"), &raw.names)?;
+        if let Some((i, name)) = names.iter().enumerate().find(|(_, n)| !skipped.contains(n)) {
+            return Err(self.err(
+                &format!("{field}.names[{i}]"),
+                format!("`{name}` is not one of `skip_elements`"),
+            ));
+        }
+        Ok(KeepElements {
+            url: self.regex(&format!("{field}.url"), &raw.url)?,
+            names,
+        })
+    }
+
+    fn section(&self, field: &str, raw: &RawSection) -> Result<SectionRule, ProfileError> {
+        let url = self.regex(&format!("{field}.url"), &raw.url)?;
+        match &raw.name {
+            Some(name) if name.trim().is_empty() => {
+                Err(self.err(&format!("{field}.name"), "a section name cannot be empty"))
+            }
+            None if url.captures_len() < 2 => Err(self.err(
+                field,
+                "give `name`, or a `url` pattern whose group 1 is the section",
+            )),
+            _ => Ok(SectionRule {
+                url,
+                name: raw.name.clone(),
+            }),
+        }
     }
 
     fn dates(&self, field: &str, raw: &[RawDate]) -> Result<Vec<DateRule>, ProfileError> {
@@ -267,6 +357,7 @@ impl Compiler<'_> {
                 select: self.selector(&f("summary.select"), &raw.summary.select)?,
                 take: raw.summary.take,
                 bold: raw.summary.bold,
+                source: raw.summary.source,
             },
             // One selector list keeps the matches in document order.
             body: self.selector(&f("body"), &raw.body.join(", "))?,

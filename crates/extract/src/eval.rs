@@ -9,7 +9,9 @@
 //! Scores: title, summary and date by exact match after whitespace normalization;
 //! the body by token F1 (lowercase alphanumeric tokens) against the article's text
 //! as a reader sees it (dateline, the summary when it is a paragraph of the text,
-//! then the document); goose's `cleaned_text`, a start of the text, by prefix.
+//! then the document), or, when the answers give the summary too, against the
+//! dateline and document alone (XSum's pairs: the body is the text after the
+//! summary); goose's `cleaned_text`, a start of the text, by prefix.
 //! goose reports the `<title>` element, so its site suffix (" - CNN.com") is cut
 //! before comparing with the headline.
 
@@ -202,7 +204,8 @@ fn cut_site_suffix(title: &str) -> String {
     title.to_string()
 }
 
-/// Scores every site folder of `dir`.
+/// Scores every site folder of `dir`, or `dir` itself when it holds pages (a site
+/// folder given directly, e.g. `pages/bbc`).
 ///
 /// # Errors
 /// An unreadable folder or answer file, or profiles that do not compile.
@@ -212,11 +215,18 @@ pub fn evaluate(
     fallback: SummaryFallback,
     min_document_chars: usize,
 ) -> Result<Report, EvalError> {
-    let mut sites: Vec<PathBuf> = std::fs::read_dir(dir)
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
         .collect();
+    let holds_pages = entries
+        .iter()
+        .any(|p| p.is_file() && p.extension().is_some_and(|x| x == "html"));
+    let mut sites: Vec<PathBuf> = if holds_pages {
+        vec![dir.to_path_buf()]
+    } else {
+        entries.into_iter().filter(|p| p.is_dir()).collect()
+    };
     sites.sort();
     let mut report = Report::default();
     for site_dir in sites {
@@ -252,6 +262,30 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_folder_given_directly_is_scored_as_that_site() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("bbc");
+        std::fs::create_dir(&dir).unwrap();
+        let page = r#"<html><head><meta property="rnews:datePublished" content="2016/10/18 15:10:00"></head><body>
+<article class="story"><h1 class="story-headline">Wasps sign winger</h1><div class="story-body sp-story-body">
+<p class="sp-story-body__introduction">Wasps have signed a winger.</p>
+<p>He scored 97 tries in 140 league games and has never played a full match of union before this season.</p></div></article></body></html>"#;
+        std::fs::write(dir.join("sport.html"), page).unwrap();
+        std::fs::write(
+            dir.join("expected.json"),
+            r#"{"sport.html": {"url": "http://www.bbc.co.uk/sport/rugby-union/37654321", "summary": "Wasps have signed a winger.", "published": "2016-10-18"}}"#,
+        )
+        .unwrap();
+        for folder in [dir.as_path(), root.path()] {
+            let report = evaluate(folder, None, SummaryFallback::None, 10).unwrap();
+            assert_eq!(report.pages.len(), 1, "{}", folder.display());
+            let p = &report.pages[0];
+            assert_eq!(p.page, "bbc/sport.html");
+            assert_eq!((p.summary, p.published), (Some(true), Some(true)));
+        }
+    }
 
     #[test]
     fn goose_titles_lose_the_site_suffix() {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_engine::Article;
+use tempora_engine::{Article, SummarySource};
 
 use crate::fields::{ParsedPage, SummaryFound};
 use crate::index::Sel;
@@ -28,6 +28,9 @@ pub enum SummaryFallback {
     Description,
     /// The first sentence of the body, which is then removed from the document.
     Lead,
+    /// The headline (the document stays whole): TempoSum's released CNN sets pair
+    /// each document with its title.
+    Title,
 }
 
 /// A page to extract: its decoded HTML and what the crawl knows about it.
@@ -149,8 +152,10 @@ impl Extractor {
         // The site is known from the URL before parsing, so its `skip_elements` can
         // be pruned; a page without URL is parsed whole and named by its canonical link.
         let known = self.profile_for(&page_url);
-        let skip = known.map_or(&[][..], |p| p.skip_elements.as_slice());
-        let mut parsed = ParsedPage::new(&prune(&html, skip), &[&self.viewer]);
+        let skip = known.map_or(std::borrow::Cow::Borrowed(&[][..]), |p| {
+            p.skip_for(&page_url)
+        });
+        let mut parsed = ParsedPage::new(&prune(&html, &skip), &[&self.viewer]);
         let canonical = parsed
             .canonical(&self.canonical)
             .map(|c| wayback::unrewrite(&c).into_owned());
@@ -175,7 +180,8 @@ impl Extractor {
         for rule in &site.reject {
             let by_url = rule.url.as_ref().is_some_and(|re| re.is_match(&url));
             let by_page = rule.select.as_ref().is_some_and(|s| parsed.has(s));
-            if by_url || by_page {
+            let spared = || rule.unless.as_ref().is_some_and(|s| parsed.has(s));
+            if (by_url || by_page) && !spared() {
                 return Err(Rejection::new("not an article", rule.reason.clone()));
             }
         }
@@ -202,7 +208,7 @@ impl Extractor {
         let title = parsed
             .first_value(&layout.title)
             .ok_or_else(|| Rejection::new("no title", format!("{name}: no headline found")))?;
-        let summary = self.summary(&parsed, site, layout, &name)?;
+        let summary = self.summary(&parsed, site, layout, &title, &name)?;
         let (paragraphs, summary_in_body) = parsed.body(layout, site, &summary.elements);
         let (dateline, mut paragraphs) = split_dateline(site, paragraphs);
         let dateline = dateline.or_else(|| dateline_from_parts(&parsed, layout));
@@ -242,6 +248,7 @@ impl Extractor {
             })?;
         let id = article_id(site, &url)
             .ok_or_else(|| Rejection::new("no id", format!("{name}: no article id in `{url}`")))?;
+        let section = site.section_of(&url);
         let captured = match (page.captured.trim(), &capture) {
             ("", Some(c)) => c.timestamp.clone(),
             (ts, _) => ts.to_string(),
@@ -252,11 +259,13 @@ impl Extractor {
                 id,
                 url,
                 source: site.site.clone(),
+                section,
                 published: published.date,
                 published_at: published.at,
                 captured,
                 title,
                 summary: summary_text,
+                summary_source: Some(summary.source),
                 document,
                 dateline,
                 facts: Vec::new(),
@@ -268,18 +277,25 @@ impl Extractor {
         })
     }
 
-    /// The summary, or the description fallback; `text: None` asks for the lead.
+    /// The summary, or the fallback standing in for it; `text: None` asks for the lead.
     fn summary(
         &self,
         parsed: &ParsedPage,
         site: &SiteProfile,
         layout: &Layout,
+        title: &str,
         name: &str,
     ) -> Result<Summary, Rejection> {
+        let beside = |text: String, source| Summary {
+            text: Some(text),
+            elements: HashSet::new(),
+            source,
+        };
         match parsed.summary(layout) {
             SummaryFound::Text(text, elements) => Ok(Summary {
                 text: Some(text),
                 elements,
+                source: layout.summary.source,
             }),
             SummaryFound::Ambiguous(n) => Err(Rejection::new(
                 "no reference summary",
@@ -290,14 +306,13 @@ impl Extractor {
                 SummaryFallback::None => Err(no_summary(name)),
                 SummaryFallback::Description => parsed
                     .first_value(&site.description)
-                    .map(|text| Summary {
-                        text: Some(text),
-                        elements: HashSet::new(),
-                    })
+                    .map(|text| beside(text, SummarySource::Description))
                     .ok_or_else(|| no_summary(name)),
+                SummaryFallback::Title => Ok(beside(title.to_string(), SummarySource::Title)),
                 SummaryFallback::Lead => Ok(Summary {
                     text: None,
                     elements: HashSet::new(),
+                    source: SummarySource::Lead,
                 }),
             },
         }
@@ -307,6 +322,7 @@ impl Extractor {
 struct Summary {
     text: Option<String>,
     elements: HashSet<ego_tree::NodeId>,
+    source: SummarySource,
 }
 
 fn no_summary(name: &str) -> Rejection {

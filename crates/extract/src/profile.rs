@@ -9,6 +9,7 @@ use std::path::Path;
 
 use regex::Regex;
 use serde::Deserialize;
+use tempora_engine::SummarySource;
 
 pub use crate::compile::parse_profile;
 use crate::index::Sel;
@@ -83,10 +84,17 @@ pub struct SiteProfile {
     /// Elements dropped with their content before parsing, for speed: only those
     /// that never hold a title, summary, body paragraph or date of the site.
     pub skip_elements: Vec<String>,
+    /// Elements of `skip_elements` kept on pages whose URL matches (where they do
+    /// hold article text, as BBC Sport's fact boxes are asides).
+    pub keep_elements: Vec<KeepElements>,
     /// A dateline at the start of the first paragraph; group 1 is the dateline.
     pub dateline: Option<Regex>,
     /// Pages that are not articles, with the reason.
     pub reject: Vec<RejectRule>,
+    /// How the Article's `section` is read off the URL, tried in order.
+    pub sections: Vec<SectionRule>,
+    /// The section of pages no `sections` rule names.
+    pub section: String,
     /// Where the publication date is, tried after the layout's own rules.
     pub dates: Vec<DateRule>,
     /// Layouts, tried in order; the first recognised one extracts the page.
@@ -100,8 +108,70 @@ pub struct RejectRule {
     pub url: Option<Regex>,
     /// Or the page has an element matching this selector.
     pub select: Option<Sel>,
+    /// But not when the page has an element matching this one (an article's
+    /// introduction on a match page that also carries live text or tables).
+    pub unless: Option<Sel>,
     /// The reason written to `rejected.jsonl`.
     pub reason: String,
+}
+
+/// Elements not skipped on the pages whose URL matches.
+#[derive(Debug)]
+pub struct KeepElements {
+    /// The pattern, matched on the page's URL.
+    pub url: Regex,
+    /// Element names, each one of the site's `skip_elements`.
+    pub names: Vec<String>,
+}
+
+/// A rule naming the section of the pages whose URL matches.
+#[derive(Debug)]
+pub struct SectionRule {
+    /// The pattern, matched on the whole URL.
+    pub url: Regex,
+    /// The section; without it, group 1 of the match, lowercased.
+    pub name: Option<String>,
+}
+
+impl SiteProfile {
+    /// The elements skipped before parsing the page at `url`: `skip_elements`
+    /// without those a matching `keep_elements` rule keeps.
+    pub fn skip_for(&self, url: &str) -> std::borrow::Cow<'_, [String]> {
+        let kept: Vec<&String> = self
+            .keep_elements
+            .iter()
+            .filter(|k| k.url.is_match(url))
+            .flat_map(|k| &k.names)
+            .collect();
+        if kept.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.skip_elements);
+        }
+        std::borrow::Cow::Owned(
+            self.skip_elements
+                .iter()
+                .filter(|name| !kept.contains(name))
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// The section of the page at `url`: the first `sections` rule that matches
+    /// (and, without a fixed name, captures a non-empty group 1), else `section`.
+    pub fn section_of(&self, url: &str) -> String {
+        self.sections
+            .iter()
+            .find_map(|rule| {
+                let caps = rule.url.captures(url)?;
+                match &rule.name {
+                    Some(name) => Some(name.clone()),
+                    None => caps
+                        .get(1)
+                        .map(|m| m.as_str().to_lowercase())
+                        .filter(|s| !s.is_empty()),
+                }
+            })
+            .unwrap_or_else(|| self.section.clone())
+    }
 }
 
 /// One place a publication date can be found.
@@ -165,6 +235,8 @@ pub struct SummaryRule {
     pub take: Take,
     /// The element must be wholly bold (`<b>`/`<strong>`), as BBC's intro sentence is.
     pub bold: bool,
+    /// What the summary is, recorded in the Article's `summary_source`.
+    pub source: SummarySource,
 }
 
 /// Every profile, shipped ones first, then those of `dir` (a site of the same name
@@ -253,6 +325,24 @@ body = ["article p"]
     }
 
     #[test]
+    fn keep_elements_spare_skipped_elements_on_matching_urls() {
+        let text = MINIMAL.replace(
+            "id = ['/(\\d+)$']",
+            "id = ['/(\\d+)$']\nskip_elements = [\"nav\", \"aside\"]\nkeep_elements = [{ url = '/sport/', names = [\"aside\"] }]",
+        );
+        let p = parse_profile("example.toml", &text).unwrap();
+        assert_eq!(
+            p.skip_for("https://example.org/news/1").as_ref(),
+            ["nav", "aside"]
+        );
+        assert_eq!(p.skip_for("https://example.org/sport/1").as_ref(), ["nav"]);
+        // Only skipped elements can be kept.
+        let bad = text.replace("names = [\"aside\"]", "names = [\"footer\"]");
+        let err = parse_profile("example.toml", &bad).unwrap_err().to_string();
+        assert!(err.contains("`keep_elements[0].names[0]`"), "{err}");
+    }
+
+    #[test]
     fn skip_elements_must_be_plain_element_names() {
         for bad in ["\"div.x\"", "\"\"", "\"script\""] {
             let text = MINIMAL.replace(
@@ -289,6 +379,66 @@ body = ["article p"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("year, month, day"), "{err}");
+    }
+
+    #[test]
+    fn sections_come_from_a_fixed_name_or_group_one_else_the_default() {
+        let text = MINIMAL.replace(
+            "id = ['/(\\d+)$']",
+            "id = ['/(\\d+)$']\nsection = \"general\"\nsections = [{ url = '/sport/', name = \"sport\" }, { url = '^https?://[^/]+/([A-Za-z]+)/\\d+$' }]",
+        );
+        let p = parse_profile("example.toml", &text).unwrap();
+        assert_eq!(
+            p.section_of("https://example.org/sport/football/1"),
+            "sport"
+        );
+        assert_eq!(p.section_of("https://example.org/Travel/12"), "travel");
+        assert_eq!(p.section_of("https://example.org/a/b/12"), "general");
+        assert_eq!(p.section_of(""), "general");
+        let defaulted = parse_profile("example.toml", MINIMAL).unwrap();
+        assert_eq!(defaulted.section_of("https://example.org/sport/1"), "news");
+    }
+
+    #[test]
+    fn a_section_rule_needs_a_name_or_a_group() {
+        for (rule, field) in [
+            ("{ url = '/sport/' }", "`sections[0]`"),
+            ("{ url = '/sport/', name = \" \" }", "`sections[0].name`"),
+            ("{ url = '(', name = \"x\" }", "`sections[0].url`"),
+        ] {
+            let text = MINIMAL.replace(
+                "id = ['/(\\d+)$']",
+                &format!("id = ['/(\\d+)$']\nsections = [{rule}]"),
+            );
+            let err = parse_profile("example.toml", &text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(field), "{rule}: {err}");
+        }
+    }
+
+    #[test]
+    fn summary_source_and_reject_unless_compile() {
+        let text = MINIMAL
+            .replace(
+                "summary = { select = \"p.lead\" }",
+                "summary = { select = \"li.point\", take = \"all\", source = \"highlights\" }",
+            )
+            .replace(
+                "id = ['/(\\d+)$']",
+                "id = ['/(\\d+)$']\nreject = [{ select = \"table\", unless = \"p.lead\", reason = \"tables\" }]",
+            );
+        let p = parse_profile("example.toml", &text).unwrap();
+        assert_eq!(p.layouts[0].summary.source, SummarySource::Highlights);
+        assert!(p.reject[0].unless.is_some());
+        assert_eq!(
+            parse_profile("example.toml", MINIMAL).unwrap().layouts[0]
+                .summary
+                .source,
+            SummarySource::Intro
+        );
+        let bad = text.replace("\"highlights\"", "\"abstract\"");
+        assert!(parse_profile("example.toml", &bad).is_err());
     }
 
     #[test]

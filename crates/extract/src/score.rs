@@ -58,7 +58,9 @@ pub(crate) fn score(
     if let Some(d) = &a.dateline {
         text.push(d);
     }
-    if extraction.summary_in_text {
+    // Answers that give both a summary and a body follow XSum's convention (the
+    // body is the document without the summary); a body alone is the whole text.
+    if extraction.summary_in_text && expected.summary.is_none() {
         text.push(&a.summary);
     }
     text.push(&a.document);
@@ -203,6 +205,62 @@ fn percent(sum: f64, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn extraction(summary: &str, document: &str) -> Extraction {
+        let article = tempora_engine::Article {
+            id: "1".into(),
+            url: "http://www.bbc.co.uk/sport/football/1".into(),
+            source: "bbc".into(),
+            section: "sport".into(),
+            published: chrono::NaiveDate::from_ymd_opt(2016, 1, 1).unwrap_or_default(),
+            published_at: None,
+            captured: String::new(),
+            title: "Title".into(),
+            summary: summary.into(),
+            summary_source: Some(tempora_engine::SummarySource::Intro),
+            document: document.into(),
+            dateline: None,
+            facts: Vec::new(),
+            split: None,
+            novelty: None,
+        };
+        Extraction {
+            article,
+            layout: "bbc/sport-story-body".into(),
+            summary_in_text: true,
+        }
+    }
+
+    #[test]
+    fn a_body_given_with_its_summary_is_the_text_after_it() {
+        let got = || {
+            Ok(extraction(
+                "Rovers are saved.",
+                "The trust paid.\nFans cheered.",
+            ))
+        };
+        let xsum = Expected {
+            summary: Some("Rovers are saved.".into()),
+            body: Some("The trust paid.\nFans cheered.".into()),
+            ..Expected::default()
+        };
+        let s = score("bbc/a.html".into(), &xsum, got());
+        assert_eq!((s.summary, s.body), (Some(true), Some(1.0)));
+        // A body alone is the whole text a reader sees, the intro included.
+        let whole = Expected {
+            body: Some("Rovers are saved. The trust paid. Fans cheered.".into()),
+            ..Expected::default()
+        };
+        assert_eq!(score("bbc/a.html".into(), &whole, got()).body, Some(1.0));
+        let after_only = Expected {
+            body: xsum.body.clone(),
+            ..Expected::default()
+        };
+        let partial = score("bbc/a.html".into(), &after_only, got())
+            .body
+            .unwrap_or(1.0);
+        assert!(partial < 1.0, "{partial}");
+    }
 
     #[test]
     fn f1_counts_repeated_tokens_once_each() {

@@ -23,9 +23,11 @@ pub struct ExtractOptions {
     #[serde(default = "default_sites")]
     pub sites: Vec<String>,
     /// What stands in for the summary where a layout allows it and the page has none
-    /// (CNN pages without story highlights): `none` rejects the page ("no reference
-    /// summary"), `description` takes the meta description, `lead` the body's first
-    /// sentence (removed from the document).
+    /// (CNN pages without story highlights, most of them after 2017): `none` rejects
+    /// the page ("no reference summary"), `description` takes the meta description,
+    /// `lead` the body's first sentence (removed from the document), `title` the
+    /// headline. `title` reproduces TempoSum's released CNN sets, which pair each
+    /// document with its title. Each article's `summary_source` records which it got.
     #[serde(default)]
     pub summary_fallback: SummaryFallback,
     /// Directory of more site profiles (`*.toml`, the format of `config/sites/`);
@@ -173,6 +175,7 @@ impl Transform for ExtractStage {
             match result {
                 Ok(extraction) => {
                     out.count(&format!("layout {}", extraction.layout), 1);
+                    out.count(&format!("section {}", extraction.article.section), 1);
                     out.push(Record::Article(Box::new(extraction.article)));
                 }
                 Err(rejection) => {

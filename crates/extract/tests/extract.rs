@@ -70,10 +70,231 @@ async fn fallback_lead_moves_the_first_sentence_into_the_summary() {
 }
 
 #[tokio::test]
+async fn fallback_title_pairs_the_whole_document_with_the_headline() {
+    let run = |fallback: &'static str| async move {
+        let out = common::run(
+            &format!("summary_fallback = \"{fallback}\""),
+            vec![common::fixture_page(CNN_2022)],
+        )
+        .await;
+        common::articles(&out).remove(0)
+    };
+    let titled = run("title").await;
+    let described = run("description").await;
+    assert_eq!(titled.summary, titled.title);
+    assert_eq!(
+        titled.summary_source,
+        Some(tempora_engine::SummarySource::Title)
+    );
+    // Unlike `lead`, nothing leaves the document.
+    assert_eq!(titled.document, described.document);
+    assert_eq!(
+        described.summary_source,
+        Some(tempora_engine::SummarySource::Description)
+    );
+    assert_eq!(
+        run("lead").await.summary_source,
+        Some(tempora_engine::SummarySource::Lead)
+    );
+}
+
+#[tokio::test]
+async fn pages_with_highlights_keep_them_whatever_the_fallback() {
+    let out = common::run(
+        r#"summary_fallback = "title""#,
+        vec![common::fixture_page("pages/cnn/zn-body-2021-harris.html")],
+    )
+    .await;
+    let a = &common::articles(&out)[0];
+    assert_ne!(a.summary, a.title);
+    assert_eq!(
+        a.summary_source,
+        Some(tempora_engine::SummarySource::Highlights)
+    );
+    // CNN's section is the URL's own.
+    assert_eq!((a.source.as_str(), a.section.as_str()), ("cnn", "politics"));
+}
+
+#[tokio::test]
+async fn every_bbc_section_is_source_bbc_with_its_section_counted() {
+    let files = [
+        ("pages/bbc/story-body-2014-biden.html", "news"),
+        ("pages/bbc/sport-story-body-2015-football.html", "sport"),
+        ("pages/bbc/sport-qa-2021-tennis.html", "sport"),
+        ("pages/bbc/sport-articles-2024-golf.html", "sport"),
+        ("pages/bbc/sport-stm-2009-cricket-cp1252.html", "sport"),
+        ("pages/bbc/newsround-2019-climate.html", "newsround"),
+        ("pages/bbc/newsbeat-2016-festival.html", "newsbeat"),
+        ("pages/bbc/cymrufyw-2016-eisteddfod.html", "cymrufyw"),
+        ("pages/bbc/newyddion-2012-ysgol.html", "cymrufyw"),
+    ];
+    let input = files.iter().map(|(f, _)| common::fixture_page(f)).collect();
+    let out = common::run("", input).await;
+    assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+    let articles = common::articles(&out);
+    assert_eq!(articles.len(), files.len());
+    for (a, (file, section)) in articles.iter().zip(files) {
+        assert_eq!(a.source, "bbc", "{file}");
+        assert_eq!(a.section, section, "{file}");
+        assert_eq!(
+            a.summary_source,
+            Some(tempora_engine::SummarySource::Intro),
+            "{file}"
+        );
+    }
+    let counters = out.stats.counters();
+    for (section, n) in [
+        ("news", 1),
+        ("sport", 4),
+        ("newsround", 1),
+        ("newsbeat", 1),
+        ("cymrufyw", 2),
+    ] {
+        assert_eq!(
+            counters.get(&format!("section {section}")),
+            Some(&n),
+            "{counters:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn sport_pages_keep_fact_boxes_and_drop_pull_quotes_players_and_other_dates() {
+    let out = common::run(
+        "",
+        vec![common::fixture_page(
+            "pages/bbc/sport-story-body-2015-football.html",
+        )],
+    )
+    .await;
+    let a = &common::articles(&out)[0];
+    let lines: Vec<&str> = a.document.lines().collect();
+    // The summary is the introduction, not repeated in the document.
+    assert!(a.summary.starts_with("Kettering Rovers have been saved"));
+    assert!(!a.document.contains("have been saved from liquidation"));
+    // The fact box is story text, as XSum keeps it.
+    assert!(
+        lines.contains(&"5 March - A winding-up order is granted"),
+        "{lines:?}"
+    );
+    // The pull quote repeats a paragraph: it appears once.
+    assert_eq!(a.document.matches("one bad week").count(), 1, "{lines:?}");
+    for gone in [
+        "Media playback",
+        "Rockingham Lane since",
+        "How the crisis",
+        "Fixtures to be honoured",
+        "BBC Sport",
+    ] {
+        assert!(!a.document.contains(gone), "{gone} in {lines:?}");
+    }
+    // The page's own date, not a related story's (5 March).
+    assert_eq!(a.published.to_string(), "2015-03-14");
+}
+
+#[tokio::test]
+async fn sport_match_pages_are_articles_only_with_a_report() {
+    let page = |intro: &str| {
+        format!(
+            r#"<html><head><meta property="rnews:datePublished" content="2017/11/18 17:01:00"></head><body>
+<article class="story"><h1 class="story-headline">Corrin 2-2 Whitmoor</h1>
+<div class="sp-c-fixture"><span>Corrin</span><span>2</span><span>2</span><span>Whitmoor</span></div>
+<div id="lx-stream"><p>Full-time.</p></div>
+<div class="story-body sp-story-body">{intro}<p>Corrin came from two goals down to rescue a point with two headers in the final ten minutes of the match.</p>
+<table class="sp-story-body__table"><tr><td>Possession</td><td>54%</td></tr></table></div></article></body></html>"#
+        )
+        .into_bytes()
+    };
+    let url = "http://www.bbc.co.uk/sport/football/41987654";
+    let with_report =
+        page(r#"<p class="sp-story-body__introduction">Corrin fought back to draw.</p>"#);
+    let input = vec![
+        common::page(with_report, url, "20171118180500", None),
+        common::page(page(""), url, "20171118180500", None),
+    ];
+    let out = common::run("", input).await;
+    let articles = common::articles(&out);
+    assert_eq!(articles.len(), 1, "{:?}", out.rejected);
+    assert_eq!(articles[0].summary, "Corrin fought back to draw.");
+    assert!(
+        out.rejected[0].reason.contains("live text"),
+        "{}",
+        out.rejected[0].reason
+    );
+}
+
+#[tokio::test]
+async fn sport_non_articles_are_rejected_naming_what_they_are() {
+    let html = |s: &str| s.as_bytes().to_vec();
+    let gallery = r#"<html><body><article class="story"><h1 class="story-headline">In pictures: the week in sport</h1><div class="gallery"><figure><img src="a.jpg"><figcaption>A diver mid-air over the pool in Budapest during the championships.</figcaption></figure></div></article></body></html>"#;
+    let cases = [
+        (
+            "https://www.bbc.co.uk/sport/football/36123456",
+            gallery,
+            "picture gallery",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/football/live/44123456",
+            "<html></html>",
+            "live page",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/av/cricket/44123457",
+            "<html></html>",
+            "video page",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/football/premier-league/table",
+            "<html></html>",
+            "tables page",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/football/scores-fixtures/2021-05-01",
+            "<html></html>",
+            "fixtures",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/football",
+            "<html></html>",
+            "index page",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/0/football/",
+            "<html></html>",
+            "index page",
+        ),
+        (
+            "https://www.bbc.co.uk/newsround",
+            "<html></html>",
+            "index page",
+        ),
+        (
+            "https://www.bbc.co.uk/cymrufyw/gwleidyddiaeth",
+            "<html></html>",
+            "index page",
+        ),
+    ];
+    let input = cases
+        .iter()
+        .map(|(url, body, _)| common::page(html(body), url, "20210101000000", None))
+        .collect();
+    let out = common::run("", input).await;
+    assert!(out.out().is_empty(), "{:?}", out.out());
+    assert_eq!(out.rejected.len(), cases.len());
+    for (rejected, (url, _, want)) in out.rejected.iter().zip(cases) {
+        assert!(
+            rejected.reason.contains(want),
+            "{url}: expected `{want}` in `{}`",
+            rejected.reason
+        );
+    }
+}
+
+#[tokio::test]
 async fn bbc_layouts_take_no_fallback() {
     // The bold intro *is* BBC's summary: without it the page is rejected whatever the option.
     let file = "pages/bbc/text-block-2021-no-bold-intro.html";
-    for fallback in ["description", "lead"] {
+    for fallback in ["description", "lead", "title"] {
         let out = common::run(
             &format!("summary_fallback = \"{fallback}\""),
             vec![common::fixture_page(file)],
