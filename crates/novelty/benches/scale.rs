@@ -82,7 +82,7 @@ impl Generator {
             words,
             phrases,
             word_cdf,
-            phrase_cdf: cdf(PHRASES, 0.9),
+            phrase_cdf: cdf(PHRASES, 0.6),
         }
     }
 
@@ -90,7 +90,7 @@ impl Generator {
         let target = 40 + (rng.next_u64() % 41) as usize;
         let mut ids = Vec::with_capacity(target + 8);
         while ids.len() < target {
-            if rng.next_u64() % 100 < 35 {
+            if rng.next_u64() % 100 < 12 {
                 ids.extend(&self.phrases[zipf(rng, &self.phrase_cdf)]);
             } else {
                 ids.push(zipf(rng, &self.word_cdf));

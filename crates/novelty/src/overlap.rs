@@ -36,7 +36,7 @@ impl TrainingIndex {
     /// See [`training::read_summaries`]; `n = 0` is a usage error.
     pub fn build(paths: &[PathBuf], field: &str, n: usize) -> Result<Self, NoveltyError> {
         check_n(n)?;
-        let mut parts: Vec<Vec<u64>> = Vec::new();
+        let mut parts: Vec<(Vec<u64>, u64)> = Vec::new();
         let mut summaries = 0;
         training::read_summaries(paths, field, |chunk| {
             summaries += chunk.len();
@@ -52,19 +52,19 @@ impl TrainingIndex {
         Self::from_parts(ngrams_of(summaries, n), summaries.len(), n)
     }
 
-    fn from_parts(parts: Vec<Vec<u64>>, summaries: usize, n: usize) -> Self {
+    fn from_parts(parts: Vec<(Vec<u64>, u64)>, summaries: usize, n: usize) -> Self {
         // One exact allocation, each part freed once copied: the peak stays near one
         // copy of the hashes, where growing one vector would reach twice that.
-        let positions: usize = parts.iter().map(Vec::len).sum();
-        let mut all = Vec::with_capacity(positions);
-        for part in parts {
+        let positions = parts.iter().map(|(_, p)| p).sum();
+        let mut all = Vec::with_capacity(parts.iter().map(|(h, _)| h.len()).sum());
+        for (part, _) in parts {
             all.extend_from_slice(&part);
         }
         Self {
             n,
             set: NgramSet::from_hashes(all),
             summaries,
-            positions: positions as u64,
+            positions,
         }
     }
 
@@ -127,8 +127,10 @@ pub(crate) fn check_n(n: usize) -> Result<(), NoveltyError> {
     Ok(())
 }
 
-/// The n-gram hashes of `summaries`, a vector per rayon task.
-fn ngrams_of<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Vec<Vec<u64>> {
+/// The distinct n-gram hashes of `summaries` and their positions, per rayon task.
+/// Each task sorts and dedups its own hashes (news repeats itself within a few
+/// hundred summaries too), so the final sort has less to do and less is held.
+fn ngrams_of<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Vec<(Vec<u64>, u64)> {
     summaries
         .par_chunks(PER_TASK)
         .map(|task| {
@@ -138,7 +140,11 @@ fn ngrams_of<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Vec<Vec<u64>> {
                 token_hashes_into(summary.as_ref(), TokenKind::Words, &mut tokens);
                 out.extend(ngram_hashes(&tokens, n));
             }
-            out
+            let positions = out.len() as u64;
+            out.sort_unstable();
+            out.dedup();
+            out.shrink_to_fit();
+            (out, positions)
         })
         .collect()
 }

@@ -20,6 +20,7 @@
 
 use std::borrow::Cow;
 
+use either::Either;
 use unicode_segmentation::UnicodeSegmentation;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -34,10 +35,72 @@ pub enum TokenKind {
 
 /// The token segments of `text`, in order, as they stand in the text (not lowercased).
 pub fn segments(text: &str, kind: TokenKind) -> impl Iterator<Item = &str> {
-    text.split_word_bounds().filter(move |s| match kind {
+    // ASCII text (nearly all English news) takes a byte-level path that gives the
+    // same segments as `split_word_bounds` (checked against it in the tests) at a
+    // fraction of the cost.
+    let all = if text.is_ascii() {
+        Either::Left(AsciiWordBounds { text, at: 0 })
+    } else {
+        Either::Right(text.split_word_bounds())
+    };
+    all.filter(move |s| match kind {
         TokenKind::Words => s.chars().any(char::is_alphanumeric),
         TokenKind::WordsAndPunctuation => !s.chars().all(char::is_whitespace),
     })
+}
+
+/// UAX #29 word boundaries for ASCII text. For ASCII the rules come down to: runs
+/// of letters, digits and `_` (WB5, WB8-WB10, WB13) hold together; a letter, then
+/// `:` `.` or `'`, then a letter (WB6, WB7) holds; a digit, then `,` `;` `.` or
+/// `'`, then a digit (WB11, WB12) holds; runs of spaces hold (WB3d) and CR LF
+/// holds (WB3); every other character is a segment of its own (WB999).
+struct AsciiWordBounds<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for AsciiWordBounds<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let first = *bytes.get(start)?;
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut end = start + 1;
+        if is_word(first) {
+            loop {
+                match bytes.get(end) {
+                    Some(&b) if is_word(b) => end += 1,
+                    Some(&mid) => {
+                        let (before, after) = (bytes[end - 1], bytes.get(end + 1).copied());
+                        let holds = after.is_some_and(|after| {
+                            (before.is_ascii_alphabetic()
+                                && matches!(mid, b':' | b'.' | b'\'')
+                                && after.is_ascii_alphabetic())
+                                || (before.is_ascii_digit()
+                                    && matches!(mid, b',' | b';' | b'.' | b'\'')
+                                    && after.is_ascii_digit())
+                        });
+                        if !holds {
+                            break;
+                        }
+                        end += 2;
+                    }
+                    None => break,
+                }
+            }
+        } else if first == b' ' {
+            while bytes.get(end) == Some(&b' ') {
+                end += 1;
+            }
+        } else if first == b'\r' && bytes.get(end) == Some(&b'\n') {
+            end += 1;
+        }
+        self.at = end;
+        // Every boundary is between ASCII bytes, so a char boundary.
+        Some(&self.text[start..end])
+    }
 }
 
 /// The tokens of `text`, lowercased.
@@ -173,6 +236,29 @@ mod tests {
             ["(", "yes", ")", "-", "no", ".", ".", "."]
         );
         assert!(report(" \t\n ").is_empty());
+    }
+
+    #[test]
+    fn the_ascii_path_gives_the_segments_of_uax29() {
+        let alphabet = b"aZ09_ .,;:'\"\r\n\t-%()!?";
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..400usize {
+            let text: String = (0..len % 40)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize] as char
+                })
+                .collect();
+            let ours: Vec<&str> = AsciiWordBounds { text: &text, at: 0 }.collect();
+            let uax29: Vec<&str> = text.split_word_bounds().collect();
+            assert_eq!(ours, uax29, "{text:?}");
+        }
+        for text in ["e.g. 3.5% of U.S. and 1,200;3 a:b don't o'clock_x 'a' a.'b", "a  b\r\n\nc"] {
+            let ours: Vec<&str> = AsciiWordBounds { text, at: 0 }.collect();
+            assert_eq!(ours, text.split_word_bounds().collect::<Vec<_>>(), "{text:?}");
+        }
     }
 
     #[test]
