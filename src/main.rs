@@ -61,6 +61,8 @@ enum Command {
     Extract(tempora_extract::cli::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
     EvalExtract(tempora_extract::cli::EvalArgs),
+    /// Write the dataset report of an output directory (report.md, report.json, charts).
+    Report(tempora_report::cli::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::EvalExtract(args) => {
             tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
         }
+        Command::Report(args) => tempora_report::cli::run(&args).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
