@@ -76,6 +76,20 @@ fn main() -> anyhow::Result<()> {
         bytes as f64 / 1e6,
         started.elapsed()
     );
+    // The per-article statistics alone (read, parse, tokenize, fragments, n-grams).
+    let started = Instant::now();
+    let set = tempora_report::read::SetFile {
+        name: "future".into(),
+        path: path.clone(),
+        format: tempora_report::read::Format::Jsonl,
+    };
+    let rows = tempora_report::stats::analyze_set(&set)?;
+    eprintln!(
+        "statistics of {} articles in {:.2?}",
+        rows.len(),
+        started.elapsed()
+    );
+    drop(rows);
     let started = Instant::now();
     let written = tempora_report::write_report(dir.path())?;
     let elapsed = started.elapsed();

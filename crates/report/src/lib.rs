@@ -21,6 +21,11 @@
 //! novelty crate reads Parquet through the sink crate, so the report cannot live in
 //! the sink crate without a dependency cycle (sink -> novelty -> sink). Only this
 //! crate and the sink pay polars' build time; the stage crates stay fast to test.
+//!
+//! Speed: `cargo run -p tempora-report --release --example bench_report` generates
+//! 100,000 articles of 400 words (199 MB of JSONL) and times the report: 3.1-3.4 s
+//! on the 2-core development machine, nearly all of it the per-article statistics
+//! (3.2-3.3 s timed alone); 6.0 s while other builds loaded it.
 
 pub mod charts;
 pub mod cli;
