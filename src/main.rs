@@ -67,6 +67,8 @@ enum Command {
     Diversify(tempora_novelty::cli::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
     Pairs(tempora_filter::pairs::cli::PairsArgs),
+    /// Write the dataset report of an output directory (report.md, report.json, charts).
+    Report(tempora_report::cli::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         Command::Diversify(args) => {
             tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
         }
+        Command::Report(args) => tempora_report::cli::run(&args).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

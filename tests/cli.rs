@@ -278,3 +278,34 @@ fn pairs_names_the_file_and_line_of_a_broken_article() {
     assert!(err.contains("a.jsonl:2: not an article"), "{err}");
     assert!(!dir.path().join("p.jsonl").exists());
 }
+
+#[test]
+fn report_writes_markdown_json_and_charts_of_the_demo_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["future.jsonl", "in_distribution.jsonl", "facts.jsonl"] {
+        std::fs::copy(
+            Path::new("tests/fixtures/demo-golden").join(file),
+            dir.path().join(file),
+        )
+        .unwrap();
+    }
+    let o = run(&["report", &dir.path().display().to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("future: 2 articles"), "{out}");
+    for file in [
+        "report.md",
+        "report.json",
+        "charts/coverage.svg",
+        "charts/coverage.png",
+    ] {
+        assert!(dir.path().join(file).is_file(), "{file} missing");
+    }
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("Joe Biden"), "{md}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let o = run(&["report", &empty.path().display().to_string()]);
+    let err = failed(&o, 1);
+    assert!(err.contains("no article outputs"), "{err}");
+}

@@ -255,9 +255,16 @@ mod tests {
             let uax29: Vec<&str> = text.split_word_bounds().collect();
             assert_eq!(ours, uax29, "{text:?}");
         }
-        for text in ["e.g. 3.5% of U.S. and 1,200;3 a:b don't o'clock_x 'a' a.'b", "a  b\r\n\nc"] {
+        for text in [
+            "e.g. 3.5% of U.S. and 1,200;3 a:b don't o'clock_x 'a' a.'b",
+            "a  b\r\n\nc",
+        ] {
             let ours: Vec<&str> = AsciiWordBounds { text, at: 0 }.collect();
-            assert_eq!(ours, text.split_word_bounds().collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(
+                ours,
+                text.split_word_bounds().collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
