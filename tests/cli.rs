@@ -282,7 +282,12 @@ fn pairs_names_the_file_and_line_of_a_broken_article() {
 #[test]
 fn report_writes_markdown_json_and_charts_of_the_demo_outputs() {
     let dir = tempfile::tempdir().unwrap();
-    for file in ["future.jsonl", "in_distribution.jsonl", "facts.jsonl"] {
+    for file in [
+        "future.jsonl",
+        "in_distribution.jsonl",
+        "facts.jsonl",
+        "pairs.jsonl",
+    ] {
         std::fs::copy(
             Path::new("tests/fixtures/demo-golden").join(file),
             dir.path().join(file),
@@ -303,6 +308,21 @@ fn report_writes_markdown_json_and_charts_of_the_demo_outputs() {
     }
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.contains("Joe Biden"), "{md}");
+    // Minimal pairs are counted per set, fact error and error type.
+    let pairs = std::fs::read_to_string("tests/fixtures/demo-golden/pairs.jsonl").unwrap();
+    for (fact_error, error_type) in [
+        ("outdated", "Intrinsic Entity Error"),
+        ("non_verifiable", "Extrinsic Entity Error"),
+    ] {
+        let n = pairs
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|p| p["fact_error"] == fact_error && p["error_type"] == error_type)
+            .count();
+        assert!(n > 0, "the demo has {fact_error} / {error_type} pairs");
+        let row = format!("| future | {fact_error} | {error_type} | {n} |");
+        assert!(md.contains(&row), "missing {row:?} in:\n{md}");
+    }
 
     let empty = tempfile::tempdir().unwrap();
     let o = run(&["report", &empty.path().display().to_string()]);

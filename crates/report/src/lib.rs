@@ -32,6 +32,7 @@ pub mod cli;
 pub mod error;
 pub mod fragments;
 pub mod markdown;
+pub mod pairs;
 pub mod read;
 pub mod run_info;
 pub mod stats;
@@ -46,6 +47,7 @@ use serde::Serialize;
 pub use error::ReportError;
 
 use charts::Histogram;
+use pairs::PairCount;
 use read::{Discovery, Format, SkippedFile};
 use run_info::{RunBinTable, RunInfo};
 use stats::ArticleRow;
@@ -113,6 +115,9 @@ pub struct Report {
     pub facts: Facts,
     /// Novelty bins.
     pub novelty: Novelty,
+    /// Minimal pairs per set, fact error and error type (files of `minimal-pairs`
+    /// records).
+    pub pairs: Vec<PairCount>,
     /// `run.json`, when present.
     pub run: Option<RunInfo>,
     /// Chart files, relative to the directory.
@@ -158,7 +163,8 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
         .filter_map(|p| p.file_name())
         .map(|name| format!("{CHARTS_DIR}/{}", name.to_string_lossy()))
         .collect();
-    let report = assemble(discovery, tables, run, chart_files);
+    let pairs = pairs::count(&discovery.pairs)?;
+    let report = assemble(discovery, tables, run, chart_files, pairs);
     let markdown = dir.join("report.md");
     write_atomically(&markdown, markdown::render(&report).as_bytes())?;
     let json = dir.join("report.json");
@@ -180,6 +186,7 @@ fn assemble(
     tables: Tables,
     run: Option<RunInfo>,
     charts: Vec<String>,
+    pairs: Vec<PairCount>,
 ) -> Report {
     let read = discovery
         .sets
@@ -217,6 +224,7 @@ fn assemble(
                 .map(|r| r.novelty_bins.clone())
                 .unwrap_or_default(),
         },
+        pairs,
         run,
         charts,
     }

@@ -18,7 +18,35 @@ pub fn render(report: &Report) -> String {
     facts(&mut md, report);
     novelty(&mut md, report);
     characteristics(&mut md, report);
+    pairs(&mut md, report);
     md
+}
+
+fn pairs(md: &mut String, report: &Report) {
+    if report.pairs.is_empty() {
+        return;
+    }
+    md.push_str(
+        "## Minimal pairs
+
+",
+    );
+    md.push_str(
+        "Summaries with one evolving fact swapped (`minimal-pairs`): `outdated` puts the \
+         value at the cutoff, `non_verifiable` a value the fact never had.\n\n",
+    );
+    md.push_str("| set | fact error | error type | pairs |\n|---|---|---|---:|\n");
+    for p in &report.pairs {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            cell(&p.set),
+            cell(&p.fact_error),
+            cell(&p.error_type),
+            p.pairs
+        );
+    }
+    md.push('\n');
 }
 
 fn files(md: &mut String, report: &Report) {

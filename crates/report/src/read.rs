@@ -64,6 +64,8 @@ pub struct SkippedFile {
 pub struct Discovery {
     /// Files read as sets.
     pub sets: Vec<SetFile>,
+    /// Files of minimal pairs (JSONL), counted apart from the sets.
+    pub pairs: Vec<SetFile>,
     /// Files not read.
     pub skipped: Vec<SkippedFile>,
 }
@@ -126,6 +128,16 @@ pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
                     format,
                 });
             }
+            Some(c) if crate::pairs::is_pair_file(&c) && format == Format::Jsonl => {
+                found.pairs.push(SetFile {
+                    name: stem.to_string(),
+                    path,
+                    format,
+                });
+            }
+            Some(c) if crate::pairs::is_pair_file(&c) => found.skipped.push(skip(
+                "minimal pairs in Parquet: their JSONL copy is counted".into(),
+            )),
             Some(_) => found
                 .skipped
                 .push(skip("records have no `summary` and `document`".into())),
