@@ -43,14 +43,19 @@ impl SampleNgrams {
     /// See [`training::read_summaries`]; `n = 0` is a usage error.
     pub fn read(paths: &[PathBuf], field: &str, n: usize) -> Result<Self, NoveltyError> {
         check_n(n)?;
-        let set = crate::overlap::TrainingIndex::build(paths, field, n)?;
-        let set = set.set();
-        let mut parts = Vec::new();
+        let index = crate::overlap::TrainingIndex::build(paths, field, n)?;
+        let set = index.set();
+        // The first read counted the positions and samples: one exact allocation each.
+        let mut samples = Self {
+            ids: Vec::with_capacity(index.positions() as usize),
+            ends: Vec::with_capacity(index.summaries()),
+            distinct: set.len(),
+        };
         training::read_summaries(paths, field, |chunk| {
-            parts.push(ids_of(set, &chunk, n));
+            samples.append(ids_of(set, &chunk, n));
             Ok(())
         })?;
-        Ok(Self::from_parts(parts, set.len()))
+        Ok(samples)
     }
 
     /// The n-gram ids of summaries held in memory.
@@ -61,22 +66,23 @@ impl SampleNgrams {
     }
 
     fn from_parts(parts: Vec<(Vec<u32>, Vec<u32>)>, distinct: usize) -> Self {
-        let total: usize = parts.iter().map(|(ids, _)| ids.len()).sum();
-        let samples: usize = parts.iter().map(|(_, lens)| lens.len()).sum();
-        let mut ids = Vec::with_capacity(total);
-        let mut ends = Vec::with_capacity(samples);
-        for (part_ids, lens) in parts {
-            ids.extend_from_slice(&part_ids);
-            let mut end = ends.last().copied().unwrap_or(0);
-            for len in lens {
-                end += u64::from(len);
-                ends.push(end);
-            }
-        }
-        Self {
-            ids,
-            ends,
+        let mut samples = Self {
             distinct,
+            ..Self::default()
+        };
+        for part in parts {
+            samples.append(part);
+        }
+        samples
+    }
+
+    /// Adds the samples of one chunk: their ids, and each sample's count.
+    fn append(&mut self, (ids, lens): (Vec<u32>, Vec<u32>)) {
+        self.ids.extend_from_slice(&ids);
+        let mut end = self.ends.last().copied().unwrap_or(0);
+        for len in lens {
+            end += u64::from(len);
+            self.ends.push(end);
         }
     }
 
