@@ -488,7 +488,11 @@ pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name has the empty path as its parent: the working directory.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file());

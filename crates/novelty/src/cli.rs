@@ -7,7 +7,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use tempfile::NamedTempFile;
 
 use crate::bins::{Bins, DEFAULT_MIN_BIN};
 use crate::diversify::{select, shuffled, SampleNgrams, Subset};
@@ -223,26 +222,19 @@ fn write_jsonl(path: &Path, records: impl Iterator<Item = JsonRecord>) -> anyhow
     })
 }
 
-/// Creates `path` through a temporary file in its directory, renamed when `write`
-/// has succeeded: an interrupted run leaves no file that looks complete.
+/// Creates `path` (and its directory) through the engine's atomic write: an
+/// interrupted run leaves no file that looks complete.
 fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<&File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
-    let temp = NamedTempFile::new_in(dir).with_context(|| format!("{}", dir.display()))?;
-    {
-        let mut out = BufWriter::new(temp.as_file());
-        write(&mut out).with_context(|| format!("{}", path.display()))?;
-        out.flush().with_context(|| format!("{}", path.display()))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
     }
-    temp.persist(path)
-        .with_context(|| format!("{}", path.display()))?;
-    Ok(())
+    tempora_engine::runtime::write_atomically(path, |out| {
+        write(out).map_err(|e| std::io::Error::other(format!("{e:#}")))
+    })
+    .with_context(|| format!("{}", path.display()))
 }
 
 /// Runs `tempora diversify`.

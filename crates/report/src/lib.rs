@@ -314,12 +314,10 @@ fn upper_end(series: &[(String, Vec<f64>)]) -> f64 {
     p99.ceil().max(1.0)
 }
 
-/// Writes `path` under a temporary name and renames it, so a file under its
-/// final name is complete.
+/// Writes `path` through the engine's atomic write, so a file under its final name
+/// is complete.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(ReportError::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(ReportError::io(path))
+    use std::io::Write as _;
+    tempora_engine::runtime::write_atomically(path, |w| w.write_all(bytes))
+        .map_err(ReportError::io(path))
 }

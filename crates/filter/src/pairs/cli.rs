@@ -1,6 +1,6 @@
 //! `tempora pairs`: the `minimal-pairs` stage on files, with the stage's code.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
@@ -92,27 +92,15 @@ fn read_articles(path: &Path) -> anyhow::Result<Vec<(usize, Article)>> {
     Ok(articles)
 }
 
-/// Writes `records` as JSON lines next to `path` and renames the file into place.
+/// Writes `records` as JSON lines through the engine's atomic write (a temporary
+/// file renamed into place).
 fn write_records(path: &Path, records: &[Record]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "pairs".to_string(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".tmp-{name}"));
-    let write = || -> std::io::Result<()> {
-        let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
+    tempora_engine::runtime::write_atomically(path, |out| {
         for record in records {
-            record.write_json(&mut out)?;
+            record.write_json(&mut *out)?;
             out.write_all(b"\n")?;
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("{}: cannot write: {e}", path.display())
+        Ok(())
     })
+    .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
 }
