@@ -62,17 +62,11 @@ impl SampleNgrams {
     pub fn from_summaries<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Self {
         let n = n.max(1);
         let index = crate::overlap::TrainingIndex::from_summaries(summaries, n);
-        Self::from_parts(vec![ids_of(index.set(), summaries, n)], index.set().len())
-    }
-
-    fn from_parts(parts: Vec<(Vec<u32>, Vec<u32>)>, distinct: usize) -> Self {
         let mut samples = Self {
-            distinct,
+            distinct: index.set().len(),
             ..Self::default()
         };
-        for part in parts {
-            samples.append(part);
-        }
+        samples.append(ids_of(index.set(), summaries, n));
         samples
     }
 
