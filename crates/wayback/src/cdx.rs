@@ -45,6 +45,12 @@ impl MatchType {
 /// The fields we ask for, in order.
 pub const FIELDS: &str = "urlkey,timestamp,original,mimetype,statuscode,digest,length";
 
+/// The CDX filters a listing uses unless told otherwise: pages that were
+/// served (status 200) as HTML.
+pub fn default_filters() -> Vec<String> {
+    vec!["statuscode:200".into(), "mimetype:text/html".into()]
+}
+
 /// One CDX query (without paging state).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CdxQuery {

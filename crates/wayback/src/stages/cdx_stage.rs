@@ -11,12 +11,9 @@ use tempora_engine::{
     StageError, StageIo,
 };
 
-use super::options::{default_endpoint, duration, PolitenessOptions};
-use crate::cdx::{CdxClient, CdxQuery, MatchType};
-use crate::http::{user_agent, Client};
+use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
+use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::{CdxLister, Keep, ListerConfig};
-use crate::politeness::RequestClass;
-use crate::state::State;
 use crate::timestamp;
 
 /// Options of `wayback-cdx`.
@@ -80,9 +77,6 @@ pub struct CdxOptions {
     pub politeness: PolitenessOptions,
 }
 
-fn default_filters() -> Vec<String> {
-    vec!["statuscode:200".into(), "mimetype:text/html".into()]
-}
 const fn default_limit() -> usize {
     5000
 }
@@ -107,10 +101,10 @@ pub fn configure(
 impl CdxOptions {
     /// The queries, one per URL pattern.
     pub fn queries(&self) -> Vec<CdxQuery> {
-        let collapse = self.collapse.clone().unwrap_or_else(|| match self.keep {
-            Keep::Earliest => vec!["urlkey".into()],
-            Keep::Latest | Keep::All => Vec::new(),
-        });
+        let collapse = self
+            .collapse
+            .clone()
+            .unwrap_or_else(|| self.keep.default_collapse());
         self.urls
             .iter()
             .map(|url| CdxQuery {
@@ -188,23 +182,11 @@ struct CdxStage {
 impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let politeness = o.politeness.resolve(o.rate)?;
-        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?;
-        let cdx = CdxClient::new(
-            client,
-            &o.endpoint,
-            politeness.max_attempts,
-            politeness.backoff,
-        );
-        let state = match &o.state {
-            Some(path) => State::open(path)?,
-            None => State::in_memory()?,
-        };
+        let archive = archive_of!(o)?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
         let mut lister = CdxLister::new(
-            cdx,
-            state,
+            archive.cdx(o.rate)?,
+            archive.state()?,
             ListerConfig {
                 queries: o.queries(),
                 keep: o.keep,
