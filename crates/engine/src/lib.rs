@@ -8,6 +8,7 @@
 //! interrupted run leaves no file that looks complete.
 
 pub mod builtin;
+pub mod canonical_url;
 pub mod config;
 pub mod error;
 pub mod plan;
@@ -19,6 +20,7 @@ pub mod stage;
 pub mod stats;
 pub mod testing;
 
+pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
 pub use error::{ConfigError, ConfigErrors, StageError};
 pub use plan::Plan;

@@ -481,33 +481,3 @@ mod tests {
         );
     }
 }
-
-/// A SURT-style key for a URL the CDX did not list (feed links, captures from
-/// elsewhere): scheme, `www.`, default ports and case do not matter.
-pub fn urlkey(url: &str) -> String {
-    let lower = url.trim().to_ascii_lowercase();
-    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
-    let rest = rest.split('#').next().unwrap_or(rest);
-    let (host, path) = rest
-        .find(['/', '?'])
-        .map_or((rest, "/"), |at| rest.split_at(at));
-    let host = host.trim_end_matches(":80").trim_end_matches(":443");
-    let host = host
-        .strip_prefix("www.")
-        .filter(|h| h.contains('.'))
-        .unwrap_or(host);
-    let reversed: Vec<&str> = host.split('.').rev().collect();
-    format!("{}){path}", reversed.join(","))
-}
-
-#[cfg(test)]
-mod urlkey_tests {
-    #[test]
-    fn keys_match_the_cdx_ones() {
-        assert_eq!(
-            super::urlkey("http://www.bbc.co.uk:80/news/uk-1"),
-            "uk,co,bbc)/news/uk-1"
-        );
-        assert_eq!(super::urlkey("https://BBC.co.uk"), "uk,co,bbc)/");
-    }
-}
