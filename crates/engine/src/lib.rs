@@ -22,7 +22,7 @@ pub mod testing;
 
 pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
-pub use error::{ConfigError, ConfigErrors, StageError};
+pub use error::{ConfigError, ConfigErrors, OnError, StageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{

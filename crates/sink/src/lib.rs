@@ -14,7 +14,7 @@ mod source;
 pub mod template;
 
 pub use file_sink::{Format, SinkOptions};
-pub use source::{OnError, SourceOptions};
+pub use source::SourceOptions;
 
 use tempora_engine::{parse_options, OptionError, RecordKind, Role, StageConfig, StageKind};
 

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use chrono::NaiveDate;
-use tempora_engine::StageStats;
+use tempora_engine::{OnError, StageStats};
 
-use crate::collect::{OnError, Rejection};
+use crate::collect::Rejection;
 use crate::dump::{read_facts, FactsQuery};
 use crate::facts_file::{write_facts, DumpFingerprint, FactsMeta};
 
@@ -34,7 +34,7 @@ pub struct FactsArgs {
     #[arg(long, value_delimiter = ',', default_value = "en")]
     pub languages: Vec<String>,
     /// A malformed entity line: `skip` (report it and go on) or `fail`.
-    #[arg(long, value_name = "skip|fail", default_value = "skip", value_parser = parse_on_error)]
+    #[arg(long, value_name = "skip|fail", default_value = "skip")]
     pub on_error: OnError,
     /// Output file (.jsonl); a `.meta.json` sidecar is written beside it.
     #[arg(short, long, value_name = "FILE.jsonl")]
@@ -46,14 +46,6 @@ pub struct FactsArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-fn parse_on_error(s: &str) -> Result<OnError, String> {
-    match s {
-        "skip" => Ok(OnError::Skip),
-        "fail" => Ok(OnError::Fail),
-        _ => Err(format!("`{s}` is not `skip` or `fail`")),
-    }
 }
 
 /// Runs `tempora facts`.
@@ -220,8 +212,19 @@ mod tests {
     }
 
     #[test]
-    fn on_error_values() {
-        assert_eq!(parse_on_error("fail"), Ok(OnError::Fail));
-        assert!(parse_on_error("ignore").is_err());
+    fn on_error_is_read_from_the_command_line() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            facts: FactsArgs,
+        }
+        let parse = |value: &str| {
+            Cli::try_parse_from(["facts", "dump.json", "-o", "f.jsonl", "--on-error", value])
+                .map(|cli| cli.facts.on_error)
+        };
+        assert_eq!(parse("fail").unwrap(), OnError::Fail);
+        let err = parse("ignore").err().unwrap().to_string();
+        assert!(err.contains("`ignore` is not `skip` or `fail`"), "{err}");
     }
 }
