@@ -72,6 +72,16 @@ impl StageError {
         Self::Internal(msg.into())
     }
 
+    /// Its domain as `run.json` names it: `input`, `external`, `temporary` or `internal`.
+    pub fn domain(&self) -> &'static str {
+        match self {
+            Self::Input(_) => "input",
+            Self::External(_) => "external",
+            Self::Temporary(_) => "temporary",
+            Self::Internal(_) | Self::Stopped => "internal",
+        }
+    }
+
     /// An I/O error on `path`, named in the message.
     pub fn io(path: &std::path::Path, err: std::io::Error) -> Self {
         Self::External(format!("{}: {err}", path.display()))

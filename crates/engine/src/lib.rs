@@ -7,10 +7,12 @@
 //! naming stage and key; no unbounded channel; CPU work off the I/O threads; an
 //! interrupted run leaves no file that looks complete.
 
+pub mod atomic_file;
 pub mod builtin;
 pub mod canonical_url;
 pub mod config;
 pub mod error;
+pub mod input_files;
 pub mod plan;
 pub mod progress;
 pub mod records;
@@ -33,6 +35,6 @@ pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
     StageKind,
 };
-pub use runtime::{run, start, RunOptions, RunReport, RunStatus, Running};
+pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;

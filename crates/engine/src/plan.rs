@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use crate::config::PipelineFile;
 use crate::error::{ConfigError, ConfigErrors};
@@ -95,15 +95,9 @@ impl Plan {
             }
         }
         let settings = file.settings().map_err(|e| errors.extend(e)).ok();
-        let name = settings
-            .as_ref()
-            .and_then(|s| s.name.clone())
-            .unwrap_or_else(|| file_stem(&file.path));
+        let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
         let context = PipelineContext {
-            out: settings
-                .as_ref()
-                .and_then(|s| s.out.clone())
-                .unwrap_or_else(|| PathBuf::from("out").join(&name)),
+            out: crate::config::output_dir(settings.as_ref(), &name),
             cutoff: settings.as_ref().map(|s| s.cutoff).unwrap_or_default(),
             channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
             name,
@@ -191,13 +185,6 @@ impl Plan {
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-fn file_stem(path: &str) -> String {
-    Path::new(path)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "pipeline".into())
 }
 
 fn valid_stage_name(name: &str) -> bool {
@@ -739,6 +726,6 @@ count = 1
         assert_eq!(order, ["gen", "pass", "sink"]);
         let dot = plan.to_dot();
         assert!(dot.contains("\"gen\" -> \"pass\" [label=\"out\"]"), "{dot}");
-        assert_eq!(plan.context.out, PathBuf::from("out/p"));
+        assert_eq!(plan.context.out, std::path::PathBuf::from("out/p"));
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tempfile::NamedTempFile;
+use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{
     Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
     TransformStage,
@@ -100,7 +100,7 @@ struct FileSink {
 }
 
 struct OpenFile {
-    tmp: NamedTempFile,
+    tmp: AtomicFile,
     /// Streamed lines (unsorted JSONL).
     writer: Option<BufWriter<std::fs::File>>,
     /// Held lines with their sort key (sorted JSONL, and Parquet).
@@ -114,10 +114,7 @@ impl FileSink {
             let path = self.out.join(relative);
             let dir = path.parent().unwrap_or(&self.out);
             std::fs::create_dir_all(dir).map_err(|e| StageError::io(dir, e))?;
-            let tmp = tempfile::Builder::new()
-                .prefix(".tmp-")
-                .tempfile_in(dir)
-                .map_err(|e| StageError::io(dir, e))?;
+            let tmp = AtomicFile::create(&path).map_err(|e| StageError::io(dir, e))?;
             let streaming = self.format == Format::Jsonl && !self.sort;
             let writer = if streaming {
                 let file = tmp
@@ -169,8 +166,7 @@ impl FileSink {
                     .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
             }
         }
-        file.tmp.as_file().sync_all().map_err(io_err)?;
-        file.tmp.persist(&path).map_err(|e| io_err(e.error))?;
+        file.tmp.commit().map_err(io_err)?;
         Ok(())
     }
 }
