@@ -14,6 +14,7 @@ pub mod plan;
 pub mod progress;
 pub mod records;
 pub mod registry;
+pub mod runs;
 pub mod runtime;
 pub mod stage;
 pub mod stats;
@@ -31,6 +32,7 @@ pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
     StageKind,
 };
+pub use runs::RunId;
 pub use runtime::{run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;

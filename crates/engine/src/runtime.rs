@@ -2,6 +2,11 @@
 //! channels, runs each as a tokio task, and writes `rejected.jsonl` and
 //! `run.json` in `pipeline.out`.
 //!
+//! An incremental pipeline (see [`Plan::incremental_stage`]) keeps every run: its
+//! `run.json` and `rejected.jsonl` go to `runs/<run>/` (see [`crate::runs`]) and are
+//! copied to `pipeline.out` as the latest run's, and the run refuses to start when a
+//! sink would replace a non-empty file of an earlier run.
+//!
 //! Shutdown follows the graph: the `shutdown` token asks sources to stop, and
 //! each stage ends when its input closes, so everything in flight drains into
 //! the sinks, which then publish their files. A failing stage aborts the other
@@ -24,6 +29,7 @@ use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
 use crate::records::Rejected;
 use crate::registry::Role;
+use crate::runs::RunId;
 use crate::stage::{Batch, OutPort, StageIo};
 use crate::stats::StageStats;
 
@@ -109,6 +115,8 @@ pub struct RunReport {
     pub file: String,
     /// Tempora version.
     pub version: String,
+    /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
+    pub run: String,
     /// How the run ended.
     pub status: RunStatus,
     /// Whether every source reached its end and everything drained.
@@ -140,6 +148,24 @@ pub enum PreflightError {
         /// Why.
         source: std::io::Error,
     },
+    /// A sink of an incremental pipeline would replace what an earlier run wrote.
+    #[error(
+        "stage `{stage}` would replace {}, which holds the records of earlier runs (its `{key}`), \
+         and this pipeline is incremental (stage `{incremental}` has `incremental = true`: each \
+         run brings only what is new). Set `mode = \"append\"` on stage `{stage}` to add each \
+         run's records to the file, or put `{{run}}` in its `{key}` to give each run a file of its own",
+        path.display()
+    )]
+    WouldReplace {
+        /// The sink.
+        stage: String,
+        /// Its option that names the file.
+        key: String,
+        /// The file.
+        path: PathBuf,
+        /// The stage that makes the pipeline incremental.
+        incremental: String,
+    },
     /// A stage could not be built.
     #[error("stage `{stage}`: {source}")]
     Build {
@@ -167,6 +193,8 @@ pub struct Running {
     tasks: JoinSet<(usize, Result<(), StageError>, Duration)>,
     task_stage: HashMap<tokio::task::Id, usize>,
     rejected_writer: tokio::task::JoinHandle<std::io::Result<u64>>,
+    /// `runs/<run>/` of an incremental pipeline, where this run's records go.
+    run_folder: Option<PathBuf>,
     progress: Progress,
     started_at: DateTime<Utc>,
     start: Instant,
@@ -176,13 +204,19 @@ pub struct Running {
 /// Builds and wires every stage and starts them; [`Running::wait`] awaits the end.
 ///
 /// # Errors
-/// When the output directory is not writable or a stage cannot be built; no stage
-/// has started then.
+/// When the output directory is not writable, a sink of an incremental pipeline would
+/// replace an earlier run's file, or a stage cannot be built; no stage has started then.
 pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
     let out = plan.context.out.clone();
     check_writable(&out)?;
+    plan.context.run = RunId::new(started_at);
+    let run_folder = match plan.incremental_stage().map(str::to_string) {
+        Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
+        None => None,
+    };
+    let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
 
     let mut stages = Vec::with_capacity(plan.stages.len());
     for planned in &mut plan.stages {
@@ -248,7 +282,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     drop(input_tx);
 
     let (rejected_tx, rejected_rx) = mpsc::channel::<Vec<Rejected>>(64);
-    let rejected_writer = tokio::spawn(write_rejected(out.clone(), rejected_rx));
+    let rejected_writer = tokio::spawn(write_rejected(records_dir, rejected_rx));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -311,11 +345,41 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         tasks,
         task_stage,
         rejected_writer,
+        run_folder,
         progress,
         started_at,
         start,
         verdict,
     })
+}
+
+/// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
+/// earlier run's file; on a refusal the (empty) folder is removed again.
+fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, PreflightError> {
+    let out = plan.context.out.clone();
+    let folder = plan
+        .context
+        .run
+        .claim_folder(&out)
+        .map_err(|source| PreflightError::OutDir {
+            path: out.join(crate::runs::RUNS_DIR),
+            source,
+        })?;
+    for stage in &plan.stages {
+        let Some(config) = &stage.config else {
+            continue;
+        };
+        if let Some((key, path)) = config.replaced_files(&plan.context).into_iter().next() {
+            let _ = std::fs::remove_dir(&folder);
+            return Err(PreflightError::WouldReplace {
+                stage: stage.name.clone(),
+                key,
+                path,
+                incremental: incremental.to_string(),
+            });
+        }
+    }
+    Ok(folder)
 }
 
 impl Running {
@@ -338,6 +402,7 @@ impl Running {
             mut tasks,
             task_stage,
             rejected_writer,
+            run_folder,
             progress,
             started_at,
             start,
@@ -423,6 +488,7 @@ impl Running {
             pipeline: plan.context.name.clone(),
             file: plan.file.clone(),
             version: options.version.clone(),
+            run: plan.context.run.label().to_string(),
             status,
             completed: status == RunStatus::Completed,
             error: failure,
@@ -439,11 +505,19 @@ impl Running {
             rejected,
             config: serde_json::to_value(&plan.resolved).unwrap_or_default(),
         };
-        if let Err(e) = write_atomically(&out.join("run.json"), |w| {
+        let records_dir = run_folder.as_deref().unwrap_or(&out);
+        if let Err(e) = write_atomically(&records_dir.join("run.json"), |w| {
             serde_json::to_writer_pretty(&mut *w, &report)?;
             w.write_all(b"\n")
         }) {
             tracing::error!(error = %e, "could not write run.json");
+        }
+        if let Some(folder) = &run_folder {
+            for name in ["run.json", "rejected.jsonl"] {
+                if let Err(e) = copy_as_latest(folder, &out, name) {
+                    tracing::error!(error = %e, file = name, "could not copy the run's file to the output directory");
+                }
+            }
         }
         report
     }
@@ -504,14 +578,22 @@ pub fn write_atomically(
     Ok(())
 }
 
+/// Copies `name` of a run's folder to `out`, where it stands for the latest run.
+fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<()> {
+    let mut from = std::fs::File::open(run_folder.join(name))?;
+    write_atomically(&out.join(name), |w| std::io::copy(&mut from, w).map(drop))
+}
+
+/// Writes every rejection to `dir/rejected.jsonl` (the output directory, or the run's
+/// folder of an incremental pipeline).
 async fn write_rejected(
-    out: PathBuf,
+    dir: PathBuf,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
-    let path = out.join("rejected.jsonl");
+    let path = dir.join("rejected.jsonl");
     let tmp = tempfile::Builder::new()
         .prefix(".tmp-rejected")
-        .tempfile_in(&out)?;
+        .tempfile_in(&dir)?;
     let mut w = std::io::BufWriter::new(tmp.as_file());
     let mut n = 0u64;
     while let Some(batch) = rx.recv().await {
