@@ -161,7 +161,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     });
     let report = match report {
         Ok(report) => report,
-        Err(e @ PreflightError::OutDir { .. }) => {
+        Err(e @ (PreflightError::OutDir { .. } | PreflightError::WouldReplace { .. })) => {
             eprintln!("error: {e}");
             return Ok(exit::usage());
         }

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod progress;
 pub mod records;
 pub mod registry;
+pub mod runs;
 pub mod runtime;
 pub mod stage;
 pub mod stats;
@@ -35,6 +36,7 @@ pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
     StageKind,
 };
+pub use runs::RunId;
 pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;

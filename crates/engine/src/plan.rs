@@ -10,6 +10,7 @@ use std::path::{Component, Path};
 use crate::config::PipelineFile;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::registry::{PipelineContext, Port, Registry, Role, SideInput, StageConfig};
+use crate::runs::RunId;
 
 /// A reference to a port: `stage` (its `out` port) or `stage.port`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -101,6 +102,7 @@ impl Plan {
             cutoff: settings.as_ref().map(|s| s.cutoff).unwrap_or_default(),
             channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
             name,
+            run: RunId::default(),
         };
         if context.channel_capacity == 0 {
             errors.push(ConfigError::pipeline(
@@ -136,6 +138,16 @@ impl Plan {
                 errors,
             })
         }
+    }
+
+    /// The first stage that brings only what is new since its last run (see
+    /// [`StageConfig::incremental`]), if any: the pipeline is then incremental and
+    /// keeps every earlier run's outputs. Known until the stages are built.
+    pub fn incremental_stage(&self) -> Option<&str> {
+        self.stages
+            .iter()
+            .find(|s| s.config.as_ref().is_some_and(|c| c.incremental()))
+            .map(|s| s.name.as_str())
     }
 
     /// The stage graph in Graphviz dot.

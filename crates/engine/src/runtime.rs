@@ -8,6 +8,11 @@
 //! cannot start: a stage that fails to build, or a pipeline file with problems
 //! ([`record_refused`]).
 //!
+//! An incremental pipeline (see [`Plan::incremental_stage`]) keeps every run: its
+//! `run.json` and `rejected.jsonl` go to `runs/<run>/` (see [`crate::runs`]) and are
+//! copied to `pipeline.out` as the latest run's, and the run refuses to start when a
+//! sink would replace a non-empty file of an earlier run.
+//!
 //! Shutdown follows the graph: the `shutdown` token asks sources to stop, and
 //! each stage ends when its input closes, so everything in flight drains into
 //! the sinks, which then publish their files. A failing stage aborts the other
@@ -33,6 +38,7 @@ use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
 use crate::records::Rejected;
 use crate::registry::Role;
+use crate::runs::RunId;
 use crate::stage::{Batch, OutPort, StageIo};
 use crate::stats::StageStats;
 
@@ -155,6 +161,8 @@ pub struct RunReport {
     pub command_line: Vec<String>,
     /// The `--set` overrides, as given and as applied.
     pub overrides: Vec<AppliedOverride>,
+    /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
+    pub run: String,
     /// How the run ended.
     pub status: RunStatus,
     /// Whether every source reached its end and everything drained.
@@ -209,6 +217,7 @@ impl RunReport {
             dirty: options.dirty,
             command_line: options.command_line.clone(),
             overrides,
+            run: String::new(),
             status: RunStatus::Failed,
             completed: false,
             error: None,
@@ -224,13 +233,15 @@ impl RunReport {
 
     /// [`RunReport::new`] for a validated pipeline.
     fn of_plan(plan: &Plan, options: &RunOptions, started_at: DateTime<Utc>) -> Self {
-        Self::new(
+        let mut report = Self::new(
             &plan.context.name,
             &plan.file,
             &plan.resolved,
             options,
             started_at,
-        )
+        );
+        report.run = plan.context.run.label().to_string();
+        report
     }
 
     /// Stamps the end of a run that began at `start` and writes the report.
@@ -287,6 +298,24 @@ pub enum PreflightError {
         /// Why.
         source: std::io::Error,
     },
+    /// A sink of an incremental pipeline would replace what an earlier run wrote.
+    #[error(
+        "stage `{stage}` would replace {}, which holds the records of earlier runs (its `{key}`), \
+         and this pipeline is incremental (stage `{incremental}` has `incremental = true`: each \
+         run brings only what is new). Set `mode = \"append\"` on stage `{stage}` to add each \
+         run's records to the file, or put `{{run}}` in its `{key}` to give each run a file of its own",
+        path.display()
+    )]
+    WouldReplace {
+        /// The sink.
+        stage: String,
+        /// Its option that names the file.
+        key: String,
+        /// The file.
+        path: PathBuf,
+        /// The stage that makes the pipeline incremental.
+        incremental: String,
+    },
     /// A stage could not be built.
     #[error("stage `{stage}`: {source}")]
     Build {
@@ -315,6 +344,8 @@ pub struct Running {
     task_stage: HashMap<tokio::task::Id, usize>,
     rejected_writer: tokio::task::JoinHandle<std::io::Result<u64>>,
     inputs: tokio::task::JoinHandle<Vec<InputFile>>,
+    /// `runs/<run>/` of an incremental pipeline, where this run's records go.
+    run_folder: Option<PathBuf>,
     progress: Progress,
     started_at: DateTime<Utc>,
     start: Instant,
@@ -324,13 +355,19 @@ pub struct Running {
 /// Builds and wires every stage and starts them; [`Running::wait`] awaits the end.
 ///
 /// # Errors
-/// When the output directory is not writable or a stage cannot be built; no stage
-/// has started then.
+/// When the output directory is not writable, a sink of an incremental pipeline would
+/// replace an earlier run's file, or a stage cannot be built; no stage has started then.
 pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
     let out = plan.context.out.clone();
     check_writable(&out)?;
+    plan.context.run = RunId::new(started_at);
+    let run_folder = match plan.incremental_stage().map(str::to_string) {
+        Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
+        None => None,
+    };
+    let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
 
     let reads = input_files::named_by(&plan);
     let mut stages = Vec::with_capacity(plan.stages.len());
@@ -409,7 +446,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     drop(input_tx);
 
     let (rejected_tx, rejected_rx) = mpsc::channel::<Vec<Rejected>>(64);
-    let rejected_writer = tokio::spawn(write_rejected(out.clone(), rejected_rx));
+    let rejected_writer = tokio::spawn(write_rejected(records_dir, rejected_rx));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -473,11 +510,41 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         task_stage,
         rejected_writer,
         inputs,
+        run_folder,
         progress,
         started_at,
         start,
         verdict,
     })
+}
+
+/// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
+/// earlier run's file; on a refusal the (empty) folder is removed again.
+fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, PreflightError> {
+    let out = plan.context.out.clone();
+    let folder = plan
+        .context
+        .run
+        .claim_folder(&out)
+        .map_err(|source| PreflightError::OutDir {
+            path: out.join(crate::runs::RUNS_DIR),
+            source,
+        })?;
+    for stage in &plan.stages {
+        let Some(config) = &stage.config else {
+            continue;
+        };
+        if let Some((key, path)) = config.replaced_files(&plan.context).into_iter().next() {
+            let _ = std::fs::remove_dir(&folder);
+            return Err(PreflightError::WouldReplace {
+                stage: stage.name.clone(),
+                key,
+                path,
+                incremental: incremental.to_string(),
+            });
+        }
+    }
+    Ok(folder)
 }
 
 impl Running {
@@ -501,6 +568,7 @@ impl Running {
             task_stage,
             rejected_writer,
             inputs,
+            run_folder,
             progress,
             started_at,
             start,
@@ -594,7 +662,15 @@ impl Running {
             tracing::error!(error = %e, "could not describe the input files");
             Vec::new()
         });
-        report.close(start, &out);
+        let records_dir = run_folder.as_deref().unwrap_or(&out);
+        report.close(start, records_dir);
+        if let Some(folder) = &run_folder {
+            for name in ["run.json", "rejected.jsonl"] {
+                if let Err(e) = copy_as_latest(folder, &out, name) {
+                    tracing::error!(error = %e, file = name, "could not copy the run's file to the output directory");
+                }
+            }
+        }
         report
     }
 }
@@ -630,11 +706,19 @@ fn check_writable(out: &Path) -> Result<(), PreflightError> {
         .map_err(fail)
 }
 
+/// Copies `name` of a run's folder to `out`, where it stands for the latest run.
+fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<()> {
+    let mut from = std::fs::File::open(run_folder.join(name))?;
+    write_atomically(&out.join(name), |w| std::io::copy(&mut from, w).map(drop))
+}
+
+/// Writes every rejection to `dir/rejected.jsonl` (the output directory, or the run's
+/// folder of an incremental pipeline).
 async fn write_rejected(
-    out: PathBuf,
+    dir: PathBuf,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
-    let file = AtomicFile::create(&out.join("rejected.jsonl"))?;
+    let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
     let mut w = std::io::BufWriter::new(file.as_file());
     let mut n = 0u64;
     while let Some(batch) = rx.recv().await {

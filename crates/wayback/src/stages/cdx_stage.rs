@@ -166,6 +166,10 @@ impl StageConfig for CdxOptions {
         self.problems()
     }
 
+    fn incremental(&self) -> bool {
+        self.incremental
+    }
+
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
