@@ -9,6 +9,7 @@
 
 pub mod builtin;
 pub mod config;
+pub mod dry_run;
 pub mod error;
 pub mod plan;
 pub mod progress;
@@ -20,7 +21,8 @@ pub mod stats;
 pub mod testing;
 
 pub use config::PipelineFile;
-pub use error::{ConfigError, ConfigErrors, StageError};
+pub use dry_run::{DescribeContext, DryRun, Estimate, Query, Requests, StagePlan};
+pub use error::{Concern, ConfigError, ConfigErrors, StageError, UsageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{

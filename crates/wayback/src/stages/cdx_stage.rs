@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{default_endpoint, duration, PolitenessOptions};
@@ -163,6 +163,7 @@ impl CdxOptions {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for CdxOptions {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
@@ -170,6 +171,10 @@ impl StageConfig for CdxOptions {
 
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
         self.problems()
+    }
+
+    async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
+        super::describe::cdx(self, ctx).await
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {

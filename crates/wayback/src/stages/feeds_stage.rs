@@ -8,8 +8,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{default_endpoint, duration, PolitenessOptions};
@@ -134,6 +134,7 @@ impl FeedsOptions {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for FeedsOptions {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
@@ -141,6 +142,10 @@ impl StageConfig for FeedsOptions {
 
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
         self.problems()
+    }
+
+    async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
+        super::describe::feeds(self, ctx)
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
