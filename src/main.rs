@@ -105,6 +105,10 @@ fn main() -> ExitCode {
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
-        exit::failure()
+        if e.chain().any(|c| c.is::<tempora_engine::UsageError>()) {
+            exit::usage()
+        } else {
+            exit::failure()
+        }
     })
 }

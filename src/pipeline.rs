@@ -1,5 +1,6 @@
 //! `tempora run`, `validate`, `graph` and `stages`: the pipeline commands.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,7 +8,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 use tempora_engine::progress::suspend;
 use tempora_engine::runtime::PreflightError;
-use tempora_engine::{PipelineFile, Plan, ProgressMode, RunOptions, RunReport, RunStatus};
+use tempora_engine::{
+    ConfigErrors, DryRun, PipelineFile, Plan, ProgressMode, RunOptions, RunReport, RunStatus,
+};
 
 use crate::exit;
 use crate::registry::registry;
@@ -39,21 +42,51 @@ pub enum ProgressArg {
 pub struct RunArgs {
     #[command(flatten)]
     pub pipeline: PipelineArgs,
-    /// Validate and show the plan, but run nothing.
+    /// Show the plan (stages, queries, politeness, an estimate of requests and
+    /// hours) and the problems that would stop the run, but run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// With --dry-run: ask the CDX server how large each URL pattern is (one
+    /// request per pattern) instead of estimating from stated assumptions.
+    #[arg(long, requires = "dry_run")]
+    pub estimate: bool,
     /// Progress display.
     #[arg(long, value_enum, default_value = "auto")]
     pub progress: ProgressArg,
 }
 
 fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
-    let file = PipelineFile::load(&args.pipeline, &args.set).map_err(|e| {
-        eprintln!("error: {e}");
-        exit::usage()
-    })?;
-    Plan::new(file, &registry()).map_err(|e| {
-        eprintln!("error: {e}");
+    PipelineFile::load(&args.pipeline, &args.set)
+        .and_then(|file| Plan::new(file, &registry()))
+        .map_err(bad_file)
+}
+
+fn bad_file(e: ConfigErrors) -> ExitCode {
+    eprintln!("error: {e}");
+    exit::usage()
+}
+
+/// `tempora run --dry-run`: the plan, even when input files or variables are
+/// missing; those problems after it, and exit 2 when there is any.
+fn dry_run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let draft = PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set)
+        .and_then(|file| Plan::draft(file, &registry()));
+    let (plan, problems) = match draft {
+        Ok(draft) => draft,
+        Err(e) => return Ok(bad_file(e)),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let dry = runtime.block_on(DryRun::describe(&plan, problems, args.estimate));
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "{dry}");
+    Ok(if dry.problems.is_empty() {
+        let _ = writeln!(stdout, "\ndry run: nothing was run");
+        ExitCode::SUCCESS
+    } else {
         exit::usage()
     })
 }
@@ -97,6 +130,9 @@ pub fn stages() -> ExitCode {
 /// # Errors
 /// Only when the async runtime cannot start.
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    if args.dry_run {
+        return dry_run(args);
+    }
     let options = RunOptions {
         progress: match args.progress {
             ProgressArg::Auto => ProgressMode::Auto,
@@ -120,22 +156,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Ok(plan) => plan,
         Err(e) => {
             eprintln!("error: {e}");
-            if !args.dry_run {
-                if let Some(out) = tempora_engine::record_refused(&file, &e, &options) {
-                    eprintln!("recorded in {}", out.join("run.json").display());
-                }
+            if let Some(out) = tempora_engine::record_refused(&file, &e, &options) {
+                eprintln!("recorded in {}", out.join("run.json").display());
             }
             return Ok(exit::usage());
         }
     };
-    if args.dry_run {
-        println!("{}", plan.to_dot());
-        println!(
-            "dry run: {} stages valid; nothing was run",
-            plan.stages.len()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

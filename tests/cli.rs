@@ -49,14 +49,149 @@ fn validate_lists_every_problem_and_exits_2() {
     let err = failed(&o, 2);
     for expected in [
         "broken.toml: 5 errors",
-        "[stages.saved] `paths`: input file not found: tests/fixtures/pipelines/no-such-file.jsonl",
-        "[stages.typo] `kind`: unknown kind `jsonl-sorce` (known kinds: ",
-        "[stages.extra] `colour`: unknown field `colour`",
-        "[stages.orphan] `inputs`: unknown stage `nowhere`",
-        "[stages.twin2] `path`: stage `twin` writes to `{split}.parquet` too",
+        "stages.saved.paths: input file not found: tests/fixtures/pipelines/no-such-file.jsonl",
+        "stages.typo.kind: unknown kind `jsonl-sorce` (known kinds: ",
+        "stages.extra.colour: unknown field `colour`",
+        "stages.orphan.inputs: unknown stage `nowhere`",
+        "stages.twin2.path: stage `twin` writes to `{split}.parquet` too",
     ] {
         assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
     }
+}
+
+#[test]
+fn validate_reports_one_of_each_problem_with_key_path_and_line() {
+    let fixture = "tests/fixtures/pipelines/every-problem.toml";
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle:?} is not in the fixture"))
+    };
+    let o = tempora()
+        .args(["validate", fixture])
+        .env_remove("TEMPORA_EVERY_PROBLEM_UNSET")
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    let expected = [
+        ("[pipeline]", "pipeline.cutoff: missing field `cutoff`"),
+        (
+            "${TEMPORA_EVERY_PROBLEM_UNSET}",
+            "stages.saved.paths[0]: environment variable `TEMPORA_EVERY_PROBLEM_UNSET` is not set",
+        ),
+        (
+            "record = \"facts\"",
+            "stages.saved.record: unknown variant `facts`",
+        ),
+        (
+            "jsonl-sorce",
+            "stages.typo.kind: unknown kind `jsonl-sorce`",
+        ),
+        (
+            "[\"nowhere\"]",
+            "stages.extract.inputs: unknown stage `nowhere`",
+        ),
+        ("colour", "stages.extract.colour: unknown field `colour`"),
+        (
+            "2020-02-30",
+            "stages.split.sets[1].from: `2020-02-30` is not a valid date",
+        ),
+        (
+            "facts_in.nope",
+            "stages.write.inputs: stage `facts_in` has no port `nope`",
+        ),
+        (
+            "path = 42",
+            "stages.write.path: invalid type: integer `42`, expected a string",
+        ),
+    ];
+    for (needle, message) in expected {
+        let wanted = format!("line {}: {message}", line_of(needle));
+        assert!(err.contains(&wanted), "missing {wanted:?} in:\n{err}");
+    }
+    assert!(
+        err.contains(&format!("every-problem.toml: {} errors", expected.len())),
+        "{err}"
+    );
+}
+
+#[test]
+fn graph_and_run_exit_2_on_a_bad_pipeline_file() {
+    for args in [
+        &["graph", "tests/fixtures/pipelines/every-problem.toml"][..],
+        &[
+            "run",
+            "tests/fixtures/pipelines/every-problem.toml",
+            "--progress",
+            "off",
+        ],
+        &[
+            "run",
+            "tests/fixtures/pipelines/every-problem.toml",
+            "--dry-run",
+        ],
+        &["run", "tests/fixtures/pipelines/no-such-pipeline.toml"],
+    ] {
+        let o = run(args);
+        let err = failed(&o, 2);
+        assert!(
+            err.contains("error: tests/fixtures/pipelines/"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn every_subcommand_exits_2_on_bad_usage_and_names_the_argument() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "novelty",
+                "--train",
+                "a.jsonl",
+                "--test",
+                "b.jsonl",
+                "--min-bin",
+                "0",
+            ],
+            "--min-bin",
+        ),
+        (
+            &[
+                "diversify",
+                "--train",
+                "a.jsonl",
+                "--max-repeats",
+                "0",
+                "-o",
+                "d",
+            ],
+            "--max-repeats 0",
+        ),
+        (&["cdx", "example.org/*", "--limit", "0"], "--limit"),
+        (
+            &["cdx", "example.org/*", "--keep", "newest"],
+            "--keep `newest`",
+        ),
+        (
+            &["facts", "dump.json.gz", "-o", "facts.parquet"],
+            "writes JSONL only",
+        ),
+        (
+            &["extract", "--url", "http://x/", "a.html", "b.html"],
+            "--url and --captured",
+        ),
+    ];
+    for (args, named) in cases {
+        let o = run(args);
+        let err = failed(&o, 2);
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+    // clap's own argument errors.
+    failed(&run(&["run"]), 2);
+    failed(&run(&["run", "p.toml", "--estimate"]), 2);
 }
 
 #[test]
@@ -88,9 +223,7 @@ fn unset_variables_and_bad_dates_are_reported_together() {
         .unwrap();
     let err = failed(&o, 2);
     assert!(
-        err.contains(
-            "[stages.a] `paths.0`: environment variable `TEMPORA_CLI_TEST_UNSET` is not set"
-        ),
+        err.contains("stages.a.paths[0]: environment variable `TEMPORA_CLI_TEST_UNSET` is not set"),
         "{err}"
     );
 }
@@ -108,7 +241,7 @@ fn a_bad_cutoff_is_named() {
         .unwrap();
     let err = failed(&o, 2);
     assert!(
-        err.contains("[pipeline] `cutoff`: `2019-13-45` is not a valid date"),
+        err.contains("pipeline.cutoff: `2019-13-45` is not a valid date"),
         "{err}"
     );
 }

@@ -1,21 +1,98 @@
 //! Loading a pipeline file: TOML syntax (errors with line and column), `--set`
 //! overrides, `${VAR}` from the environment, TOML dates turned into ISO strings,
-//! and the `[pipeline]` table. The stage graph is checked by [`crate::plan`].
+//! the line of every key, and the `[pipeline]` table. The stage graph is checked
+//! by [`crate::plan`], which reports the problems found here with its own.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use serde::Deserialize;
 
 use crate::error::{ConfigError, ConfigErrors};
+use crate::registry::deserialize_located;
 
 /// A pipeline file after overrides and `${VAR}` substitution, not yet validated.
 #[derive(Debug, Clone)]
 pub struct PipelineFile {
     /// Path as given (for messages).
     pub path: String,
-    /// The resolved document.
+    /// The resolved document. An unset `${VAR}` stays as written.
     pub table: toml::Table,
+    /// Problems found while resolving (a bad `--set`, an unset variable, an impossible
+    /// date); [`crate::Plan::new`] reports them with the rest.
+    pub problems: Vec<ConfigError>,
+    /// The line of every key of the file as written.
+    pub lines: KeyLines,
+}
+
+/// The line where each key path (`stages.split.sets[1].from`) is written.
+#[derive(Debug, Clone, Default)]
+pub struct KeyLines {
+    lines: HashMap<String, usize>,
+}
+
+impl KeyLines {
+    /// Reads the key lines of `text` (empty when it is not TOML).
+    pub fn of(text: &str) -> Self {
+        let mut lines = HashMap::new();
+        if let Ok(doc) = toml::de::DeTable::parse(text) {
+            let at = |offset: usize| line_column(text, offset).0;
+            record_table(doc.get_ref(), "", &at, &mut lines);
+        }
+        Self { lines }
+    }
+
+    /// The line of `path`, or of the nearest enclosing key that is written in the file
+    /// (a missing option is reported at its stage's table).
+    pub fn find(&self, path: &str) -> Option<usize> {
+        let mut path = path;
+        loop {
+            if let Some(line) = self.lines.get(path) {
+                return Some(*line);
+            }
+            path = &path[..path.rfind(['.', '['])?];
+        }
+    }
+}
+
+fn record_table(
+    table: &toml::de::DeTable<'_>,
+    prefix: &str,
+    at: &impl Fn(usize) -> usize,
+    lines: &mut HashMap<String, usize>,
+) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.get_ref().to_string()
+        } else {
+            format!("{prefix}.{}", key.get_ref())
+        };
+        // A table header's key span is the header; a dotted key's is the first use.
+        lines
+            .entry(path.clone())
+            .or_insert_with(|| at(key.span().start));
+        record_value(value.get_ref(), &path, at, lines);
+    }
+}
+
+fn record_value(
+    value: &toml::de::DeValue<'_>,
+    path: &str,
+    at: &impl Fn(usize) -> usize,
+    lines: &mut HashMap<String, usize>,
+) {
+    match value {
+        toml::de::DeValue::Table(t) => record_table(t, path, at, lines),
+        toml::de::DeValue::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let path = format!("{path}[{i}]");
+                lines.insert(path.clone(), at(item.span().start));
+                record_value(item.get_ref(), &path, at, lines);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The `[pipeline]` table.
@@ -53,10 +130,11 @@ pub fn output_dir(settings: Option<&PipelineSettings>, name: &str) -> PathBuf {
 }
 
 impl PipelineFile {
-    /// Reads and resolves a pipeline file. Every problem is reported at once.
+    /// Reads and resolves a pipeline file. Problems other than syntax are kept in
+    /// [`PipelineFile::problems`], to be reported with the plan's.
     ///
     /// # Errors
-    /// Unreadable file, TOML syntax (with line and column), a bad `--set`, unset `${VAR}`s.
+    /// Unreadable file, TOML syntax (with line and column).
     pub fn load(path: &Path, overrides: &[String]) -> Result<Self, ConfigErrors> {
         let name = path.display().to_string();
         let fail = |errors| ConfigErrors {
@@ -74,29 +152,26 @@ impl PipelineFile {
     /// Resolves a pipeline given as text; `name` is used in messages.
     ///
     /// # Errors
-    /// See [`PipelineFile::load`].
+    /// TOML syntax (with line and column): nothing else can be read then. Other
+    /// problems are kept in [`PipelineFile::problems`].
     pub fn parse(name: &str, text: &str, overrides: &[String]) -> Result<Self, ConfigErrors> {
-        let fail = |errors| ConfigErrors {
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| ConfigErrors {
             file: name.to_string(),
-            errors,
-        };
-        let mut table: toml::Table = toml::from_str(text)
-            .map_err(|e| fail(vec![ConfigError::file(syntax_error(text, &e))]))?;
-        let mut errors = Vec::new();
+            errors: vec![ConfigError::file(syntax_error(text, &e))],
+        })?;
+        let mut problems = Vec::new();
         for o in overrides {
             if let Err(message) = apply_override(&mut table, o) {
-                errors.push(ConfigError::file(format!("--set {o}: {message}")));
+                problems.push(ConfigError::file(format!("--set {o}: {message}")));
             }
         }
-        resolve_values(&mut table, &mut Vec::new(), &mut errors);
-        if errors.is_empty() {
-            Ok(Self {
-                path: name.to_string(),
-                table,
-            })
-        } else {
-            Err(fail(errors))
-        }
+        resolve_values(&mut table, &mut String::new(), &mut problems);
+        Ok(Self {
+            path: name.to_string(),
+            table,
+            problems,
+            lines: KeyLines::of(text),
+        })
     }
 
     /// The `[pipeline]` settings.
@@ -109,11 +184,11 @@ impl PipelineFile {
                 "missing [pipeline] table (it needs at least `cutoff = YYYY-MM-DD`)",
             )]);
         };
-        PipelineSettings::deserialize(value.clone()).map_err(|e| {
-            let message = e.message().trim().to_string();
-            let key =
-                crate::registry::key_in_message(&message).unwrap_or_else(|| "pipeline".into());
-            vec![ConfigError::pipeline(&key, message)]
+        deserialize_located(value.clone()).map_err(|e| {
+            vec![match e.key {
+                Some(key) => ConfigError::pipeline(&key, e.message),
+                None => ConfigError::file(format!("[pipeline]: {}", e.message)),
+            }]
         })
     }
 }
@@ -137,12 +212,14 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Applies `a.b.0.c=value`; the value is TOML (`2023-06-30`, `42`, `["x"]`) or else a string.
+/// Applies `a.b.0.c=value` (or `a.b[0].c=value`); the value is TOML (`2023-06-30`, `42`, `["x"]`) or else a string.
 fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
     let (path, raw) = assignment
         .split_once('=')
         .ok_or("expected KEY.PATH=VALUE")?;
-    let keys: Vec<&str> = path.trim().split('.').collect();
+    // `sets[1].from`, as errors print it, is `sets.1.from`.
+    let path = path.trim().replace('[', ".").replace(']', "");
+    let keys: Vec<&str> = path.split('.').collect();
     if keys.iter().any(|k| k.is_empty()) {
         return Err("empty key in the path".into());
     }
@@ -231,33 +308,42 @@ fn parse_value(raw: &str) -> toml::Value {
 }
 
 /// Substitutes `${VAR}` in every string and turns TOML dates into ISO strings, so
-/// stage options can use `chrono::NaiveDate`. Unset variables are collected as errors.
-fn resolve_values(table: &mut toml::Table, path: &mut Vec<String>, errors: &mut Vec<ConfigError>) {
+/// stage options can use `chrono::NaiveDate`. Unset variables (left as written) and
+/// impossible dates are collected as problems.
+fn resolve_values(table: &mut toml::Table, path: &mut String, errors: &mut Vec<ConfigError>) {
     for (key, value) in table.iter_mut() {
-        path.push(key.clone());
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
         resolve_value(value, path, errors);
-        path.pop();
+        path.truncate(len);
     }
 }
 
-fn resolve_value(value: &mut toml::Value, path: &mut Vec<String>, errors: &mut Vec<ConfigError>) {
+fn resolve_value(value: &mut toml::Value, path: &mut String, errors: &mut Vec<ConfigError>) {
     match value {
         toml::Value::String(s) => match substitute_env(s) {
             Ok(new) if looks_like_date(&new) && new.parse::<NaiveDate>().is_err() => errors.push(
                 located_error(path, format!("`{new}` is not a valid date (YYYY-MM-DD)")),
             ),
             Ok(new) => *s = new,
-            Err(var) => errors.push(located_error(
-                path,
-                format!("environment variable `{var}` is not set (used as ${{{var}}})"),
-            )),
+            Err(var) => errors.push(
+                located_error(
+                    path,
+                    format!("environment variable `{var}` is not set (used as ${{{var}}})"),
+                )
+                .about_environment(),
+            ),
         },
         toml::Value::Datetime(d) => *value = toml::Value::String(d.to_string()),
         toml::Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                path.push(i.to_string());
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
                 resolve_value(item, path, errors);
-                path.pop();
+                path.truncate(len);
             }
         }
         toml::Value::Table(t) => resolve_values(t, path, errors),
@@ -266,16 +352,23 @@ fn resolve_value(value: &mut toml::Value, path: &mut Vec<String>, errors: &mut V
 }
 
 /// An error at a key path such as `stages.facts.dump`, attributed to its stage.
-fn located_error(path: &[String], message: String) -> ConfigError {
-    match path {
-        [top, stage, rest @ ..] if top == "stages" => {
-            let key = (!rest.is_empty()).then(|| rest.join("."));
-            ConfigError::stage(stage, key.as_deref(), message)
+fn located_error(path: &str, message: String) -> ConfigError {
+    let split = |rest: &str| -> (String, Option<String>) {
+        match rest.find(['.', '[']) {
+            Some(at) => (
+                rest[..at].to_string(),
+                Some(rest[at..].trim_start_matches('.').to_string()),
+            ),
+            None => (rest.to_string(), None),
         }
-        [top, rest @ ..] if top == "pipeline" && !rest.is_empty() => {
-            ConfigError::pipeline(&rest.join("."), message)
-        }
-        _ => ConfigError::file(format!("`{}`: {message}", path.join("."))),
+    };
+    if let Some(rest) = path.strip_prefix("stages.") {
+        let (stage, key) = split(rest);
+        return ConfigError::stage(&stage, key.as_deref(), message);
+    }
+    match path.strip_prefix("pipeline.") {
+        Some(key) => ConfigError::pipeline(key, message),
+        None => ConfigError::file(format!("`{path}`: {message}")),
     }
 }
 
@@ -319,6 +412,7 @@ fn substitute_env(s: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Concern;
 
     fn parse(text: &str, sets: &[&str]) -> Result<PipelineFile, ConfigErrors> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
@@ -337,7 +431,7 @@ mod tests {
     fn dates_become_iso_strings_and_overrides_apply() {
         let file = parse(
             "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nkind = \"split\"\nsets = [{ name = \"a\", from = 2010-01-01 }]\n",
-            &["pipeline.cutoff=2023-06-30", "stages.s.sets.0.from=2011-02-03", "stages.s.extra=\"x\""],
+            &["pipeline.cutoff=2023-06-30", "stages.s.sets[0].from=2011-02-03", "stages.s.extra=\"x\""],
         )
         .unwrap();
         let settings = file.settings().unwrap();
@@ -354,34 +448,46 @@ mod tests {
     fn bad_override_paths_are_errors_not_panics() {
         let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nsets = [1]\n";
         for bad in ["nokey", "stages.s.sets.5=1", "stages.s.sets.x=1", "a..b=1"] {
-            let err = parse(text, &[bad]).unwrap_err();
-            assert!(err.to_string().contains(bad), "{bad}: {err}");
+            let problems = parse(text, &[bad]).unwrap().problems;
+            assert_eq!(problems.len(), 1, "{bad}: {problems:?}");
+            assert!(problems[0].to_string().contains(bad), "{bad}: {problems:?}");
         }
     }
 
     #[test]
     fn unset_variables_are_all_reported_with_stage_and_key() {
         let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.a]\ndump = \"${TEMPORA_TEST_UNSET_A}\"\n[stages.b]\npaths = [\"x/${TEMPORA_TEST_UNSET_B}\"]\n";
-        let err = parse(text, &[]).unwrap_err();
-        assert_eq!(err.errors.len(), 2, "{err}");
-        assert_eq!(err.errors[0].stage.as_deref(), Some("a"));
-        assert_eq!(err.errors[0].key.as_deref(), Some("dump"));
-        assert_eq!(err.errors[1].key.as_deref(), Some("paths.0"));
-        assert!(err.to_string().contains("TEMPORA_TEST_UNSET_B"));
+        let file = parse(text, &[]).unwrap();
+        let errors = &file.problems;
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0].stage.as_deref(), Some("a"));
+        assert_eq!(errors[0].key.as_deref(), Some("dump"));
+        assert_eq!(errors[1].path().as_deref(), Some("stages.b.paths[0]"));
+        assert!(errors[1].message.contains("TEMPORA_TEST_UNSET_B"));
+        assert!(errors.iter().all(|e| e.concern == Concern::Environment));
+        // Left as written, so a dry run can show where it is used.
+        assert_eq!(
+            file.table["stages"]["a"]["dump"].as_str(),
+            Some("${TEMPORA_TEST_UNSET_A}")
+        );
     }
 
     #[test]
     fn impossible_dates_are_named_wherever_they_are() {
         let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.s]\nsets = [{ name = \"a\", from = \"2019-02-30\" }]\n";
-        let err = parse(text, &["pipeline.cutoff=\"2019-13-45\""]).unwrap_err();
-        let all: Vec<String> = err.errors.iter().map(ToString::to_string).collect();
+        let file = parse(text, &["pipeline.cutoff=\"2019-13-45\""]).unwrap();
+        let all: Vec<String> = file.problems.iter().map(ToString::to_string).collect();
         assert_eq!(
             all,
             [
-                "[pipeline] `cutoff`: `2019-13-45` is not a valid date (YYYY-MM-DD)",
-                "[stages.s] `sets.0.from`: `2019-02-30` is not a valid date (YYYY-MM-DD)",
+                "pipeline.cutoff: `2019-13-45` is not a valid date (YYYY-MM-DD)",
+                "stages.s.sets[0].from: `2019-02-30` is not a valid date (YYYY-MM-DD)",
             ]
         );
+        assert_eq!(file.lines.find("stages.s.sets[0].from"), Some(4));
+        assert_eq!(file.lines.find("stages.s.sets[0].to"), Some(4));
+        assert_eq!(file.lines.find("stages.s.missing"), Some(3));
+        assert_eq!(file.lines.find("nowhere"), None);
     }
 
     #[test]

@@ -88,13 +88,40 @@ impl StageError {
     }
 }
 
+/// A command-line argument that cannot be used (the binary exits 2 for it, and 1 for
+/// failures at run time). Subcommands return it inside their `anyhow` errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl UsageError {
+    /// A usage error saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+/// What a problem of a pipeline file is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concern {
+    /// The file itself: the plan cannot be made until it is fixed.
+    File,
+    /// The machine it runs on (an unset environment variable, a missing input
+    /// file): the plan can be shown (`run --dry-run`), the run cannot start.
+    Environment,
+}
+
 /// One problem in a pipeline file, naming the stage and key where it lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The stage (`None` for `[pipeline]` or the file as a whole).
     pub stage: Option<String>,
-    /// The key within the stage or `[pipeline]`, when the error is about one.
+    /// The key path within the stage or `[pipeline]` (`sets[1].from`), when the error is about one.
     pub key: Option<String>,
+    /// The line of the file where the key (or its nearest enclosing table) is written.
+    pub line: Option<usize>,
+    /// Whether it is about the file or the environment.
+    pub concern: Concern,
     /// What is wrong and, where possible, how to fix it.
     pub message: String,
 }
@@ -105,6 +132,8 @@ impl ConfigError {
         Self {
             stage: None,
             key: None,
+            line: None,
+            concern: Concern::File,
             message: message.into(),
         }
     }
@@ -112,9 +141,8 @@ impl ConfigError {
     /// An error about `key` of `[pipeline]`.
     pub fn pipeline(key: &str, message: impl Into<String>) -> Self {
         Self {
-            stage: None,
             key: Some(key.to_string()),
-            message: message.into(),
+            ..Self::file(message)
         }
     }
 
@@ -123,18 +151,42 @@ impl ConfigError {
         Self {
             stage: Some(stage.to_string()),
             key: key.map(str::to_string),
-            message: message.into(),
+            ..Self::file(message)
+        }
+    }
+
+    /// The same error, about the environment rather than the file.
+    #[must_use]
+    pub fn about_environment(self) -> Self {
+        Self {
+            concern: Concern::Environment,
+            ..self
+        }
+    }
+
+    /// The whole key path: `stages.split.sets[1].from`, `stages.split`, `pipeline.cutoff`.
+    pub fn path(&self) -> Option<String> {
+        let join = |table: String| match &self.key {
+            Some(key) if key.starts_with('[') => format!("{table}{key}"),
+            Some(key) => format!("{table}.{key}"),
+            None => table,
+        };
+        match (&self.stage, &self.key) {
+            (Some(stage), _) => Some(join(format!("stages.{stage}"))),
+            (None, Some(_)) => Some(join("pipeline".into())),
+            (None, None) => None,
         }
     }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.stage, &self.key) {
-            (Some(stage), Some(key)) => write!(f, "[stages.{stage}] `{key}`: {}", self.message),
-            (Some(stage), None) => write!(f, "[stages.{stage}]: {}", self.message),
-            (None, Some(key)) => write!(f, "[pipeline] `{key}`: {}", self.message),
-            (None, None) => f.write_str(&self.message),
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        match self.path() {
+            Some(path) => write!(f, "{path}: {}", self.message),
+            None => f.write_str(&self.message),
         }
     }
 }

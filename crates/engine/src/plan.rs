@@ -1,14 +1,15 @@
 //! Validation: turns a [`PipelineFile`] into a [`Plan`] — every stage configured,
 //! every input and side input resolved to a port of the right record kind, no
 //! cycle, no two sinks on one path, input files present. All problems are
-//! collected and returned together, each naming its stage and key.
+//! collected and returned together, each naming its stage, key path and line;
+//! a problem of a stage's options does not hide one of its inputs.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Component, Path};
 
 use crate::config::PipelineFile;
-use crate::error::{ConfigError, ConfigErrors};
+use crate::error::{Concern, ConfigError, ConfigErrors};
 use crate::registry::{PipelineContext, Port, Registry, Role, SideInput, StageConfig};
 use crate::runs::RunId;
 
@@ -85,8 +86,28 @@ impl Plan {
     /// Validates `file` against `registry`.
     ///
     /// # Errors
-    /// Every problem found, each naming stage and key.
+    /// Every problem found, each naming stage, key and line.
     pub fn new(file: PipelineFile, registry: &Registry) -> Result<Plan, ConfigErrors> {
+        match Self::draft(file, registry) {
+            Ok((plan, missing)) if missing.is_empty() => Ok(plan),
+            Ok((plan, missing)) => Err(ConfigErrors {
+                file: plan.file,
+                errors: missing,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Validates `file` against `registry`, but lets problems of the environment
+    /// (unset variables, missing input files) through: the plan is returned with
+    /// them, so it can be shown before they are fixed.
+    ///
+    /// # Errors
+    /// Every problem found when any is about the file itself.
+    pub fn draft(
+        file: PipelineFile,
+        registry: &Registry,
+    ) -> Result<(Plan, Vec<ConfigError>), ConfigErrors> {
         let mut errors = Vec::new();
         for key in file.table.keys() {
             if key != "pipeline" && key != "stages" {
@@ -111,33 +132,45 @@ impl Plan {
             ));
         }
 
-        let stages = configure_stages(&file.table, registry, &context, &mut errors);
+        let (stages, unconfigured) = configure_stages(&file.table, registry, &context, &mut errors);
         let declared: Vec<&str> = file
             .table
             .get("stages")
             .and_then(|s| s.as_table())
             .map(|t| t.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        check_graph(&stages, &declared, registry, &mut errors);
+        check_graph(&stages, &unconfigured, &declared, registry, &mut errors);
         check_files(&stages, &mut errors);
-        let stages = if errors.is_empty() {
-            topological_order(stages, &mut errors)
-        } else {
+        // A value the file resolution already found wrong (an unset variable, an
+        // impossible date) is reported once, not again by the stage that reads it.
+        errors.retain(|e| !file.problems.iter().any(|p| same_key(p, e)));
+        errors.splice(0..0, file.problems.iter().cloned());
+        let file_problem =
+            |errors: &[ConfigError]| errors.iter().any(|e| e.concern == Concern::File);
+        let stages = if file_problem(&errors) {
             stages
+        } else {
+            topological_order(stages, &mut errors)
         };
-        if errors.is_empty() {
-            Ok(Plan {
+        for e in &mut errors {
+            e.line = e.path().and_then(|path| file.lines.find(&path));
+        }
+        errors.sort_by_key(|e| e.line.unwrap_or(0));
+        if file_problem(&errors) {
+            return Err(ConfigErrors {
+                file: file.path,
+                errors,
+            });
+        }
+        Ok((
+            Plan {
                 file: file.path,
                 context,
                 stages,
                 resolved: file.table,
-            })
-        } else {
-            Err(ConfigErrors {
-                file: file.path,
-                errors,
-            })
-        }
+            },
+            errors,
+        ))
     }
 
     /// The first stage that brings only what is new since its last run (see
@@ -199,6 +232,27 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// Whether two problems are about the same value: the same stage, and one key
+/// path inside the other (`paths` and `paths[0]`).
+fn same_key(a: &ConfigError, b: &ConfigError) -> bool {
+    let inside = |outer: &str, inner: &str| {
+        inner == outer
+            || inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with(['.', '[']))
+    };
+    match (&a.key, &b.key) {
+        (Some(x), Some(y)) => a.stage == b.stage && (inside(x, y) || inside(y, x)),
+        _ => false,
+    }
+}
+
+/// A stage whose kind or options are wrong: its inputs are still checked.
+struct Unconfigured {
+    name: String,
+    inputs: Vec<PortRef>,
+}
+
 fn valid_stage_name(name: &str) -> bool {
     !name.is_empty()
         && name
@@ -211,20 +265,21 @@ fn configure_stages(
     registry: &Registry,
     context: &PipelineContext,
     errors: &mut Vec<ConfigError>,
-) -> Vec<PlannedStage> {
+) -> (Vec<PlannedStage>, Vec<Unconfigured>) {
     let Some(stages) = table.get("stages") else {
         errors.push(ConfigError::file(
             "no stages: add at least one [stages.NAME] table",
         ));
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let Some(stages) = stages.as_table() else {
         errors.push(ConfigError::file(
             "`stages` must be a table of [stages.NAME] tables",
         ));
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut planned = Vec::new();
+    let mut unconfigured = Vec::new();
     for (name, value) in stages {
         if !valid_stage_name(name) {
             errors.push(ConfigError::stage(
@@ -237,11 +292,12 @@ fn configure_stages(
             errors.push(ConfigError::stage(name, None, "must be a table"));
             continue;
         };
-        if let Some(stage) = configure_stage(name, body, registry, context, errors) {
-            planned.push(stage);
+        match configure_stage(name, body, registry, context, errors) {
+            Ok(stage) => planned.push(stage),
+            Err(stage) => unconfigured.push(stage),
         }
     }
-    planned
+    (planned, unconfigured)
 }
 
 fn configure_stage(
@@ -250,12 +306,22 @@ fn configure_stage(
     registry: &Registry,
     context: &PipelineContext,
     errors: &mut Vec<ConfigError>,
-) -> Option<PlannedStage> {
-    let kind_name = match body.get("kind") {
-        Some(toml::Value::String(k)) => k.as_str(),
+) -> Result<PlannedStage, Unconfigured> {
+    let kind = match body.get("kind") {
+        Some(toml::Value::String(k)) => match registry.get(k) {
+            Some(kind) => Some(kind),
+            None => {
+                errors.push(ConfigError::stage(
+                    name,
+                    Some("kind"),
+                    format!("unknown kind `{k}` (known kinds: {})", registry.names()),
+                ));
+                None
+            }
+        },
         Some(_) => {
             errors.push(ConfigError::stage(name, Some("kind"), "must be a string"));
-            return None;
+            None
         }
         None => {
             errors.push(ConfigError::stage(
@@ -263,21 +329,17 @@ fn configure_stage(
                 Some("kind"),
                 format!("missing (known kinds: {})", registry.names()),
             ));
-            return None;
+            None
         }
     };
-    let Some(kind) = registry.get(kind_name) else {
-        errors.push(ConfigError::stage(
-            name,
-            Some("kind"),
-            format!(
-                "unknown kind `{kind_name}` (known kinds: {})",
-                registry.names()
-            ),
-        ));
-        return None;
+    let inputs = parse_inputs(name, body.get("inputs"), kind.map(|k| k.role), errors);
+    let unconfigured = |inputs| Unconfigured {
+        name: name.to_string(),
+        inputs,
     };
-    let inputs = parse_inputs(name, body.get("inputs"), kind.role, errors);
+    let Some(kind) = kind else {
+        return Err(unconfigured(inputs));
+    };
     let channel_capacity = match body.get("channel_capacity") {
         None => context.channel_capacity,
         Some(toml::Value::Integer(n)) if *n >= 1 => usize::try_from(*n).unwrap_or(usize::MAX),
@@ -301,7 +363,7 @@ fn configure_stage(
             for p in problems {
                 errors.push(ConfigError::stage(name, p.key.as_deref(), p.message));
             }
-            return None;
+            return Err(unconfigured(inputs));
         }
     };
     for (key, message) in config.check(context) {
@@ -316,7 +378,7 @@ fn configure_stage(
             (s, from)
         })
         .collect();
-    Some(PlannedStage {
+    Ok(PlannedStage {
         name: name.to_string(),
         kind: kind.name.to_string(),
         role: kind.role,
@@ -331,7 +393,7 @@ fn configure_stage(
 fn parse_inputs(
     name: &str,
     value: Option<&toml::Value>,
-    role: Role,
+    role: Option<Role>,
     errors: &mut Vec<ConfigError>,
 ) -> Vec<PortRef> {
     let list: Vec<PortRef> = match value {
@@ -361,12 +423,12 @@ fn parse_inputs(
         }
     };
     match role {
-        Role::Source if !list.is_empty() => errors.push(ConfigError::stage(
+        Some(Role::Source) if !list.is_empty() => errors.push(ConfigError::stage(
             name,
             Some("inputs"),
             "a source stage takes no inputs",
         )),
-        Role::Transform | Role::Sink if list.is_empty() => errors.push(ConfigError::stage(
+        Some(Role::Transform | Role::Sink) if list.is_empty() => errors.push(ConfigError::stage(
             name,
             Some("inputs"),
             "missing: list the stages (or `stage.port`s) this stage reads",
@@ -376,10 +438,12 @@ fn parse_inputs(
     list
 }
 
-/// Checks every input and side input. A reference to a declared stage that failed
-/// to configure is not reported again (its own error says what is wrong).
+/// Checks every input and side input, and that the inputs of stages that failed to
+/// configure exist. A reference to a declared stage that failed to configure is not
+/// reported again (its own error says what is wrong).
 fn check_graph(
     stages: &[PlannedStage],
+    unconfigured: &[Unconfigured],
     declared: &[&str],
     registry: &Registry,
     errors: &mut Vec<ConfigError>,
@@ -448,6 +512,13 @@ fn check_graph(
             }
         }
     }
+    for stage in unconfigured {
+        for input in &stage.inputs {
+            if let Err(e) = resolve(input) {
+                errors.push(ConfigError::stage(&stage.name, Some("inputs"), e));
+            }
+        }
+    }
 }
 
 fn check_files(stages: &[PlannedStage], errors: &mut Vec<ConfigError>) {
@@ -458,11 +529,14 @@ fn check_files(stages: &[PlannedStage], errors: &mut Vec<ConfigError>) {
         };
         for (key, path) in config.reads() {
             if path.as_os_str() != "-" && !path.exists() {
-                errors.push(ConfigError::stage(
-                    &stage.name,
-                    Some(&key),
-                    format!("input file not found: {}", path.display()),
-                ));
+                errors.push(
+                    ConfigError::stage(
+                        &stage.name,
+                        Some(&key),
+                        format!("input file not found: {}", path.display()),
+                    )
+                    .about_environment(),
+                );
             }
         }
         for (key, template) in config.writes() {
@@ -595,15 +669,15 @@ kind = "test-generate"
         .unwrap();
         let all = messages(&err).join("\n");
         assert!(
-            all.contains("[stages.gen] `colour`: unknown field `colour`"),
+            all.contains("stages.gen.colour: unknown field `colour`"),
             "{all}"
         );
         assert!(
-            all.contains("[stages.typo] `kind`: unknown kind `test-generat` (known kinds: test-count, test-fail, test-generate, test-pass)"),
+            all.contains("stages.typo.kind: unknown kind `test-generat` (known kinds: test-count, test-fail, test-generate, test-pass)"),
             "{all}"
         );
         assert!(
-            all.contains("[stages.pass] `inputs`: unknown stage `nowhere`"),
+            all.contains("stages.pass.inputs: unknown stage `nowhere`"),
             "{all}"
         );
         assert!(
@@ -611,15 +685,57 @@ kind = "test-generate"
             "{all}"
         );
         assert!(
-            all.contains("[stages.missing] `from_file`: input file not found"),
+            all.contains("stages.missing.from_file: input file not found"),
             "{all}"
         );
-        assert!(all.contains("[stages.needs] `inputs`: missing"), "{all}");
+        assert!(all.contains("stages.needs.inputs: missing"), "{all}");
         assert!(
-            all.contains("[stages.nocount] `count`: missing field `count`"),
+            all.contains("stages.nocount.count: missing field `count`"),
             "{all}"
         );
         assert_eq!(err.errors.len(), 7, "{all}");
+    }
+
+    #[test]
+    fn a_stage_with_bad_options_still_has_its_inputs_checked_and_types_name_their_key() {
+        let err = validate(
+            r#"
+[stages.gen]
+kind = "test-generate"
+count = "many"
+[stages.pass]
+kind = "test-pass"
+inputs = ["nowhere"]
+colour = 1
+"#,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            messages(&err),
+            [
+                "line 6: stages.gen.count: invalid type: string \"many\", expected u64",
+                "line 9: stages.pass.inputs: unknown stage `nowhere`",
+                "line 10: stages.pass.colour: unknown field `colour`, expected `fail_after`",
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_input_files_alone_leave_a_draft_plan() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.gen]\nkind = \"test-generate\"\ncount = 1\nfrom_file = \"/no/such/file\"\n";
+        let registry = Registry::new(test_kinds());
+        let file = PipelineFile::parse("p.toml", text, &[]).unwrap();
+        let (plan, missing) = Plan::draft(file.clone(), &registry).unwrap();
+        assert_eq!(plan.stages.len(), 1);
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].concern, Concern::Environment);
+        let err = Plan::new(file, &registry).err().unwrap();
+        assert_eq!(err.errors, missing);
+        // A problem of the file itself stops the draft too.
+        let bad =
+            PipelineFile::parse("p.toml", &text.replace("count = 1", "count = -1"), &[]).unwrap();
+        assert!(Plan::draft(bad, &registry).is_err());
     }
 
     #[test]
@@ -641,7 +757,7 @@ inputs = ["a"]
         .unwrap();
         let all = messages(&err).join("\n");
         assert!(
-            all.contains("[stages.a] `inputs`: is part of a cycle (a -> b)"),
+            all.contains("stages.a.inputs: is part of a cycle (a -> b)"),
             "{all}"
         );
         assert_eq!(err.errors.len(), 2);
@@ -676,15 +792,15 @@ path = "/etc/passwd"
         .unwrap();
         let all = messages(&err).join("\n");
         assert!(
-            all.contains("[stages.two] `path`: stage `one` writes to `{split}.jsonl` too"),
+            all.contains("stages.two.path: stage `one` writes to `{split}.jsonl` too"),
             "{all}"
         );
         assert!(
-            all.contains("[stages.three] `path`: `../escape.jsonl` must be a relative path"),
+            all.contains("stages.three.path: `../escape.jsonl` must be a relative path"),
             "{all}"
         );
         assert!(
-            all.contains("[stages.four] `path`: `/etc/passwd` must be a relative path"),
+            all.contains("stages.four.path: `/etc/passwd` must be a relative path"),
             "{all}"
         );
     }
@@ -709,7 +825,7 @@ inputs = ["sink"]
         .unwrap();
         let all = messages(&err).join("\n");
         assert!(
-            all.contains("[stages.gen] `inputs`: a source stage takes no inputs"),
+            all.contains("stages.gen.inputs: a source stage takes no inputs"),
             "{all}"
         );
         assert!(

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::de::DeserializeOwned;
 
+use crate::dry_run::{DescribeContext, StagePlan};
 use crate::error::StageError;
 use crate::records::RecordKind;
 use crate::runs::RunId;
@@ -95,6 +96,7 @@ pub struct PipelineContext {
 }
 
 /// A stage's parsed options: what validation needs to know about it, and how to build it.
+#[async_trait::async_trait(?Send)]
 pub trait StageConfig: Send {
     /// Output ports, the default (`out`) first when there is one. Sinks have none.
     fn outputs(&self) -> Vec<Port>;
@@ -131,6 +133,13 @@ pub trait StageConfig: Send {
     /// Checks that need more than types: `(key, message)` for each problem.
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
         Vec::new()
+    }
+
+    /// What the stage will ask of the outside world (its queries, politeness and
+    /// cost), for `tempora run --dry-run`. Touches the network only when
+    /// `ctx.online` (`--estimate`). Default: nothing to declare.
+    async fn describe(&self, _ctx: &DescribeContext<'_>) -> StagePlan {
+        StagePlan::default()
     }
 
     /// Builds the running stage. May touch the environment (open files, databases).
@@ -174,20 +183,43 @@ pub struct StageKind {
 /// Parses a stage's options into `T` (a `deny_unknown_fields` struct).
 ///
 /// # Errors
-/// The deserializer's message, which names the unknown, missing or mistyped key.
+/// The deserializer's message, with the key path of the unknown, missing or
+/// mistyped option (`sets[1].from`).
 pub fn parse_options<T: DeserializeOwned>(table: toml::Table) -> Result<T, Vec<OptionError>> {
-    T::deserialize(toml::Value::Table(table)).map_err(|e| {
-        let message = e.message().trim().to_string();
-        let key = key_in_message(&message);
-        vec![OptionError { key, message }]
-    })
+    deserialize_located(toml::Value::Table(table)).map_err(|e| vec![e])
 }
 
-/// serde names the offending field in backticks: "unknown field `foo`, expected ...".
-pub(crate) fn key_in_message(message: &str) -> Option<String> {
-    let start = message.find('`')? + 1;
-    let len = message[start..].find('`')?;
-    Some(message[start..start + len].to_string())
+/// Deserializes `value`, naming the key path of the first problem: the path serde
+/// was at (`sets[1].from`), or for a missing or unknown field, that field under it.
+pub(crate) fn deserialize_located<T: DeserializeOwned>(
+    value: toml::Value,
+) -> Result<T, OptionError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let message = e.inner().message().trim().to_string();
+        let mut key = e.path().to_string();
+        if key == "." {
+            key.clear();
+        }
+        // serde names the field itself only in these messages, in backticks; any other
+        // message may quote a value ("unknown variant `facts`"), which is no key.
+        let named = ["missing field `", "unknown field `"]
+            .iter()
+            .find_map(|prefix| message.strip_prefix(prefix))
+            .and_then(|rest| rest.split('`').next());
+        if let Some(field) = named {
+            if key.rsplit(['.', '[']).next() != Some(field) {
+                key = if key.is_empty() {
+                    field.to_string()
+                } else {
+                    format!("{key}.{field}")
+                };
+            }
+        }
+        OptionError {
+            key: (!key.is_empty()).then_some(key),
+            message,
+        }
+    })
 }
 
 /// The kinds a pipeline may use.

@@ -4,6 +4,7 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
+use tempora_engine::UsageError;
 
 use anyhow::{bail, Context as _};
 use rayon::prelude::*;
@@ -46,7 +47,10 @@ pub struct ExtractArgs {
 /// Bad options, an unreadable file, or a profile that does not compile.
 pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
     if args.files.len() > 1 && (args.url.is_some() || args.captured.is_some()) {
-        bail!("--url and --captured describe one page; give one FILE with them");
+        return Err(UsageError::new(
+            "--url and --captured describe one page; give one FILE with them",
+        )
+        .into());
     }
     let profiles = load_profiles(args.profiles.as_deref())?;
     let forced = (args.site != "auto").then_some(args.site.as_str());

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use tempora_engine::UsageError;
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 
 use crate::bins::{Bins, DEFAULT_MIN_BIN};
 use crate::diversify::{select, shuffled, SampleNgrams, Subset};
@@ -79,7 +80,7 @@ pub struct DiversifyArgs {
 /// cannot be written.
 pub fn run_novelty(args: NoveltyArgs) -> anyhow::Result<()> {
     if args.min_bin == 0 {
-        bail!("--min-bin must be at least 1");
+        return Err(UsageError::new("--min-bin must be at least 1").into());
     }
     let index = TrainingIndex::build(&args.train, &args.field, args.n)?;
     eprintln!(
@@ -244,18 +245,25 @@ fn write_atomically(
 pub fn run_diversify(args: DiversifyArgs) -> anyhow::Result<()> {
     let format = Format::of(&args.train[0]);
     if let Some(other) = args.train.iter().find(|p| Format::of(p) != format) {
-        bail!(
+        return Err(UsageError::new(format!(
             "{}: all --train files must be of one format ({} is {:?})",
             other.display(),
             args.train[0].display(),
             format
-        );
+        ))
+        .into());
     }
     if format == Format::Parquet && args.train.len() > 1 {
-        bail!("give one Parquet file (or JSONL/text files, as many as you like)");
+        return Err(UsageError::new(
+            "give one Parquet file (or JSONL/text files, as many as you like)",
+        )
+        .into());
     }
     if let Some(zero) = args.max_repeats.iter().find(|t| **t == 0) {
-        bail!("--max-repeats {zero}: a threshold must be at least 1");
+        return Err(UsageError::new(format!(
+            "--max-repeats {zero}: a threshold must be at least 1"
+        ))
+        .into());
     }
     let samples = SampleNgrams::read(&args.train, &args.field, args.n)?;
     let order = shuffled(samples.samples(), args.seed);

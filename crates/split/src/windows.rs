@@ -151,7 +151,7 @@ impl fmt::Display for Window {
     }
 }
 
-/// A problem with the `sets` option: the key (`sets.1.from`) and what is wrong.
+/// A problem with the `sets` option: the key (`sets[1].from`) and what is wrong.
 pub type SetError = (String, String);
 
 /// The sets of a split stage, in the order the pipeline file lists them.
@@ -175,10 +175,10 @@ impl Windows {
         let mut windows: Vec<Window> = Vec::with_capacity(specs.len());
         for (i, spec) in specs.iter().enumerate() {
             if let Some(problem) = name_problem(&spec.name) {
-                errors.push((format!("sets.{i}.name"), problem));
+                errors.push((format!("sets[{i}].name"), problem));
             } else if windows.iter().any(|w| w.name == spec.name) {
                 errors.push((
-                    format!("sets.{i}.name"),
+                    format!("sets[{i}].name"),
                     format!("set `{}` is listed twice", spec.name),
                 ));
             }
@@ -190,7 +190,7 @@ impl Windows {
             if let (Some(from), Some(to)) = (window.from, window.to) {
                 if from > to {
                     errors.push((
-                        format!("sets.{i}.from"),
+                        format!("sets[{i}].from"),
                         format!(
                             "set `{}` starts on {from}, after its end {to} (cutoff {cutoff})",
                             spec.name
@@ -201,7 +201,7 @@ impl Windows {
             for earlier in &windows {
                 if earlier.overlaps(&window) {
                     errors.push((
-                        format!("sets.{i}"),
+                        format!("sets[{i}]"),
                         format!(
                             "{window} overlaps {earlier}: an article may belong to one set only"
                         ),
@@ -316,15 +316,15 @@ mod tests {
         ];
         let errors = Windows::resolve(&sets, day("2019-12-31")).unwrap_err();
         let keys: Vec<&str> = errors.iter().map(|(k, _)| k.as_str()).collect();
-        assert!(keys.contains(&"sets.0.from"), "{errors:?}");
-        assert!(keys.contains(&"sets.1.name"), "{errors:?}");
-        assert!(keys.contains(&"sets.2.name"), "{errors:?}");
-        assert!(keys.contains(&"sets.3.name"), "{errors:?}");
+        assert!(keys.contains(&"sets[0].from"), "{errors:?}");
+        assert!(keys.contains(&"sets[1].name"), "{errors:?}");
+        assert!(keys.contains(&"sets[2].name"), "{errors:?}");
+        assert!(keys.contains(&"sets[3].name"), "{errors:?}");
         // The open set `a` (#1) overlaps everything after it.
         assert!(
             errors
                 .iter()
-                .any(|(k, m)| k == "sets.2" && m.contains("overlaps")),
+                .any(|(k, m)| k == "sets[2]" && m.contains("overlaps")),
             "{errors:?}"
         );
         assert!(Windows::resolve(&[], day("2019-12-31")).is_err());

@@ -154,7 +154,7 @@ fn bad_options_name_their_key() {
         &ctx,
     )
     .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("sets.0.from"));
+    assert_eq!(errors[0].key.as_deref(), Some("sets[0].from"));
 
     let errors = SplitConfig::configure(options(r#"sets = [{ name = "x", from = "soon" }]"#), &ctx)
         .unwrap_err();

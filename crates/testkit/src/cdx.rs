@@ -1,7 +1,9 @@
 //! The CDX query API (`/cdx/search/cdx`) as the real server answers it:
 //! `url` + `matchType`, `from`/`to`, `output=json`, `fl`, repeated `filter`,
 //! `collapse` (adjacent rows only), `limit`, and `showResumeKey`/`resumeKey`
-//! paging with keys shaped like the recorded ones (`com%2Ccnn%29%2F+2001041400593%3A`).
+//! paging with keys shaped like the recorded ones (`com%2Ccnn%29%2F+2001041400593%3A`),
+//! and `showNumPages=true` (with `pageSize`): the number of pages of index blocks
+//! of [`BLOCK_LINES`] lines that the URL range spans, as a bare number.
 
 use regex::Regex;
 
@@ -18,6 +20,12 @@ pub const FIELDS: [&str; 7] = [
     "digest",
     "length",
 ];
+
+/// Index lines in one block, as in the Archive's ZipNum index.
+pub const BLOCK_LINES: usize = 3000;
+
+/// Blocks per page when `pageSize` is not given (the Archive's server uses 50).
+pub const DEFAULT_PAGE_SIZE: usize = 50;
 
 /// An answer before it goes on the wire.
 #[derive(Debug, Clone)]
@@ -105,6 +113,25 @@ fn run(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Resul
         Some(l) => Some(l.parse().map_err(|_| format!("bad limit {l}"))?),
         None => None,
     };
+    if get("showNumPages") == Some("true") {
+        let page_size: usize = match get("pageSize") {
+            Some(p) => p
+                .parse()
+                .ok()
+                .filter(|p| *p >= 1)
+                .ok_or_else(|| format!("bad pageSize {p}"))?,
+            None => DEFAULT_PAGE_SIZE,
+        };
+        // Like the real index, the count covers the URL range only: no window,
+        // filter or collapse narrows it.
+        let lines = corpus
+            .rows()
+            .iter()
+            .filter(|(key, _)| matcher.matches(key) && !is_blocked(key))
+            .count();
+        let pages = lines.div_ceil(BLOCK_LINES).div_ceil(page_size);
+        return Ok(Answer::text(200, format!("{pages}\n")));
+    }
     let show_resume = get("showResumeKey") == Some("true");
     let resume_from = get("resumeKey").map(decode_resume_key);
 
@@ -409,6 +436,25 @@ mod tests {
             |_| false,
         );
         assert_eq!(body(&a), "20010415000000\n20010416000000\n");
+    }
+
+    #[test]
+    fn page_counts_cover_the_url_range_in_blocks() {
+        let many: Vec<MockCapture> = (0..BLOCK_LINES + 1)
+            .map(|i| MockCapture::html(&format!("http://a.com/{i}"), "20200101000000", "x"))
+            .collect();
+        let corpus = Corpus::new(many);
+        let count = |q: &str| body(&answer(&corpus, q, |_| false));
+        assert_eq!(count("url=a.com/*&showNumPages=true&pageSize=1"), "2\n");
+        assert_eq!(count("url=a.com/*&showNumPages=true"), "1\n");
+        assert_eq!(count("url=b.com/*&showNumPages=true&pageSize=1"), "0\n");
+        assert_eq!(
+            answer(&corpus, "url=a.com/*&showNumPages=true&pageSize=0", |_| {
+                false
+            })
+            .status,
+            400
+        );
     }
 
     #[test]

@@ -107,6 +107,27 @@ impl CdxQuery {
         url.into()
     }
 
+    /// The request that asks how many index blocks the query's URL range spans
+    /// (`showNumPages=true&pageSize=1`; a block holds up to [`INDEX_LINES_PER_BLOCK`]
+    /// lines). The server counts by URL key only: the window, filters and collapse
+    /// do not narrow it.
+    pub fn count_url(&self, endpoint: &str) -> String {
+        let base = format!("{}/cdx/search/cdx", endpoint.trim_end_matches('/'));
+        let Ok(mut url) = url::Url::parse(&base) else {
+            return base;
+        };
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("url", &self.url);
+            if let Some(m) = self.match_type {
+                q.append_pair("matchType", m.as_str());
+            }
+            q.append_pair("showNumPages", "true");
+            q.append_pair("pageSize", "1");
+        }
+        url.into()
+    }
+
     /// A stable identity of the query (its state key): every parameter but paging.
     pub fn id(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| self.url.clone())
@@ -299,6 +320,10 @@ pub struct CdxClient {
     backoff: Duration,
 }
 
+/// Index lines in one block of the Archive's ZipNum CDX index (its documentation:
+/// "usually 3,000 lines each"); a page count with `pageSize=1` counts blocks.
+pub const INDEX_LINES_PER_BLOCK: u64 = 3000;
+
 /// CDX answers are text; a page of 10,000 rows is about 1.5 MB.
 const MAX_CDX_BODY: u64 = 512 * 1024 * 1024;
 
@@ -384,6 +409,48 @@ impl CdxClient {
                 }
             }
         }
+    }
+}
+
+impl CdxClient {
+    /// How many index blocks `query`'s URL range spans (one request; see
+    /// [`CdxQuery::count_url`]).
+    ///
+    /// # Errors
+    /// The HTTP client's errors, or an answer that is not a number.
+    pub async fn count_blocks(&self, query: &CdxQuery) -> Result<u64, WaybackError> {
+        let url = query.count_url(&self.endpoint);
+        let answer = match self.client.get(&url, 1024).await {
+            Ok(a) => a,
+            Err(GetError::TooLarge) => {
+                return Err(WaybackError::BadCdx {
+                    url,
+                    message: "a page count longer than 1 KB".into(),
+                })
+            }
+            Err(GetError::Failed(e)) => return Err(e),
+        };
+        let text = String::from_utf8_lossy(&answer.body);
+        if answer.status != 200 {
+            return Err(WaybackError::BadQuery {
+                url,
+                status: answer.status,
+                message: text
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .take(200)
+                    .collect(),
+            });
+        }
+        text.trim().parse().map_err(|_| WaybackError::BadCdx {
+            url,
+            message: format!(
+                "expected a page count, got {:?}",
+                text.chars().take(80).collect::<String>()
+            ),
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! (same defaults, same politeness, same dedupe).
 
 use std::io::Write as _;
+use tempora_engine::UsageError;
 
 use anyhow::{bail, Context as _};
 
@@ -62,7 +63,10 @@ fn bound(value: Option<&str>, end: bool) -> anyhow::Result<Option<String>> {
         }));
     }
     if timestamp::parse(v).is_none() {
-        bail!("`{v}` is neither a day (YYYY-MM-DD) nor a timestamp of 4 to 14 digits");
+        return Err(UsageError::new(format!(
+            "`{v}` is neither a day (YYYY-MM-DD) nor a timestamp of 4 to 14 digits"
+        ))
+        .into());
     }
     Ok(Some(v.to_string()))
 }
@@ -78,16 +82,26 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         Some("prefix") => Some(MatchType::Prefix),
         Some("host") => Some(MatchType::Host),
         Some("domain") => Some(MatchType::Domain),
-        Some(other) => bail!("--match-type `{other}`: expected exact, prefix, host or domain"),
+        Some(other) => {
+            return Err(UsageError::new(format!(
+                "--match-type `{other}`: expected exact, prefix, host or domain"
+            ))
+            .into())
+        }
     };
     let keep = match args.keep.as_str() {
         "earliest" => Keep::Earliest,
         "latest" => Keep::Latest,
         "all" => Keep::All,
-        other => bail!("--keep `{other}`: expected earliest, latest or all"),
+        other => {
+            return Err(UsageError::new(format!(
+                "--keep `{other}`: expected earliest, latest or all"
+            ))
+            .into())
+        }
     };
     if args.limit == 0 {
-        bail!("--limit must be at least 1");
+        return Err(UsageError::new("--limit must be at least 1").into());
     }
     let filters = match (args.no_filter, args.filters.is_empty()) {
         (true, _) => Vec::new(),

@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
+use tempora_engine::UsageError;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use chrono::NaiveDate;
 use tempora_engine::progress::{suspend, Progress};
 use tempora_engine::{OnError, ProgressMode, StageStats};
@@ -60,11 +61,12 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
     {
-        bail!(
+        return Err(UsageError::new(format!(
             "{}: `tempora facts` writes JSONL only; parquet output goes through a pipeline \
              with a `wikidata` stage and a `parquet` sink (`tempora run`), or convert the JSONL",
             args.output.display()
-        );
+        ))
+        .into());
     }
     let query = FactsQuery {
         relations: args.relations.clone(),

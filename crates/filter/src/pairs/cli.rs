@@ -2,8 +2,9 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use tempora_engine::UsageError;
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use chrono::NaiveDate;
 use tempora_engine::{Article, FactError, Record};
 
@@ -41,11 +42,12 @@ pub fn run(args: PairsArgs) -> anyhow::Result<()> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
     {
-        bail!(
+        return Err(UsageError::new(format!(
             "{}: `tempora pairs` writes JSONL only; Parquet goes through a pipeline with a \
              `minimal-pairs` stage and a `parquet` sink (`tempora run`)",
             args.output.display()
-        );
+        ))
+        .into());
     }
     let facts = read_facts_file(&args.facts)?;
     let maker = PairMaker::new(

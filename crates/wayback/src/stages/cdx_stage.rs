@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
@@ -157,6 +157,7 @@ impl CdxOptions {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for CdxOptions {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
@@ -168,6 +169,10 @@ impl StageConfig for CdxOptions {
 
     fn incremental(&self) -> bool {
         self.incremental
+    }
+
+    async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
+        super::describe::cdx(self, ctx).await
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {

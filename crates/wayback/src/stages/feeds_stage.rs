@@ -8,8 +8,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
@@ -130,6 +130,7 @@ impl FeedsOptions {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for FeedsOptions {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
@@ -141,6 +142,10 @@ impl StageConfig for FeedsOptions {
 
     fn incremental(&self) -> bool {
         self.incremental
+    }
+
+    async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
+        super::describe::feeds(self, ctx)
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {

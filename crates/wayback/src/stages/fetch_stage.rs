@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Capture, OptionError, Page, PipelineContext, Port, PortId, Record, RecordKind,
-    Stage, StageConfig, StageError, StageIo,
+    parse_options, Capture, DescribeContext, OptionError, Page, PipelineContext, Port, PortId,
+    Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
@@ -119,6 +119,7 @@ impl FetchOptions {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for FetchOptions {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Page)]
@@ -126,6 +127,10 @@ impl StageConfig for FetchOptions {
 
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
         self.problems()
+    }
+
+    async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
+        super::describe::fetch(self, ctx)
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
