@@ -530,11 +530,15 @@ fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, Pref
             path: out.join(crate::runs::RUNS_DIR),
             source,
         })?;
+    // The run's own files are kept in its folder; a sink path like `{split}.jsonl`
+    // matches them too without writing them.
+    let own = [out.join("run.json"), out.join("rejected.jsonl")];
     for stage in &plan.stages {
         let Some(config) = &stage.config else {
             continue;
         };
-        if let Some((key, path)) = config.replaced_files(&plan.context).into_iter().next() {
+        let replaced = config.replaced_files(&plan.context);
+        if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !own.contains(p)) {
             let _ = std::fs::remove_dir(&folder);
             return Err(PreflightError::WouldReplace {
                 stage: stage.name.clone(),
