@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempfile::NamedTempFile;
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
+    Batch, Emitted, PipelineContext, Port, Record, Stage, StageConfig, StageError, Transform,
     TransformStage,
 };
 
@@ -103,8 +103,10 @@ struct OpenFile {
     tmp: NamedTempFile,
     /// Streamed lines (unsorted JSONL).
     writer: Option<BufWriter<std::fs::File>>,
-    /// Held lines with their sort key (sorted JSONL, and Parquet).
+    /// Held lines with their sort key (sorted JSONL).
     held: Vec<(String, Vec<u8>)>,
+    /// Held records with their sort key (Parquet).
+    records: Vec<(String, Record)>,
     count: u64,
 }
 
@@ -134,6 +136,7 @@ impl FileSink {
                     tmp,
                     writer,
                     held: Vec::new(),
+                    records: Vec::new(),
                     count: 0,
                 },
             );
@@ -148,6 +151,7 @@ impl FileSink {
         let io_err = |e| StageError::io(&path, e);
         if self.sort {
             file.held.sort_by(|a, b| a.0.cmp(&b.0));
+            file.records.sort_by(|a, b| a.0.cmp(&b.0));
         }
         match (self.format, file.writer.take()) {
             (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,
@@ -160,12 +164,13 @@ impl FileSink {
                 w.flush().map_err(io_err)?;
             }
             (Format::Parquet, _) => {
-                if file.held.is_empty() {
+                // The sink is not told its input's kind: with no record, no schema.
+                let Some(kind) = file.records.first().map(|(_, r)| r.kind()) else {
                     tracing::info!(path = %path.display(), "no records: no Parquet file written");
                     return Ok(());
-                }
-                let lines = file.held.iter().map(|(_, l)| l.as_slice());
-                parquet::write_json_lines(lines, file.tmp.as_file())
+                };
+                let records = file.records.iter().map(|(_, r)| r);
+                parquet::write_records(kind, records, file.tmp.as_file())
                     .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
             }
         }
@@ -186,17 +191,22 @@ impl Transform for FileSink {
                     continue;
                 }
             };
-            let mut line = Vec::with_capacity(256);
-            record
-                .write_json(&mut line)
-                .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
             let key = if sort {
                 record.sort_key()
             } else {
                 String::new()
             };
+            let parquet = self.format == Format::Parquet;
             let file = self.open(&relative)?;
             file.count += 1;
+            if parquet {
+                file.records.push((key, record));
+                continue;
+            }
+            let mut line = Vec::with_capacity(256);
+            record
+                .write_json(&mut line)
+                .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
             match &mut file.writer {
                 Some(w) => {
                     let path = relative.clone();

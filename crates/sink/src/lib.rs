@@ -10,6 +10,7 @@
 
 mod file_sink;
 pub mod parquet;
+pub mod schema;
 mod source;
 pub mod template;
 
@@ -49,7 +50,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
         StageKind {
             name: "parquet",
-            about: "Writes records as Parquet files under pipeline.out (columns = the JSON field names; nested records as structs).",
+            about: "Writes records as Parquet files under pipeline.out, with the record kind's declared schema (README, \"Output schema\"): the JSON field names, typed dates, nested records as structs.",
             role: Role::Sink,
             accepts: &RecordKind::ALL,
             emits: "",
