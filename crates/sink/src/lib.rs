@@ -3,7 +3,8 @@
 //!
 //! In: records of any kind. Out: files under `pipeline.out` named by a path
 //! template (`{split}.jsonl`), with the records' public field names (the Hugging
-//! Face names: `document`, `summary`, ...). Promises: a file appears under its
+//! Face names: `document`, `summary`, ...); every Parquet file of a record kind has
+//! that kind's declared Arrow schema ([`schema`]). Promises: a file appears under its
 //! name only when complete; the same records give the same bytes (sorted by a
 //! stable key unless `sort = false`); the sources read back exactly what the
 //! sinks wrote.
