@@ -67,7 +67,7 @@ pub struct Capture {
     pub url: String,
     /// Capture time, 14 digits `YYYYMMDDhhmmss` (UTC).
     pub timestamp: String,
-    /// HTTP status of the capture (`None` for revisit records shown as `-`).
+    /// HTTP status of the capture (null for revisit records, listed as `-`).
     pub status: Option<u16>,
     /// MIME type as archived.
     pub mime: String,
@@ -85,7 +85,7 @@ pub struct Page {
     /// The capture that was requested.
     #[serde(flatten)]
     pub capture: Capture,
-    /// The payload as archived (not decoded), base64 in JSON.
+    /// The payload as archived (not decoded), base64 (in JSONL and Parquet alike).
     #[serde(with = "base64_bytes")]
     #[schemars(with = "String")]
     pub body: Vec<u8>,

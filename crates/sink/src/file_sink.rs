@@ -13,7 +13,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, RecordKind, Stage, StageConfig, StageError, Transform,
+    Batch, Emitted, PipelineContext, Port, Record, RecordKind, Stage, StageConfig, StageError,
+    Transform,
     TransformStage,
 };
 
@@ -158,8 +159,10 @@ struct OpenFile {
     tmp: AtomicFile,
     /// Streamed lines (unsorted JSONL).
     writer: Option<BufWriter<std::fs::File>>,
-    /// Held lines with their sort key (sorted JSONL, appended JSONL, and Parquet).
+    /// Held lines with their sort key (sorted JSONL, appended JSONL).
     held: Vec<(String, Vec<u8>)>,
+    /// Held records with their sort key (Parquet).
+    records: Vec<(String, Record)>,
     /// The kind of the first record (an appended file holds one kind).
     kind: Option<RecordKind>,
     count: u64,
@@ -190,6 +193,7 @@ impl FileSink {
                     writer,
                     held: Vec::new(),
                     kind: None,
+                    records: Vec::new(),
                     count: 0,
                 },
             );
@@ -210,6 +214,7 @@ impl FileSink {
         let counter = format!("file {}", relative.display());
         if self.sort {
             file.held.sort_by(|a, b| a.0.cmp(&b.0));
+            file.records.sort_by(|a, b| a.0.cmp(&b.0));
         }
         if self.mode == SinkMode::Append {
             let lines = file.held.iter().map(|(_, l)| l.as_slice());
@@ -230,12 +235,13 @@ impl FileSink {
                 w.flush().map_err(io_err)?;
             }
             (Format::Parquet, _) => {
-                if file.held.is_empty() {
+                // The sink is not told its input's kind: with no record, no schema.
+                let Some(kind) = file.records.first().map(|(_, r)| r.kind()) else {
                     tracing::info!(path = %path.display(), "no records: no Parquet file written");
                     return Ok(());
-                }
-                let lines = file.held.iter().map(|(_, l)| l.as_slice());
-                parquet::write_json_lines(lines, file.tmp.as_file())
+                };
+                let records = file.records.iter().map(|(_, r)| r);
+                parquet::write_records(kind, records, file.tmp.as_file())
                     .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
             }
         }
@@ -255,16 +261,13 @@ impl Transform for FileSink {
                     continue;
                 }
             };
-            let mut line = Vec::with_capacity(256);
-            record
-                .write_json(&mut line)
-                .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
             let key = if sort {
                 record.sort_key()
             } else {
                 String::new()
             };
             let append = self.mode == SinkMode::Append;
+            let parquet = self.format == Format::Parquet;
             let file = self.open(&relative)?;
             let kind = *file.kind.get_or_insert(record.kind());
             if append && kind != record.kind() {
@@ -278,6 +281,14 @@ impl Transform for FileSink {
                 continue;
             }
             file.count += 1;
+            if parquet {
+                file.records.push((key, record));
+                continue;
+            }
+            let mut line = Vec::with_capacity(256);
+            record
+                .write_json(&mut line)
+                .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
             match &mut file.writer {
                 Some(w) => {
                     let path = relative.clone();

@@ -3,7 +3,8 @@
 //!
 //! In: records of any kind. Out: files under `pipeline.out` named by a path
 //! template (`{split}.jsonl`), with the records' public field names (the Hugging
-//! Face names: `document`, `summary`, ...). Promises: a file appears under its
+//! Face names: `document`, `summary`, ...); every Parquet file of a record kind has
+//! that kind's declared Arrow schema ([`schema`]). Promises: a file appears under its
 //! name only when complete; the same records give the same bytes (sorted by a
 //! stable key unless `sort = false`); the sources read back exactly what the
 //! sinks wrote.
@@ -11,6 +12,7 @@
 mod append;
 mod file_sink;
 pub mod parquet;
+pub mod schema;
 mod source;
 pub mod template;
 
@@ -50,7 +52,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
         StageKind {
             name: "parquet",
-            about: "Writes records as Parquet files under pipeline.out (columns = the JSON field names; nested records as structs).",
+            about: "Writes records as Parquet files under pipeline.out, with the record kind's declared schema (README, \"Output schema\"): the JSON field names, typed dates, nested records as structs.",
             role: Role::Sink,
             accepts: &RecordKind::ALL,
             emits: "",

@@ -1,12 +1,137 @@
-//! JSON lines <-> Parquet through polars. Records are JSON first (their serde
-//! schema is the public one), so the Parquet columns carry the same names and
-//! nesting as the JSONL output; the schema is inferred from every record.
+//! Parquet files: records written with their kind's declared Arrow schema
+//! ([`crate::schema`]), and Parquet read back through polars.
+//!
+//! Writing goes from the records straight to Arrow arrays (`serde_arrow`, with the
+//! schema traced from the record types) and through arrow-rs' `ArrowWriter` (zstd).
+//! Not through polars: its JSON reader guesses a schema per file (an all-null column
+//! becomes type null, dates stay text), and its writer stores strings as
+//! `string_view`, which pandas cannot convert inside lists. arrow-rs writes the
+//! declared types as they are, plus the Arrow schema in the file's metadata, so
+//! pyarrow, pandas and `datasets` read back exactly those types.
+//!
+//! Reading stays with polars (the `parquet` source, novelty's training files): it
+//! reads any Parquet file, ours or a foreign one, and turns a row into the JSON the
+//! records deserialize from (`date32` as `2021-01-20`, timestamps as RFC 3339).
 
 use std::io::Cursor;
 
+use arrow_array::RecordBatch;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
 use polars::prelude::*;
+use serde_arrow::ArrayBuilder;
+use tempora_engine::{Record, RecordKind};
 
-/// Writes JSON lines as one Parquet file.
+use crate::schema::arrow_schema;
+
+/// Records per Arrow batch: small enough that no string column of a batch nears
+/// its 2 GiB limit (pages carry whole HTML bodies), large enough to amortize.
+const BATCH_ROWS: usize = 1024;
+
+/// Why a Parquet file could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The kind's declared schema has a type `serde_arrow` cannot build (a broken
+    /// invariant, caught by the tests).
+    #[error("no Arrow builder for {kind} records: {source}")]
+    Schema {
+        /// The kind.
+        kind: RecordKind,
+        /// `serde_arrow`'s error.
+        source: serde_arrow::Error,
+    },
+    /// A file holds one kind of record; this one is of another.
+    #[error("row {row}: a {found} record in a file of {kind} records (one kind per Parquet file: put `{{kind}}` in the path)")]
+    MixedKinds {
+        /// The file's kind (its first record's).
+        kind: RecordKind,
+        /// The kind of the record at `row`.
+        found: RecordKind,
+        /// 1-based row.
+        row: usize,
+    },
+    /// A record's value does not fit its column.
+    #[error("row {row} ({kind} `{key}`): {source}")]
+    Record {
+        /// The kind.
+        kind: RecordKind,
+        /// 1-based row.
+        row: usize,
+        /// The record's sort key (its id, date, URL).
+        key: String,
+        /// `serde_arrow`'s error, naming the field.
+        source: serde_arrow::Error,
+    },
+    /// Encoding or writing the file failed.
+    #[error(transparent)]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// Building a batch failed.
+    #[error("building an Arrow batch: {0}")]
+    Batch(serde_arrow::Error),
+}
+
+/// Writes `records`, all of `kind`, as one Parquet file (zstd) with `kind`'s
+/// declared schema, in the given order. No records give a file with the schema and
+/// no rows.
+///
+/// # Errors
+/// [`WriteError`]: a record of another kind, a value its column cannot hold
+/// (naming the row and the record), or the write failing.
+pub fn write_records<'a>(
+    kind: RecordKind,
+    records: impl IntoIterator<Item = &'a Record>,
+    file: &std::fs::File,
+) -> Result<(), WriteError> {
+    let schema = arrow_schema(kind);
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .build();
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(properties))?;
+    let mut builder = ArrayBuilder::from_arrow(schema.fields())
+        .map_err(|source| WriteError::Schema { kind, source })?;
+    let mut rows = 0;
+    for (i, record) in records.into_iter().enumerate() {
+        if record.kind() != kind {
+            return Err(WriteError::MixedKinds {
+                kind,
+                found: record.kind(),
+                row: i + 1,
+            });
+        }
+        let pushed = match record {
+            Record::Fact(r) => builder.push(&**r),
+            Record::Capture(r) => builder.push(&**r),
+            Record::Page(r) => builder.push(&**r),
+            Record::Article(r) => builder.push(&**r),
+            Record::Pair(r) => builder.push(&**r),
+        };
+        pushed.map_err(|source| WriteError::Record {
+            kind,
+            row: i + 1,
+            key: record.sort_key().replace('\t', " "),
+            source,
+        })?;
+        rows += 1;
+        if rows == BATCH_ROWS {
+            writer.write(&finish_batch(&mut builder)?)?;
+            rows = 0;
+        }
+    }
+    if rows > 0 {
+        writer.write(&finish_batch(&mut builder)?)?;
+    }
+    writer.close()?;
+    Ok(())
+}
+
+fn finish_batch(builder: &mut ArrayBuilder) -> Result<RecordBatch, WriteError> {
+    builder.to_record_batch().map_err(WriteError::Batch)
+}
+
+/// Writes JSON lines as one Parquet file through polars, the schema inferred from
+/// the lines. For rows that are no record kind (a foreign training file in a test);
+/// records go through [`write_records`], with their declared schema.
 ///
 /// # Errors
 /// polars' error when the lines cannot form one table or the write fails.

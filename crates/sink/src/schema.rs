@@ -1,0 +1,497 @@
+//! The declared Arrow schema of each record kind: what every Parquet file of that
+//! kind holds, whatever its rows (a column that is empty or all null in one file
+//! keeps its type, so the files of one kind concatenate).
+//!
+//! The fields are declared here, not traced: `serde_arrow` cannot trace chrono's
+//! dates or a flattened struct (a page's capture) from the types, and tracing from
+//! sample rows is what made the old files differ. A test holds the declaration to
+//! the records' serde fields (names, order, nesting), so a field added to a record
+//! without its column fails the tests. The rules:
+//!
+//! - Dates (`NaiveDate`: `published`) are `date32`; times (`DateTime<Utc>`:
+//!   `published_at`) are `timestamp[us, UTC]`.
+//! - Strings are plain `string` (32-bit offsets), never a view type: every Arrow
+//!   reader (pyarrow, pandas, `datasets`, polars, Spark) takes them, and a file is
+//!   written in batches small enough that no column of a batch nears 2 GiB.
+//! - Enums without data (`summary_source`, `fact_error`, a mention's `field`) are
+//!   `string` columns of their snake_case names, as in JSONL (not dictionaries).
+//! - Nested records (`facts`, `novelty`, a pair's `span` and `fact`) are structs
+//!   and lists of structs, with the JSON field names; list items are never null.
+//! - Counts and offsets are `uint64` (`length`, a span's `start`/`end`); the HTTP
+//!   `status` is `int32`, the narrowest integer every reader has (polars, as this
+//!   crate builds it, reads no 16-bit column). A field is nullable exactly when it
+//!   is an `Option`.
+//! - What JSONL writes as text stays text: Wayback capture times (`captured`,
+//!   `timestamp`: 14 digits `YYYYMMDDhhmmss`) are the key the Archive files a
+//!   capture under and go verbatim into replay URLs (`/web/<timestamp>/<url>`);
+//!   as text they sort in time order and compare equal to JSONL, and no CDX line
+//!   can fail the write. Wikidata's dates (`start`, `end`, `pair_changed`) are cut
+//!   to their precision (`2019-06`, `2019`): no `date32` holds them without
+//!   inventing a day. A page's `body` is base64, as in JSONL.
+//!
+//! [`markdown`] renders the schema with the records' doc comments as the README's
+//! "Output schema" section.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use serde_json::Value;
+use tempora_engine::{Article, Capture, Fact, MinimalPair, Page, RecordKind};
+
+/// The Arrow schema of `kind`'s Parquet files.
+pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
+    let fields = match kind {
+        RecordKind::Fact => fact(),
+        RecordKind::Capture => capture(),
+        RecordKind::Page => page(),
+        RecordKind::Article => article(),
+        RecordKind::Pair => pair(),
+    };
+    Arc::new(Schema::new(fields))
+}
+
+fn text(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, false)
+}
+
+fn text_or_null(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, true)
+}
+
+fn date(name: &str) -> Field {
+    Field::new(name, DataType::Date32, false)
+}
+
+fn time_or_null(name: &str) -> Field {
+    let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    Field::new(name, utc, true)
+}
+
+fn structure(name: &str, fields: Vec<Field>, nullable: bool) -> Field {
+    Field::new(name, DataType::Struct(Fields::from(fields)), nullable)
+}
+
+/// A list that may be empty but is never null, of items that are never null.
+fn list(name: &str, item: DataType) -> Field {
+    Field::new_list(name, Field::new_list_field(item, false), false)
+}
+
+fn list_of_structures(name: &str, fields: Vec<Field>) -> Field {
+    list(name, DataType::Struct(Fields::from(fields)))
+}
+
+/// [`tempora_engine::EntityRef`]
+fn entity(name: &str) -> Field {
+    let fields = vec![
+        text("id"),
+        text_or_null("label"),
+        list("aliases", DataType::Utf8),
+    ];
+    structure(name, fields, false)
+}
+
+/// [`Fact`]
+fn fact() -> Vec<Field> {
+    vec![
+        entity("subject"),
+        text("relation"),
+        entity("object"),
+        text_or_null("start"),
+        text_or_null("end"),
+        text_or_null("replaces"),
+        text_or_null("replaced_by"),
+        text("rank"),
+        Field::new("valid_at_cutoff", DataType::Boolean, false),
+        text_or_null("pair_changed"),
+    ]
+}
+
+/// [`Capture`]
+fn capture() -> Vec<Field> {
+    vec![
+        text("url"),
+        text("timestamp"),
+        // No 16-bit column: polars, as this crate builds it, reads none.
+        Field::new("status", DataType::Int32, true),
+        text("mime"),
+        text("digest"),
+        Field::new("length", DataType::UInt64, true),
+        text("source"),
+    ]
+}
+
+/// [`Page`]: its capture's fields flattened in, as in JSON.
+fn page() -> Vec<Field> {
+    let mut fields = capture();
+    fields.extend([
+        text("body"),
+        text_or_null("content_type"),
+        text("final_url"),
+        text_or_null("memento_datetime"),
+    ]);
+    fields
+}
+
+/// [`Article`]
+fn article() -> Vec<Field> {
+    let mention = vec![text("entity"), text("name"), text("field")];
+    let fact_match = vec![
+        structure("fact", fact(), false),
+        list_of_structures("mentions", mention),
+        Field::new("after_change", DataType::Boolean, false),
+    ];
+    let novelty = vec![
+        Field::new("overlap", DataType::Float64, false),
+        text("bin"),
+        text_or_null("tag"),
+    ];
+    vec![
+        text("id"),
+        text("url"),
+        text("source"),
+        text("section"),
+        date("published"),
+        time_or_null("published_at"),
+        text("captured"),
+        text("title"),
+        text("summary"),
+        text_or_null("summary_source"),
+        text("document"),
+        text_or_null("dateline"),
+        list_of_structures("facts", fact_match),
+        text_or_null("split"),
+        structure("novelty", novelty, true),
+    ]
+}
+
+/// [`MinimalPair`]
+fn pair() -> Vec<Field> {
+    let span = vec![
+        Field::new("start", DataType::UInt64, false),
+        Field::new("end", DataType::UInt64, false),
+        text("original"),
+        text("replacement"),
+    ];
+    let edited_fact = vec![
+        text("subject"),
+        text("relation"),
+        text("stated"),
+        text("substituted"),
+    ];
+    vec![
+        text("id"),
+        text("article_id"),
+        text("article"),
+        text("reference_summary"),
+        text("edited_summary"),
+        text("error_type"),
+        text("fact_error"),
+        structure("span", span, false),
+        date("published"),
+        text("source"),
+        text_or_null("split"),
+        structure("fact", edited_fact, false),
+    ]
+}
+
+/// The type of a column as the README names it (pyarrow's names, shortened).
+fn type_name(data_type: &DataType) -> String {
+    match data_type {
+        DataType::Utf8 => "string".into(),
+        DataType::LargeUtf8 => "large_string".into(),
+        DataType::Boolean => "bool".into(),
+        DataType::Float64 => "double".into(),
+        DataType::Int32 => "int32".into(),
+        DataType::UInt64 => "uint64".into(),
+        DataType::Date32 => "date32".into(),
+        DataType::Timestamp(unit, tz) => {
+            let unit = match unit {
+                TimeUnit::Second => "s",
+                TimeUnit::Millisecond => "ms",
+                TimeUnit::Microsecond => "us",
+                TimeUnit::Nanosecond => "ns",
+            };
+            match tz {
+                Some(tz) => format!("timestamp[{unit}, {tz}]"),
+                None => format!("timestamp[{unit}]"),
+            }
+        }
+        DataType::List(item) => format!("list<{}>", type_name(item.data_type())),
+        DataType::Struct(_) => "struct".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+/// The README's "Output schema" section body: for each record kind, a table of its
+/// columns (nested fields by their path, `facts[].fact`), their types, whether they
+/// may be null, and what they mean (the record's doc comment).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for kind in RecordKind::ALL {
+        let schema = arrow_schema(kind);
+        let docs = JsonSchemaDocs::of(kind);
+        let _ = writeln!(out, "### `{kind}`\n");
+        let _ = writeln!(out, "| field | type | null | meaning |\n|---|---|---|---|");
+        let root = docs.root();
+        for field in schema.fields() {
+            rows(
+                &mut out,
+                kind,
+                field,
+                "",
+                &docs,
+                docs.property(root, field.name()),
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes the row of `field` and of the fields nested in it.
+fn rows(
+    out: &mut String,
+    kind: RecordKind,
+    field: &Field,
+    prefix: &str,
+    docs: &JsonSchemaDocs,
+    doc: Option<&Value>,
+) {
+    let path = format!("{prefix}{}", field.name());
+    let mut meaning = doc.map(|d| docs.description(d)).unwrap_or_default();
+    // A struct that is a whole record of another kind (an article's `facts[].fact`)
+    // points to that kind's table instead of repeating it.
+    let (nested, item_suffix) = match field.data_type() {
+        DataType::Struct(fields) => (Some(fields), ""),
+        DataType::List(item) => match item.data_type() {
+            DataType::Struct(fields) => (Some(fields), "[]"),
+            _ => (None, ""),
+        },
+        _ => (None, ""),
+    };
+    let same_as = nested.and_then(|fields| {
+        RecordKind::ALL
+            .into_iter()
+            .find(|other| *other != kind && arrow_schema(*other).fields() == fields)
+    });
+    if let Some(other) = same_as {
+        let _ = write!(meaning, " Its fields are those of a `{other}` record.");
+    }
+    let _ = writeln!(
+        out,
+        "| `{path}` | `{}` | {} | {} |",
+        type_name(field.data_type()),
+        if field.is_nullable() { "yes" } else { "no" },
+        cell(meaning.trim())
+    );
+    if let (Some(fields), None) = (nested, same_as) {
+        let item = doc.and_then(|d| docs.item(d));
+        for child in fields {
+            let child_doc = item.and_then(|i| docs.property(i, child.name()));
+            let prefix = format!("{path}{item_suffix}.");
+            rows(out, kind, child, &prefix, docs, child_doc);
+        }
+    }
+}
+
+/// Text fit for one Markdown table cell: one line, no bare `|`, intra-doc links as
+/// plain code (`[`X`]` to `X`).
+fn cell(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("[`", "`")
+        .replace("`]", "`")
+        .replace('|', "\\|")
+}
+
+/// A record type's JSON schema (schemars, from the doc comments), read for the
+/// descriptions of its fields at any depth.
+struct JsonSchemaDocs(Value);
+
+impl JsonSchemaDocs {
+    fn of(kind: RecordKind) -> Self {
+        let schema = match kind {
+            RecordKind::Fact => schemars::schema_for!(Fact),
+            RecordKind::Capture => schemars::schema_for!(Capture),
+            RecordKind::Page => schemars::schema_for!(Page),
+            RecordKind::Article => schemars::schema_for!(Article),
+            RecordKind::Pair => schemars::schema_for!(MinimalPair),
+        };
+        Self(schema.to_value())
+    }
+
+    fn root(&self) -> &Value {
+        &self.0
+    }
+
+    /// `schema` with a `$ref` followed, and an `Option`'s `anyOf [T, null]` opened.
+    fn resolve<'a>(&'a self, schema: &'a Value) -> &'a Value {
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            let name = reference.rsplit('/').next().unwrap_or_default();
+            if let Some(target) = self.0.get("$defs").and_then(|d| d.get(name)) {
+                return self.resolve(target);
+            }
+        }
+        if let Some(variants) = schema.get("anyOf").and_then(Value::as_array) {
+            if let Some(some) = variants
+                .iter()
+                .find(|v| v.get("type") != Some(&"null".into()))
+            {
+                return self.resolve(some);
+            }
+        }
+        schema
+    }
+
+    /// The schema of property `name` of the object `schema` describes.
+    fn property<'a>(&'a self, schema: &'a Value, name: &str) -> Option<&'a Value> {
+        self.resolve(schema).get("properties")?.get(name)
+    }
+
+    /// The schema of the items of the array `schema` describes, or `schema` itself.
+    fn item<'a>(&'a self, schema: &'a Value) -> Option<&'a Value> {
+        let resolved = self.resolve(schema);
+        Some(resolved.get("items").unwrap_or(resolved))
+    }
+
+    /// The field's own description, then the values of an enum it holds.
+    fn description(&self, schema: &Value) -> String {
+        let own = schema
+            .get("description")
+            .or_else(|| self.resolve(schema).get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let resolved = self.resolve(schema);
+        let values: Vec<&str> = resolved
+            .get("oneOf")
+            .or_else(|| resolved.get("enum"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.get("const").unwrap_or(v).as_str())
+            .collect();
+        let stated = values.iter().all(|v| own.contains(&format!("`{v}`")));
+        if values.is_empty() || stated {
+            own
+        } else {
+            let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+            format!("{own} One of {}.", values.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field names of a JSON schema object, nested objects and arrays of
+    /// objects opened, as `(path, names)` pairs.
+    fn json_names(docs: &JsonSchemaDocs, schema: &Value, path: &str, out: &mut Vec<String>) {
+        let resolved = docs.resolve(schema);
+        let object = docs.resolve(resolved.get("items").unwrap_or(resolved));
+        let Some(properties) = object.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, property) in properties {
+            let path = format!("{path}.{name}");
+            out.push(path.clone());
+            json_names(docs, property, &path, out);
+        }
+    }
+
+    fn arrow_names(fields: &Fields, path: &str, out: &mut Vec<String>) {
+        for field in fields {
+            let path = format!("{path}.{}", field.name());
+            out.push(path.clone());
+            match field.data_type() {
+                DataType::Struct(nested) => arrow_names(nested, &path, out),
+                DataType::List(item) => {
+                    if let DataType::Struct(nested) = item.data_type() {
+                        arrow_names(nested, &path, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn the_declared_columns_are_the_records_serde_fields_in_order() {
+        for kind in RecordKind::ALL {
+            let docs = JsonSchemaDocs::of(kind);
+            let mut json = Vec::new();
+            json_names(&docs, docs.root(), "", &mut json);
+            let mut arrow = Vec::new();
+            arrow_names(arrow_schema(kind).fields(), "", &mut arrow);
+            assert_eq!(arrow, json, "{kind}");
+        }
+    }
+
+    fn all_types(data_type: &DataType, out: &mut Vec<DataType>) {
+        out.push(data_type.clone());
+        match data_type {
+            DataType::List(item) => all_types(item.data_type(), out),
+            DataType::Struct(fields) => fields.iter().for_each(|f| all_types(f.data_type(), out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_kind_has_a_schema_of_plain_types() {
+        for kind in RecordKind::ALL {
+            let mut types = Vec::new();
+            for field in arrow_schema(kind).fields() {
+                all_types(field.data_type(), &mut types);
+            }
+            for data_type in types {
+                assert!(
+                    matches!(
+                        data_type,
+                        DataType::Utf8
+                            | DataType::Boolean
+                            | DataType::Int32
+                            | DataType::UInt64
+                            | DataType::Float64
+                            | DataType::Date32
+                            | DataType::Timestamp(TimeUnit::Microsecond, Some(_))
+                            | DataType::List(_)
+                            | DataType::Struct(_)
+                    ),
+                    "{kind}: {data_type}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn markdown_names_every_column_with_its_doc() {
+        let text = markdown();
+        assert!(
+            text.contains("| `published` | `date32` | no | Publication date (UTC)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| `published_at` | `timestamp[us, UTC]` | yes |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| `facts[].mentions[].field` | `string` | no |"),
+            "{text}"
+        );
+        assert!(text.contains("One of `highlights`, `intro`"), "{text}");
+        assert!(
+            text.contains("Its fields are those of a `fact` record."),
+            "{text}"
+        );
+        assert!(!text.contains("facts[].fact.subject"), "{text}");
+        for kind in RecordKind::ALL {
+            assert!(text.contains(&format!("### `{kind}`")), "{kind}");
+        }
+        for line in text.lines().filter(|l| l.starts_with("| `")) {
+            assert!(!line.ends_with("|  |"), "no doc: {line}");
+        }
+    }
+}

@@ -1,0 +1,194 @@
+"""Checks that a Tempora output directory loads in Python as users load it.
+
+Usage: python tests/python/check_outputs.py OUT_DIR
+
+Every .jsonl and .parquet file under OUT_DIR is loaded with pyarrow, pandas and
+Hugging Face `datasets`. The Parquet files of one record kind (told by their
+columns) must share one schema, with no view types, and concatenate with each of
+the three; every Parquet file must hold the values of the JSONL file beside it
+(same name), row by row and field by field (dates compared as ISO strings, times
+as instants). Exits 1 with one line per problem, naming file, row and field.
+"""
+
+import datetime
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import datasets
+import pandas as pd
+import pyarrow as pa
+import pyarrow.json
+import pyarrow.parquet as pq
+
+problems = []
+
+
+def problem(text):
+    problems.append(text)
+    print(f"FAIL {text}", file=sys.stderr)
+
+
+def json_rows(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def every_type(data_type):
+    yield data_type
+    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        yield from every_type(data_type.value_type)
+    elif pa.types.is_struct(data_type):
+        for i in range(data_type.num_fields):
+            yield from every_type(data_type.field(i).type)
+
+
+def check_types(path, schema):
+    for field in schema:
+        for data_type in every_type(field.type):
+            if (
+                pa.types.is_string_view(data_type)
+                or pa.types.is_binary_view(data_type)
+                or pa.types.is_list_view(data_type)
+                or pa.types.is_large_list_view(data_type)
+                or pa.types.is_null(data_type)
+                or pa.types.is_dictionary(data_type)
+            ):
+                problem(f"{path}: column `{field.name}` has type {field.type}")
+    for name in ("published",):
+        if name in schema.names and not pa.types.is_date32(schema.field(name).type):
+            problem(f"{path}: `{name}` is {schema.field(name).type}, not date32")
+    if "published_at" in schema.names:
+        got = schema.field("published_at").type
+        if got != pa.timestamp("us", tz="UTC"):
+            problem(f"{path}: `published_at` is {got}, not timestamp[us, tz=UTC]")
+
+
+def same_value(parquet, jsonl):
+    """Whether a value read from Parquet equals the JSONL value."""
+    if isinstance(parquet, datetime.datetime):
+        if not isinstance(jsonl, str):
+            return False
+        return parquet == datetime.datetime.fromisoformat(jsonl)
+    if isinstance(parquet, datetime.date):
+        return parquet.isoformat() == jsonl
+    if isinstance(parquet, dict):
+        return (
+            isinstance(jsonl, dict)
+            and parquet.keys() == jsonl.keys()
+            and all(same_value(parquet[k], jsonl[k]) for k in parquet)
+        )
+    if isinstance(parquet, list):
+        return (
+            isinstance(jsonl, list)
+            and len(parquet) == len(jsonl)
+            and all(same_value(p, j) for p, j in zip(parquet, jsonl))
+        )
+    if isinstance(parquet, bool) or isinstance(jsonl, bool):
+        return parquet is jsonl
+    return parquet == jsonl
+
+
+def compare_rows(what, parquet_rows, jsonl_rows):
+    if len(parquet_rows) != len(jsonl_rows):
+        problem(f"{what}: {len(parquet_rows)} Parquet rows, {len(jsonl_rows)} JSONL rows")
+        return
+    for i, (p, j) in enumerate(zip(parquet_rows, jsonl_rows), start=1):
+        if p.keys() != j.keys():
+            problem(f"{what}: row {i}: fields {sorted(p)} in Parquet, {sorted(j)} in JSONL")
+            continue
+        for field in p:
+            if not same_value(p[field], j[field]):
+                problem(
+                    f"{what}: row {i}: `{field}` is {p[field]!r} in Parquet, "
+                    f"{j[field]!r} in JSONL"
+                )
+
+
+def load_parquet(path):
+    table = pq.read_table(path)
+    check_types(path, table.schema)
+    frame = pd.read_parquet(path)
+    if list(frame.columns) != table.schema.names or len(frame) != table.num_rows:
+        problem(f"{path}: pandas reads {frame.shape}, pyarrow {table.shape}")
+    dataset = datasets.load_dataset("parquet", data_files=str(path), split="train")
+    if dataset.num_rows != table.num_rows:
+        problem(f"{path}: datasets reads {dataset.num_rows} rows, pyarrow {table.num_rows}")
+    twin = path.with_suffix(".jsonl")
+    if not twin.exists():
+        problem(f"{path}: no JSONL file beside it to compare with ({twin.name})")
+    else:
+        expected = json_rows(twin)
+        compare_rows(f"{path} (pyarrow)", table.to_pylist(), expected)
+        compare_rows(f"{path} (datasets)", dataset.to_list(), expected)
+    return table, frame, dataset
+
+
+def load_jsonl(path):
+    rows = json_rows(path)
+    frame = pd.read_json(path, lines=True)
+    if len(frame) != len(rows):
+        problem(f"{path}: pandas reads {len(frame)} rows of {len(rows)}")
+    table = pyarrow.json.read_json(path)
+    if table.num_rows != len(rows):
+        problem(f"{path}: pyarrow reads {table.num_rows} rows of {len(rows)}")
+    if rows:
+        dataset = datasets.load_dataset("json", data_files=str(path), split="train")
+        if dataset.num_rows != len(rows):
+            problem(f"{path}: datasets reads {dataset.num_rows} rows of {len(rows)}")
+
+
+def concatenate(columns, loaded):
+    """The Parquet files of one kind concatenate with each library."""
+    names = ", ".join(str(path) for path, _ in loaded)
+    tables = [table for _, (table, _, _) in loaded]
+    schemas = {table.schema for table in tables}
+    if len(schemas) > 1:
+        problem(f"files of one kind with different schemas: {names}:\n"
+                + "\n---\n".join(str(s) for s in schemas))
+        return
+    try:
+        table = pa.concat_tables(tables)
+        frame = pd.concat([frame for _, (_, frame, _) in loaded])
+        dataset = datasets.concatenate_datasets([d for _, (_, _, d) in loaded])
+        together = datasets.load_dataset(
+            "parquet", data_files=[str(path) for path, _ in loaded], split="train"
+        )
+    except Exception as e:  # noqa: BLE001 - any library's refusal is the finding
+        problem(f"cannot concatenate {names}: {type(e).__name__}: {e}")
+        return
+    rows = sum(t.num_rows for t in tables)
+    counts = (table.num_rows, len(frame), dataset.num_rows, together.num_rows)
+    if any(count != rows for count in counts):
+        problem(f"concatenating {names}: {counts} rows, not {rows}")
+    print(f"ok  {len(loaded)} Parquet files of columns {columns[:3]}...: {rows} rows")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = Path(sys.argv[1])
+    datasets.disable_progress_bars()
+    jsonl = sorted(out.rglob("*.jsonl"))
+    parquet = sorted(out.rglob("*.parquet"))
+    if not parquet or not jsonl:
+        sys.exit(f"FAIL {out}: no outputs ({len(jsonl)} JSONL, {len(parquet)} Parquet files)")
+    for path in jsonl:
+        load_jsonl(path)
+    kinds = defaultdict(list)
+    for path in parquet:
+        loaded = load_parquet(path)
+        kinds[tuple(loaded[0].schema.names)].append((path, loaded))
+    for columns, loaded in kinds.items():
+        concatenate(columns, loaded)
+    print(f"{len(jsonl)} JSONL and {len(parquet)} Parquet files in {out}, "
+          f"{len(kinds)} record kinds in Parquet")
+    if problems:
+        print(f"{len(problems)} problems", file=sys.stderr)
+        sys.exit(1)
+    print("all outputs load with pyarrow, pandas and datasets; Parquet holds the JSONL values")
+
+
+if __name__ == "__main__":
+    main()
