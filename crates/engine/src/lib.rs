@@ -9,6 +9,7 @@
 
 pub mod builtin;
 pub mod config;
+pub mod cost;
 pub mod error;
 pub mod plan;
 pub mod progress;
@@ -20,6 +21,7 @@ pub mod stats;
 pub mod testing;
 
 pub use config::PipelineFile;
+pub use cost::{CrawlCost, Requests};
 pub use error::{ConfigError, ConfigErrors, StageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;

@@ -7,7 +7,7 @@
 //! the sinks, which then publish their files. A failing stage aborts the other
 //! tasks (sinks then delete their temporary files) and the run reports the stage.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,10 +19,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::cost::CrawlCost;
 use crate::error::StageError;
 use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
-use crate::records::Rejected;
+use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::stage::{Batch, OutPort, StageIo};
 use crate::stats::StageStats;
@@ -123,6 +124,9 @@ pub struct RunReport {
     pub seconds: f64,
     /// Per stage, in pipeline order.
     pub stages: Vec<StageReport>,
+    /// Requests to the Archive by kind, captures skipped before fetching by
+    /// reason, rejections per stage, and page requests per kept article.
+    pub cost: CrawlCost,
     /// Records written to `rejected.jsonl`.
     pub rejected: u64,
     /// The resolved pipeline (after `--set` and `${VAR}`).
@@ -248,7 +252,13 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     drop(input_tx);
 
     let (rejected_tx, rejected_rx) = mpsc::channel::<Vec<Rejected>>(64);
-    let rejected_writer = tokio::spawn(write_rejected(out.clone(), rejected_rx));
+    let stage_order: HashMap<String, usize> = plan
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    let rejected_writer = tokio::spawn(write_rejected(out.clone(), stage_order, rejected_rx));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -419,6 +429,14 @@ impl Running {
                 0
             });
 
+        let stages: Vec<StageReport> = plan
+            .stages
+            .iter()
+            .zip(&stats)
+            .zip(&elapsed)
+            .map(|((s, st), dt)| stage_report(&s.name, &s.kind, st, *dt))
+            .collect();
+        let cost = CrawlCost::from_stages(&stages, &sink_kinds(&plan));
         let report = RunReport {
             pipeline: plan.context.name.clone(),
             file: plan.file.clone(),
@@ -429,13 +447,8 @@ impl Running {
             started_at,
             ended_at: Utc::now(),
             seconds: start.elapsed().as_secs_f64(),
-            stages: plan
-                .stages
-                .iter()
-                .zip(&stats)
-                .zip(&elapsed)
-                .map(|((s, st), dt)| stage_report(&s.name, &s.kind, st, *dt))
-                .collect(),
+            stages,
+            cost,
             rejected,
             config: serde_json::to_value(&plan.resolved).unwrap_or_default(),
         };
@@ -447,6 +460,20 @@ impl Running {
         }
         report
     }
+}
+
+/// The kind of records each sink receives (the kind of its first input's port).
+fn sink_kinds(plan: &Plan) -> BTreeMap<String, RecordKind> {
+    plan.stages
+        .iter()
+        .filter(|s| s.role == Role::Sink)
+        .filter_map(|sink| {
+            let input = sink.inputs.first()?;
+            let from = plan.stages.iter().find(|s| s.name == input.stage)?;
+            let port = from.outputs.iter().find(|p| p.name == input.port)?;
+            Some((sink.name.clone(), port.kind))
+        })
+        .collect()
 }
 
 fn stage_report(name: &str, kind: &str, st: &StageStats, dt: Option<Duration>) -> StageReport {
@@ -504,22 +531,31 @@ pub fn write_atomically(
     Ok(())
 }
 
+/// Collects every rejection and writes `rejected.jsonl` in a total order that does
+/// not depend on how the stages' work interleaved: by stage (pipeline order),
+/// then by the whole JSON line.
 async fn write_rejected(
     out: PathBuf,
+    stage_order: HashMap<String, usize>,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
     let path = out.join("rejected.jsonl");
     let tmp = tempfile::Builder::new()
         .prefix(".tmp-rejected")
         .tempfile_in(&out)?;
-    let mut w = std::io::BufWriter::new(tmp.as_file());
-    let mut n = 0u64;
+    let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
     while let Some(batch) = rx.recv().await {
         for r in batch {
-            serde_json::to_writer(&mut w, &r)?;
-            w.write_all(b"\n")?;
-            n += 1;
+            let stage = stage_order.get(&r.stage).copied().unwrap_or(usize::MAX);
+            lines.push((stage, serde_json::to_vec(&r)?));
         }
+    }
+    lines.sort_unstable();
+    let n = lines.len() as u64;
+    let mut w = std::io::BufWriter::new(tmp.as_file());
+    for (_, line) in &lines {
+        w.write_all(line)?;
+        w.write_all(b"\n")?;
     }
     w.flush()?;
     drop(w);

@@ -147,7 +147,9 @@ impl FileSink {
         let path = self.out.join(relative);
         let io_err = |e| StageError::io(&path, e);
         if self.sort {
-            file.held.sort_by(|a, b| a.0.cmp(&b.0));
+            // A total order: records with the same key (an article written twice)
+            // are ordered by their whole JSON line, not by arrival.
+            file.held.sort_unstable();
         }
         match (self.format, file.writer.take()) {
             (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,

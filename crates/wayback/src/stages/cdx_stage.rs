@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    cost, parse_options, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo,
 };
 
 use super::options::{default_endpoint, duration, PolitenessOptions};
@@ -190,7 +190,8 @@ impl Stage for CdxStage {
         let o = self.options;
         let politeness = o.politeness.resolve(o.rate)?;
         let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?;
+        let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?
+            .counting(io.stats().clone(), cost::REQUESTS_CDX);
         let cdx = CdxClient::new(
             client,
             &o.endpoint,

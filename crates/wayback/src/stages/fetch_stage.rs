@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Capture, OptionError, Page, PipelineContext, Port, PortId, Record, RecordKind,
-    Stage, StageConfig, StageError, StageIo,
+    cost, parse_options, Capture, OptionError, Page, PipelineContext, Port, PortId, Record,
+    RecordKind, Stage, StageConfig, StageError, StageIo,
 };
 
 use super::options::{default_endpoint, duration, PolitenessOptions};
@@ -176,7 +176,8 @@ impl Stage for FetchStage {
         let o = self.options;
         let politeness = o.politeness.resolve(o.rate)?;
         let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let client = Client::new(&o.endpoint, &ua, RequestClass::Page, politeness)?;
+        let client = Client::new(&o.endpoint, &ua, RequestClass::Page, politeness)?
+            .counting(io.stats().clone(), cost::REQUESTS_PAGE);
         let fetcher = Fetcher::new(
             client,
             FetchConfig {
