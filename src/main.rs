@@ -76,7 +76,8 @@ fn main() -> ExitCode {
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
-        .with_writer(std::io::stderr)
+        .with_writer(tempora_engine::progress::log_writer)
+        .with_ansi(tempora_engine::progress::colour_on_stderr())
         .init();
     let cli = Cli::parse();
     let result = match cli.command {

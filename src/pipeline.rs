@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use tempora_engine::progress::suspend;
 use tempora_engine::runtime::PreflightError;
 use tempora_engine::{PipelineFile, Plan, ProgressMode, RunOptions, RunReport, RunStatus};
 
@@ -96,9 +97,36 @@ pub fn stages() -> ExitCode {
 /// # Errors
 /// Only when the async runtime cannot start.
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let plan = match plan(&args.pipeline) {
+    let options = RunOptions {
+        progress: match args.progress {
+            ProgressArg::Auto => ProgressMode::Auto,
+            ProgressArg::Log => ProgressMode::Log(Duration::from_secs(10)),
+            ProgressArg::Off => ProgressMode::Off,
+        },
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: env!("TEMPORA_GIT_COMMIT").to_string(),
+        dirty: env!("TEMPORA_GIT_DIRTY").parse().ok(),
+        overrides: args.pipeline.set.clone(),
+        ..RunOptions::default()
+    };
+    let file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit::usage());
+        }
+    };
+    let plan = match Plan::new(file.clone(), &registry()) {
         Ok(plan) => plan,
-        Err(code) => return Ok(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            if !args.dry_run {
+                if let Some(out) = tempora_engine::record_refused(&file, &e, &options) {
+                    eprintln!("recorded in {}", out.join("run.json").display());
+                }
+            }
+            return Ok(exit::usage());
+        }
     };
     if args.dry_run {
         println!("{}", plan.to_dot());
@@ -108,15 +136,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let options = RunOptions {
-        progress: match args.progress {
-            ProgressArg::Auto => ProgressMode::Auto,
-            ProgressArg::Log => ProgressMode::Log(Duration::from_secs(10)),
-            ProgressArg::Off => ProgressMode::Off,
-        },
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        ..RunOptions::default()
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -129,11 +148,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let abort = options.abort.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\nstopping: sources closed, draining what is in flight (Ctrl-C again to abort)");
+                suspend(|| eprintln!("\nstopping: sources closed, draining what is in flight (Ctrl-C again to abort)"));
                 shutdown.cancel();
             }
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\naborting: outputs of this run are not published");
+                suspend(|| eprintln!("\naborting: outputs of this run are not published"));
                 abort.cancel();
             }
         });
@@ -142,7 +161,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     });
     let report = match report {
         Ok(report) => report,
-        Err(e @ PreflightError::OutDir { .. }) => {
+        Err(e @ (PreflightError::OutDir { .. } | PreflightError::WouldReplace { .. })) => {
             eprintln!("error: {e}");
             return Ok(exit::usage());
         }
@@ -195,7 +214,8 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
     println!();
     println!("status: {:?} in {:.2} s", report.status, report.seconds);
     if let Some(e) = &report.error {
-        println!("failed stage: {} ({}): {}", e.stage, e.domain, e.message);
+        let stage = e.stage.as_deref().unwrap_or("(none)");
+        println!("failed stage: {stage} ({}): {}", e.domain, e.message);
     }
     if !files.is_empty() {
         println!("wrote in {}: {}", out.display(), files.join(", "));

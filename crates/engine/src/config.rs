@@ -37,6 +37,21 @@ const fn default_channel_capacity() -> usize {
     256
 }
 
+/// The pipeline's name: `[pipeline] name`, else the file name without `.toml`.
+pub fn pipeline_name(settings: Option<&PipelineSettings>, file: &str) -> String {
+    settings
+        .and_then(|s| s.name.clone())
+        .or_else(|| Some(Path::new(file).file_stem()?.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "pipeline".into())
+}
+
+/// The output directory: `[pipeline] out`, else `out/<name>`.
+pub fn output_dir(settings: Option<&PipelineSettings>, name: &str) -> PathBuf {
+    settings
+        .and_then(|s| s.out.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(name))
+}
+
 impl PipelineFile {
     /// Reads and resolves a pipeline file. Every problem is reported at once.
     ///
@@ -154,6 +169,28 @@ fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), Strin
         _ => return Err(format!("`{path}` does not lead to a table or list")),
     }
     Ok(())
+}
+
+/// What `--set KEY.PATH=VALUE` left in `table` once resolved (after `${VAR}` and
+/// dates): the key path and the value it holds, `None` when it holds none.
+pub fn applied_override<'a>(
+    table: &'a toml::Table,
+    assignment: &str,
+) -> (String, Option<&'a toml::Value>) {
+    let path = assignment
+        .split_once('=')
+        .map_or(assignment, |(p, _)| p)
+        .trim();
+    let mut keys = path.split('.');
+    let mut node = keys.next().and_then(|k| table.get(k));
+    for key in keys {
+        node = match node {
+            Some(toml::Value::Table(t)) => t.get(key),
+            Some(toml::Value::Array(items)) => key.parse().ok().and_then(|i: usize| items.get(i)),
+            _ => None,
+        };
+    }
+    (path.to_string(), node)
 }
 
 fn child<'a>(

@@ -4,6 +4,32 @@
 
 use std::fmt;
 
+/// What a reader does with an input line or record it cannot use (a source
+/// file's line, a dump's entity): the `on_error` option of every stage and
+/// command that reads files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Write it to `rejected.jsonl` with its file and line, and go on.
+    #[default]
+    Skip,
+    /// Stop the run with an error naming the file, line and field.
+    Fail,
+}
+
+impl std::str::FromStr for OnError {
+    type Err = String;
+
+    /// `skip` or `fail`, as on a command line.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "skip" => Ok(Self::Skip),
+            "fail" => Ok(Self::Fail),
+            _ => Err(format!("`{s}` is not `skip` or `fail`")),
+        }
+    }
+}
+
 /// An error that stops a stage, and with it the run.
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
@@ -44,6 +70,16 @@ impl StageError {
     /// A broken invariant.
     pub fn internal(msg: impl Into<String>) -> Self {
         Self::Internal(msg.into())
+    }
+
+    /// Its domain as `run.json` names it: `input`, `external`, `temporary` or `internal`.
+    pub fn domain(&self) -> &'static str {
+        match self {
+            Self::Input(_) => "input",
+            Self::External(_) => "external",
+            Self::Temporary(_) => "temporary",
+            Self::Internal(_) | Self::Stopped => "internal",
+        }
     }
 
     /// An I/O error on `path`, named in the message.
@@ -125,5 +161,30 @@ impl fmt::Display for ConfigErrors {
             write!(f, "\n  - {e}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod on_error_tests {
+    use super::OnError;
+
+    #[test]
+    fn on_error_reads_the_same_from_toml_and_the_command_line() {
+        #[derive(serde::Deserialize)]
+        struct Options {
+            #[serde(default)]
+            on_error: OnError,
+        }
+        let read = |text: &str| toml::from_str::<Options>(text).map(|o| o.on_error);
+        assert_eq!(read("").unwrap(), OnError::Skip);
+        assert_eq!(read("on_error = \"fail\"").unwrap(), OnError::Fail);
+        assert!(read("on_error = \"ignore\"").is_err());
+        assert_eq!("skip".parse(), Ok(OnError::Skip));
+        assert_eq!("fail".parse(), Ok(OnError::Fail));
+        let err = "Fail".parse::<OnError>().unwrap_err();
+        assert!(
+            err.contains("`Fail`") && err.contains("`skip` or `fail`"),
+            "{err}"
+        );
     }
 }

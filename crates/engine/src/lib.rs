@@ -7,22 +7,27 @@
 //! naming stage and key; no unbounded channel; CPU work off the I/O threads; an
 //! interrupted run leaves no file that looks complete.
 
+pub mod atomic_file;
 pub mod builtin;
+pub mod canonical_url;
 pub mod config;
 pub mod cost;
 pub mod error;
+pub mod input_files;
 pub mod plan;
 pub mod progress;
 pub mod records;
 pub mod registry;
+pub mod runs;
 pub mod runtime;
 pub mod stage;
 pub mod stats;
 pub mod testing;
 
+pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
 pub use cost::{CrawlCost, Requests};
-pub use error::{ConfigError, ConfigErrors, StageError};
+pub use error::{ConfigError, ConfigErrors, OnError, StageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
@@ -33,6 +38,7 @@ pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
     StageKind,
 };
-pub use runtime::{run, start, RunOptions, RunReport, RunStatus, Running};
+pub use runs::RunId;
+pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;

@@ -5,11 +5,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use crate::config::PipelineFile;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::registry::{PipelineContext, Port, Registry, Role, SideInput, StageConfig};
+use crate::runs::RunId;
 
 /// A reference to a port: `stage` (its `out` port) or `stage.port`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -95,18 +96,13 @@ impl Plan {
             }
         }
         let settings = file.settings().map_err(|e| errors.extend(e)).ok();
-        let name = settings
-            .as_ref()
-            .and_then(|s| s.name.clone())
-            .unwrap_or_else(|| file_stem(&file.path));
+        let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
         let context = PipelineContext {
-            out: settings
-                .as_ref()
-                .and_then(|s| s.out.clone())
-                .unwrap_or_else(|| PathBuf::from("out").join(&name)),
+            out: crate::config::output_dir(settings.as_ref(), &name),
             cutoff: settings.as_ref().map(|s| s.cutoff).unwrap_or_default(),
             channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
             name,
+            run: RunId::default(),
         };
         if context.channel_capacity == 0 {
             errors.push(ConfigError::pipeline(
@@ -142,6 +138,16 @@ impl Plan {
                 errors,
             })
         }
+    }
+
+    /// The first stage that brings only what is new since its last run (see
+    /// [`StageConfig::incremental`]), if any: the pipeline is then incremental and
+    /// keeps every earlier run's outputs. Known until the stages are built.
+    pub fn incremental_stage(&self) -> Option<&str> {
+        self.stages
+            .iter()
+            .find(|s| s.config.as_ref().is_some_and(|c| c.incremental()))
+            .map(|s| s.name.as_str())
     }
 
     /// The stage graph in Graphviz dot.
@@ -191,13 +197,6 @@ impl Plan {
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-fn file_stem(path: &str) -> String {
-    Path::new(path)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "pipeline".into())
 }
 
 fn valid_stage_name(name: &str) -> bool {
@@ -739,6 +738,6 @@ count = 1
         assert_eq!(order, ["gen", "pass", "sink"]);
         let dot = plan.to_dot();
         assert!(dot.contains("\"gen\" -> \"pass\" [label=\"out\"]"), "{dot}");
-        assert_eq!(plan.context.out, PathBuf::from("out/p"));
+        assert_eq!(plan.context.out, std::path::PathBuf::from("out/p"));
     }
 }

@@ -1,13 +1,18 @@
 //! What a run shows while it works: one indicatif bar per stage on a terminal
 //! (bytes and ETA where a stage declared its total, records otherwise), or a
 //! plain log line per stage every few seconds when stderr is not a terminal.
+//!
+//! The display runs on its own thread, so async runs and blocking commands
+//! (`tempora facts`) share it. Bars and log lines do not tear: the bars on screen
+//! are registered here, and [`log_writer`] (the binary's `tracing` writer) and
+//! [`suspend`] hide them while a line is written, then draw them again.
 
 use std::io::IsTerminal as _;
-use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tokio_util::sync::CancellationToken;
 
 use crate::stats::StageStats;
 
@@ -24,36 +29,88 @@ pub enum ProgressMode {
 
 /// The running display; stopped by [`Progress::finish`].
 pub struct Progress {
-    stop: CancellationToken,
-    task: Option<tokio::task::JoinHandle<()>>,
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
+
+/// The bars on screen, if any.
+static SHOWN: Mutex<Option<MultiProgress>> = Mutex::new(None);
 
 impl Progress {
     /// Starts showing `stages`.
     pub fn start(mode: ProgressMode, stages: Vec<(String, Arc<StageStats>)>) -> Self {
-        let stop = CancellationToken::new();
-        let task = match mode {
-            ProgressMode::Off => None,
-            ProgressMode::Auto if std::io::stderr().is_terminal() => {
-                Some(tokio::spawn(bars(stages, stop.clone())))
+        let every = match mode {
+            ProgressMode::Off => {
+                return Self {
+                    stop: None,
+                    thread: None,
+                }
             }
-            ProgressMode::Auto => Some(tokio::spawn(log_lines(
-                stages,
-                Duration::from_secs(10),
-                stop.clone(),
-            ))),
-            ProgressMode::Log(every) => Some(tokio::spawn(log_lines(stages, every, stop.clone()))),
+            ProgressMode::Auto if std::io::stderr().is_terminal() => None,
+            ProgressMode::Auto => Some(Duration::from_secs(10)),
+            ProgressMode::Log(every) => Some(every),
         };
-        Self { stop, task }
+        let (stop, stopped) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || match every {
+                None => bars(&stages, &stopped),
+                Some(every) => log_lines(&stages, every, &stopped),
+            })
+            // Without a thread there is no display; the run goes on without it.
+            .ok();
+        Self {
+            stop: Some(stop),
+            thread,
+        }
     }
 
-    /// Stops the display; the bars show their final counts.
-    pub async fn finish(self) {
-        self.stop.cancel();
-        if let Some(task) = self.task {
-            // The display task only draws; if it failed there is nothing to report.
-            let _ = task.await;
+    /// Stops the display; the bars show their final counts. Returns at once but
+    /// for the last draw.
+    pub fn finish(mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            // The display thread only draws; if it panicked there is nothing to report.
+            let _ = thread.join();
         }
+    }
+}
+
+/// Runs `f`, which writes to stderr, with the progress bars hidden, then draws them
+/// again; without bars it just runs `f`.
+pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
+    let shown = SHOWN.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    match shown {
+        Some(bars) => bars.suspend(f),
+        None => f(),
+    }
+}
+
+/// Whether log lines may carry colour codes: only on a terminal, and not when
+/// `NO_COLOR` is set to anything (<https://no-color.org>).
+pub fn colour_on_stderr() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Where log lines go: stderr, each line written whole while the bars are hidden.
+/// The binary gives it to `tracing_subscriber` (`.with_writer(log_writer)`).
+pub fn log_writer() -> LogWriter {
+    LogWriter
+}
+
+/// Writes to stderr through [`suspend`]; see [`log_writer`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LogWriter;
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // `tracing_subscriber` writes each event with one `write_all`: one line, one call.
+        suspend(|| std::io::stderr().lock().write_all(buf))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
     }
 }
 
@@ -71,8 +128,9 @@ pub fn summary_line(stats: &StageStats) -> String {
     line
 }
 
-async fn bars(stages: Vec<(String, Arc<StageStats>)>, stop: CancellationToken) {
+fn bars(stages: &[(String, Arc<StageStats>)], stop: &mpsc::Receiver<()>) {
     let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+    *SHOWN.lock().unwrap_or_else(PoisonError::into_inner) = Some(multi.clone());
     let width = stages.iter().map(|(n, _)| n.len()).max().unwrap_or(8);
     let spinner = ProgressStyle::with_template(&format!("{{spinner}} {{prefix:>{width}}} {{msg}}"))
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
@@ -93,12 +151,11 @@ async fn bars(stages: Vec<(String, Arc<StageStats>)>, stop: CancellationToken) {
             bar
         })
         .collect();
-    let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
-        let stopping = tokio::select! {
-            () = stop.cancelled() => true,
-            _ = tick.tick() => false,
-        };
+        let stopping = !matches!(
+            stop.recv_timeout(Duration::from_millis(250)),
+            Err(RecvTimeoutError::Timeout)
+        );
         for ((_, stats), bar) in stages.iter().zip(&shown) {
             let (done, total, is_bytes) = stats.progress();
             if total > 0 && bar.length() != Some(total) {
@@ -123,24 +180,15 @@ async fn bars(stages: Vec<(String, Arc<StageStats>)>, stop: CancellationToken) {
             for bar in &shown {
                 bar.finish();
             }
+            *SHOWN.lock().unwrap_or_else(PoisonError::into_inner) = None;
             return;
         }
     }
 }
 
-async fn log_lines(
-    stages: Vec<(String, Arc<StageStats>)>,
-    every: Duration,
-    stop: CancellationToken,
-) {
-    let mut tick = tokio::time::interval(every);
-    tick.tick().await;
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        for (name, stats) in &stages {
+fn log_lines(stages: &[(String, Arc<StageStats>)], every: Duration, stop: &mpsc::Receiver<()>) {
+    while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(every) {
+        for (name, stats) in stages {
             if stats.finished() {
                 continue;
             }

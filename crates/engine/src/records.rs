@@ -545,6 +545,20 @@ impl Record {
         }
     }
 
+    /// What makes two records the same record, whatever else differs (a later capture,
+    /// a better extraction): a sink in `append` mode keeps one record per identity.
+    /// Articles and pairs: site and id (`bbc`, `30000001`); facts: subject, relation,
+    /// start and object; captures and pages: URL and capture time. Records of
+    /// different kinds are never the same.
+    pub fn identity(&self) -> String {
+        match self {
+            Self::Article(a) => format!("article\t{}\t{}", a.source, a.id),
+            Self::Pair(p) => format!("pair\t{}\t{}", p.source, p.id),
+            // The sort keys of the other kinds are made of what identifies them.
+            other => format!("{}\t{}", other.kind(), other.sort_key()),
+        }
+    }
+
     /// The value of a path-template field (`{split}`, `{source}`, `{kind}`, `{relation}`,
     /// `{novelty}`), if the record has it.
     pub fn template_field(&self, field: &str) -> Option<String> {

@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::StageError;
 use crate::records::RecordKind;
+use crate::runs::RunId;
 use crate::stage::Stage;
 
 /// Where a kind sits in a graph.
@@ -88,6 +89,9 @@ pub struct PipelineContext {
     pub out: PathBuf,
     /// Records per channel.
     pub channel_capacity: usize,
+    /// This run: its start and name (the `{run}` and `{date}` of sink paths). Set when
+    /// the run starts; until then, the time the pipeline was read.
+    pub run: RunId,
 }
 
 /// A stage's parsed options: what validation needs to know about it, and how to build it.
@@ -107,6 +111,20 @@ pub trait StageConfig: Send {
 
     /// Output path templates (relative to `pipeline.out`) with the option naming each.
     fn writes(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// Whether each run of this stage brings only what is new since its last run (a
+    /// nightly crawl with `incremental = true`). A pipeline with such a stage keeps
+    /// every earlier run's outputs: the runtime refuses to replace them.
+    fn incremental(&self) -> bool {
+        false
+    }
+
+    /// Non-empty files under `pipeline.out` that this run would replace rather than add
+    /// to (a sink in `replace` mode whose path names no run), with the option naming
+    /// each. Asked at setup of an incremental pipeline only.
+    fn replaced_files(&self, _ctx: &PipelineContext) -> Vec<(String, PathBuf)> {
         Vec::new()
     }
 

@@ -2,6 +2,17 @@
 //! channels, runs each as a tokio task, and writes `rejected.jsonl` and
 //! `run.json` in `pipeline.out`.
 //!
+//! `run.json` says what ran (the command line and its `--set` overrides, the
+//! version and git commit of the build, every input file with its size, time and
+//! SHA-256) and how it went. It is written however the run ends, also when it
+//! cannot start: a stage that fails to build, or a pipeline file with problems
+//! ([`record_refused`]).
+//!
+//! An incremental pipeline (see [`Plan::incremental_stage`]) keeps every run: its
+//! `run.json` and `rejected.jsonl` go to `runs/<run>/` (see [`crate::runs`]) and are
+//! copied to `pipeline.out` as the latest run's, and the run refuses to start when a
+//! sink would replace a non-empty file of an earlier run.
+//!
 //! Shutdown follows the graph: the `shutdown` token asks sources to stop, and
 //! each stage ends when its input closes, so everything in flight drains into
 //! the sinks, which then publish their files. A failing stage aborts the other
@@ -19,14 +30,21 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::atomic_file::AtomicFile;
+use crate::config::PipelineFile;
 use crate::cost::CrawlCost;
-use crate::error::StageError;
+use crate::error::{ConfigErrors, StageError};
+use crate::input_files::{self, InputFile};
 use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
+use crate::runs::RunId;
 use crate::stage::{Batch, OutPort, StageIo};
 use crate::stats::StageStats;
+
+/// Kept here for callers that write their files the runtime's way.
+pub use crate::atomic_file::write_atomically;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -39,6 +57,15 @@ pub struct RunOptions {
     pub abort: CancellationToken,
     /// Tool version, recorded in `run.json`.
     pub version: String,
+    /// Git commit the binary was built from (`unknown` when not built from a git
+    /// checkout), recorded in `run.json`.
+    pub commit: String,
+    /// Whether that checkout had uncommitted changes; `None` when unknown.
+    pub dirty: Option<bool>,
+    /// The command line as given, program first.
+    pub command_line: Vec<String>,
+    /// The `--set` overrides as given (`KEY.PATH=VALUE`).
+    pub overrides: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -48,6 +75,12 @@ impl Default for RunOptions {
             shutdown: CancellationToken::new(),
             abort: CancellationToken::new(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: "unknown".to_string(),
+            dirty: None,
+            command_line: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            overrides: Vec::new(),
         }
     }
 }
@@ -92,13 +125,24 @@ pub struct StageReport {
 /// The stage that failed and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct StageFailure {
-    /// Stage name.
-    pub stage: String,
+    /// Stage name; `None` when the pipeline file as a whole was refused.
+    pub stage: Option<String>,
     /// The error.
     pub message: String,
     /// `input` (fix the data or config), `external` (I/O, network), `temporary` (a
     /// service asks us to wait: run again later) or `internal` (a bug).
     pub domain: &'static str,
+}
+
+/// A `--set` override in `run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AppliedOverride {
+    /// As given: `KEY.PATH=VALUE`.
+    pub given: String,
+    /// The key path.
+    pub key: String,
+    /// The value the key holds in the resolved pipeline (after `${VAR}`).
+    pub value: serde_json::Value,
 }
 
 /// What `run.json` holds.
@@ -110,6 +154,16 @@ pub struct RunReport {
     pub file: String,
     /// Tempora version.
     pub version: String,
+    /// Git commit Tempora was built from (`unknown` when not built from a git checkout).
+    pub commit: String,
+    /// Whether the build's checkout had uncommitted changes; `null` when unknown.
+    pub dirty: Option<bool>,
+    /// The command line as given, program first.
+    pub command_line: Vec<String>,
+    /// The `--set` overrides, as given and as applied.
+    pub overrides: Vec<AppliedOverride>,
+    /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
+    pub run: String,
     /// How the run ended.
     pub status: RunStatus,
     /// Whether every source reached its end and everything drained.
@@ -129,8 +183,113 @@ pub struct RunReport {
     pub cost: CrawlCost,
     /// Records written to `rejected.jsonl`.
     pub rejected: u64,
+    /// Every file a stage option names: path, size, modification time and, under
+    /// 100 MB, SHA-256.
+    pub inputs: Vec<InputFile>,
     /// The resolved pipeline (after `--set` and `${VAR}`).
     pub config: serde_json::Value,
+}
+
+impl RunReport {
+    /// A report of what ran, before anything ran: status `failed` until told otherwise.
+    fn new(
+        pipeline: &str,
+        file: &str,
+        resolved: &toml::Table,
+        options: &RunOptions,
+        started_at: DateTime<Utc>,
+    ) -> Self {
+        let overrides = options
+            .overrides
+            .iter()
+            .map(|given| {
+                let (key, value) = crate::config::applied_override(resolved, given);
+                AppliedOverride {
+                    given: given.clone(),
+                    key,
+                    value: value
+                        .and_then(|v| serde_json::to_value(v).ok())
+                        .unwrap_or_default(),
+                }
+            })
+            .collect();
+        Self {
+            pipeline: pipeline.to_string(),
+            file: file.to_string(),
+            version: options.version.clone(),
+            commit: options.commit.clone(),
+            dirty: options.dirty,
+            command_line: options.command_line.clone(),
+            overrides,
+            run: String::new(),
+            status: RunStatus::Failed,
+            completed: false,
+            error: None,
+            started_at,
+            ended_at: started_at,
+            seconds: 0.0,
+            stages: Vec::new(),
+            cost: CrawlCost::default(),
+            rejected: 0,
+            inputs: Vec::new(),
+            config: serde_json::to_value(resolved).unwrap_or_default(),
+        }
+    }
+
+    /// [`RunReport::new`] for a validated pipeline.
+    fn of_plan(plan: &Plan, options: &RunOptions, started_at: DateTime<Utc>) -> Self {
+        let mut report = Self::new(
+            &plan.context.name,
+            &plan.file,
+            &plan.resolved,
+            options,
+            started_at,
+        );
+        report.run = plan.context.run.label().to_string();
+        report
+    }
+
+    /// Stamps the end of a run that began at `start` and writes the report.
+    fn close(&mut self, start: Instant, out: &Path) {
+        self.ended_at = Utc::now();
+        self.seconds = start.elapsed().as_secs_f64();
+        self.write(out);
+    }
+
+    /// Writes it to `run.json` in `out`, logging a failure (the run's outcome does not
+    /// depend on its report).
+    fn write(&self, out: &Path) {
+        if let Err(e) = write_atomically(&out.join("run.json"), |w| {
+            serde_json::to_writer_pretty(&mut *w, self)?;
+            w.write_all(b"\n")
+        }) {
+            tracing::error!(error = %e, "could not write run.json");
+        }
+    }
+}
+
+/// Records a run refused before it started because its pipeline file has problems
+/// (a missing input file, an unknown option...): `run.json` with what ran, status
+/// `failed` and the problems, in the output directory the file names. Returns that
+/// directory; `None` when the `[pipeline]` table cannot be read to find it, or it
+/// cannot be created.
+pub fn record_refused(
+    file: &PipelineFile,
+    errors: &ConfigErrors,
+    options: &RunOptions,
+) -> Option<PathBuf> {
+    let settings = file.settings().ok()?;
+    let name = crate::config::pipeline_name(Some(&settings), &file.path);
+    let out = crate::config::output_dir(Some(&settings), &name);
+    check_writable(&out).ok()?;
+    let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
+    report.error = Some(StageFailure {
+        stage: None,
+        message: errors.to_string(),
+        domain: "input",
+    });
+    report.write(&out);
+    Some(out)
 }
 
 /// An error before any stage runs.
@@ -143,6 +302,24 @@ pub enum PreflightError {
         path: PathBuf,
         /// Why.
         source: std::io::Error,
+    },
+    /// A sink of an incremental pipeline would replace what an earlier run wrote.
+    #[error(
+        "stage `{stage}` would replace {}, which holds the records of earlier runs (its `{key}`), \
+         and this pipeline is incremental (stage `{incremental}` has `incremental = true`: each \
+         run brings only what is new). Set `mode = \"append\"` on stage `{stage}` to add each \
+         run's records to the file, or put `{{run}}` in its `{key}` to give each run a file of its own",
+        path.display()
+    )]
+    WouldReplace {
+        /// The sink.
+        stage: String,
+        /// Its option that names the file.
+        key: String,
+        /// The file.
+        path: PathBuf,
+        /// The stage that makes the pipeline incremental.
+        incremental: String,
     },
     /// A stage could not be built.
     #[error("stage `{stage}`: {source}")]
@@ -171,6 +348,9 @@ pub struct Running {
     tasks: JoinSet<(usize, Result<(), StageError>, Duration)>,
     task_stage: HashMap<tokio::task::Id, usize>,
     rejected_writer: tokio::task::JoinHandle<std::io::Result<u64>>,
+    inputs: tokio::task::JoinHandle<Vec<InputFile>>,
+    /// `runs/<run>/` of an incremental pipeline, where this run's records go.
+    run_folder: Option<PathBuf>,
     progress: Progress,
     started_at: DateTime<Utc>,
     start: Instant,
@@ -180,27 +360,46 @@ pub struct Running {
 /// Builds and wires every stage and starts them; [`Running::wait`] awaits the end.
 ///
 /// # Errors
-/// When the output directory is not writable or a stage cannot be built; no stage
-/// has started then.
+/// When the output directory is not writable, a sink of an incremental pipeline would
+/// replace an earlier run's file, or a stage cannot be built; no stage has started then.
 pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
     let out = plan.context.out.clone();
     check_writable(&out)?;
+    plan.context.run = RunId::new(started_at);
+    let run_folder = match plan.incremental_stage().map(str::to_string) {
+        Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
+        None => None,
+    };
+    let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
 
+    let reads = input_files::named_by(&plan);
     let mut stages = Vec::with_capacity(plan.stages.len());
-    for planned in &mut plan.stages {
-        let Some(config) = planned.config.take() else {
+    for i in 0..plan.stages.len() {
+        let Some(config) = plan.stages[i].config.take() else {
             continue;
         };
-        let stage = config
-            .build(&plan.context)
-            .map_err(|source| PreflightError::Build {
-                stage: planned.name.clone(),
-                source,
-            })?;
-        stages.push(stage);
+        match config.build(&plan.context) {
+            Ok(stage) => stages.push(stage),
+            Err(source) => {
+                let stage = plan.stages[i].name.clone();
+                // Nothing runs (so describing the inputs here holds up no task); the
+                // report says what would have run and why it did not.
+                let mut report = RunReport::of_plan(&plan, &options, started_at);
+                report.error = Some(StageFailure {
+                    stage: Some(stage.clone()),
+                    message: source.to_string(),
+                    domain: source.domain(),
+                });
+                report.inputs = input_files::describe(&reads);
+                report.close(start, &out);
+                return Err(PreflightError::Build { stage, source });
+            }
+        }
     }
+    // Hashing the inputs reads them: off the async threads, beside the run.
+    let inputs = tokio::task::spawn_blocking(move || input_files::describe(&reads));
 
     let batch_size = (plan.context.channel_capacity / 2).clamp(1, 1024);
     let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
@@ -258,7 +457,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         .enumerate()
         .map(|(i, s)| (s.name.clone(), i))
         .collect();
-    let rejected_writer = tokio::spawn(write_rejected(out.clone(), stage_order, rejected_rx));
+    let rejected_writer = tokio::spawn(write_rejected(records_dir, stage_order, rejected_rx));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -321,11 +520,42 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         tasks,
         task_stage,
         rejected_writer,
+        inputs,
+        run_folder,
         progress,
         started_at,
         start,
         verdict,
     })
+}
+
+/// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
+/// earlier run's file; on a refusal the (empty) folder is removed again.
+fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, PreflightError> {
+    let out = plan.context.out.clone();
+    let folder = plan
+        .context
+        .run
+        .claim_folder(&out)
+        .map_err(|source| PreflightError::OutDir {
+            path: out.join(crate::runs::RUNS_DIR),
+            source,
+        })?;
+    for stage in &plan.stages {
+        let Some(config) = &stage.config else {
+            continue;
+        };
+        if let Some((key, path)) = config.replaced_files(&plan.context).into_iter().next() {
+            let _ = std::fs::remove_dir(&folder);
+            return Err(PreflightError::WouldReplace {
+                stage: stage.name.clone(),
+                key,
+                path,
+                incremental: incremental.to_string(),
+            });
+        }
+    }
+    Ok(folder)
 }
 
 impl Running {
@@ -348,6 +578,8 @@ impl Running {
             mut tasks,
             task_stage,
             rejected_writer,
+            inputs,
+            run_folder,
             progress,
             started_at,
             start,
@@ -398,13 +630,8 @@ impl Running {
                         Err(e) if failure.is_none() && !aborted => {
                             tracing::error!(stage = %names[i], error = %e, "stage failed; stopping the run");
                             failure = Some(StageFailure {
-                                stage: names[i].clone(),
-                                domain: match e {
-                                    StageError::Input(_) => "input",
-                                    StageError::External(_) => "external",
-                                    StageError::Temporary(_) => "temporary",
-                                    _ => "internal",
-                                },
+                                stage: Some(names[i].clone()),
+                                domain: e.domain(),
                                 message: e.to_string(),
                             });
                             status = RunStatus::Failed;
@@ -420,7 +647,8 @@ impl Running {
         if status == RunStatus::Completed && options.shutdown.is_cancelled() {
             status = RunStatus::Interrupted;
         }
-        progress.finish().await;
+        // The display thread ends at once; joining it must not hold an async thread.
+        let _ = tokio::task::spawn_blocking(move || progress.finish()).await;
         let rejected = rejected_writer
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
@@ -429,34 +657,31 @@ impl Running {
                 0
             });
 
-        let stages: Vec<StageReport> = plan
+        let mut report = RunReport::of_plan(&plan, &options, started_at);
+        report.status = status;
+        report.completed = status == RunStatus::Completed;
+        report.error = failure;
+        report.stages = plan
             .stages
             .iter()
             .zip(&stats)
             .zip(&elapsed)
             .map(|((s, st), dt)| stage_report(&s.name, &s.kind, st, *dt))
             .collect();
-        let cost = CrawlCost::from_stages(&stages, &sink_kinds(&plan));
-        let report = RunReport {
-            pipeline: plan.context.name.clone(),
-            file: plan.file.clone(),
-            version: options.version.clone(),
-            status,
-            completed: status == RunStatus::Completed,
-            error: failure,
-            started_at,
-            ended_at: Utc::now(),
-            seconds: start.elapsed().as_secs_f64(),
-            stages,
-            cost,
-            rejected,
-            config: serde_json::to_value(&plan.resolved).unwrap_or_default(),
-        };
-        if let Err(e) = write_atomically(&out.join("run.json"), |w| {
-            serde_json::to_writer_pretty(&mut *w, &report)?;
-            w.write_all(b"\n")
-        }) {
-            tracing::error!(error = %e, "could not write run.json");
+        report.cost = CrawlCost::from_stages(&report.stages, &sink_kinds(&plan));
+        report.rejected = rejected;
+        report.inputs = inputs.await.unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not describe the input files");
+            Vec::new()
+        });
+        let records_dir = run_folder.as_deref().unwrap_or(&out);
+        report.close(start, records_dir);
+        if let Some(folder) = &run_folder {
+            for name in ["run.json", "rejected.jsonl"] {
+                if let Err(e) = copy_as_latest(folder, &out, name) {
+                    tracing::error!(error = %e, file = name, "could not copy the run's file to the output directory");
+                }
+            }
         }
         report
     }
@@ -507,42 +732,22 @@ fn check_writable(out: &Path) -> Result<(), PreflightError> {
         .map_err(fail)
 }
 
-/// Writes a file under a temporary name in its directory and renames it into place.
-///
-/// # Errors
-/// I/O errors; the temporary file is removed.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    // A bare file name has the empty path as its parent: the working directory.
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file());
-        write(&mut w)?;
-        w.flush()?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// Copies `name` of a run's folder to `out`, where it stands for the latest run.
+fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<()> {
+    let mut from = std::fs::File::open(run_folder.join(name))?;
+    write_atomically(&out.join(name), |w| std::io::copy(&mut from, w).map(drop))
 }
 
 /// Collects every rejection and writes `rejected.jsonl` in a total order that does
 /// not depend on how the stages' work interleaved: by stage (pipeline order),
-/// then by the whole JSON line.
+/// then by the whole JSON line; in `dir` (the output directory, or the run's
+/// folder of an incremental pipeline).
 async fn write_rejected(
-    out: PathBuf,
+    dir: PathBuf,
     stage_order: HashMap<String, usize>,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
-    let path = out.join("rejected.jsonl");
-    let tmp = tempfile::Builder::new()
-        .prefix(".tmp-rejected")
-        .tempfile_in(&out)?;
+    let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
     let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
     while let Some(batch) = rx.recv().await {
         for r in batch {
@@ -552,13 +757,13 @@ async fn write_rejected(
     }
     lines.sort_unstable();
     let n = lines.len() as u64;
-    let mut w = std::io::BufWriter::new(tmp.as_file());
+    let mut w = std::io::BufWriter::new(file.as_file());
     for (_, line) in &lines {
         w.write_all(line)?;
         w.write_all(b"\n")?;
     }
     w.flush()?;
     drop(w);
-    tmp.persist(&path).map_err(|e| e.error)?;
+    file.commit()?;
     Ok(n)
 }

@@ -41,6 +41,7 @@ pub fn context(out: &std::path::Path) -> PipelineContext {
         cutoff: chrono::NaiveDate::from_ymd_opt(2019, 12, 31).unwrap_or_default(),
         out: out.to_path_buf(),
         channel_capacity: 64,
+        run: crate::runs::RunId::default(),
     }
 }
 

@@ -175,7 +175,7 @@ inputs = ["bad"]
     .expect("a failing stage must end the run");
     assert_eq!(report.status, RunStatus::Failed);
     let error = report.error.unwrap();
-    assert_eq!(error.stage, "bad");
+    assert_eq!(error.stage.as_deref(), Some("bad"));
     assert_eq!(error.domain, "input");
     assert!(error.message.contains("record 500"), "{}", error.message);
     let json = run_json(dir.path());

@@ -4,9 +4,9 @@
 //! before fetching; extraction names its articles with the same id.
 
 use chrono::{Days, NaiveDate};
+use tempora_engine::CanonicalUrl;
 
 use crate::profile::SiteProfile;
-use crate::url::{host, host_in, path};
 
 /// An article of a site, whatever host, port, scheme or query its URL had.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,15 +53,12 @@ impl IdDates {
 }
 
 impl SiteProfile {
-    /// Whether `url` is on one of the site's hosts.
-    pub fn owns(&self, url: &str) -> bool {
-        let host = host(url);
-        self.hosts.iter().any(|h| host_in(&host, h))
-    }
-
-    /// The article id of `url`: group 1 of the first `id` pattern matching its path.
+    /// The article id of `url`: group 1 of the first `id` pattern matching its
+    /// path (the path of the one URL normalizer, [`CanonicalUrl`]: scheme, host,
+    /// port and query play no part).
     pub fn article_id(&self, url: &str) -> Option<String> {
-        let path = path(url);
+        let url = CanonicalUrl::parse(url);
+        let path = url.path();
         self.id
             .iter()
             .find_map(|re| {

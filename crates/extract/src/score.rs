@@ -1,11 +1,62 @@
-//! Scoring one extraction against what is known about its page, and the report.
+//! Scoring one extraction against what is known about its page ([`Expected`]),
+//! each page's result ([`PageScore`]) and the report over all pages ([`Report`]).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::eval::{Expected, PageScore, Report};
+use serde::Deserialize;
+
 use crate::extract::Extraction;
 use crate::text::normalize;
+
+/// What is known about one page.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Expected {
+    /// The page's URL.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The headline.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The publication date, `YYYY-MM-DD`.
+    #[serde(default)]
+    pub published: Option<String>,
+    /// The reference summary.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The article's whole text.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// The start of the article's text.
+    #[serde(default)]
+    pub body_start: Option<String>,
+}
+
+/// One page's result.
+#[derive(Debug, Clone)]
+pub struct PageScore {
+    /// `site/file`.
+    pub page: String,
+    /// The matched layout, or `rejected: reason`.
+    pub outcome: String,
+    /// Per field: `Some(true)` right, `Some(false)` wrong, `None` unknown.
+    pub title: Option<bool>,
+    /// See `title`.
+    pub summary: Option<bool>,
+    /// See `title`.
+    pub published: Option<bool>,
+    /// Body token F1 (or 0/1 for a known start), when a body is known.
+    pub body: Option<f64>,
+    /// Expected vs extracted, for each wrong field.
+    pub mismatches: Vec<String>,
+}
+
+/// Every page's result.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Per page, in folder and file name order.
+    pub pages: Vec<PageScore>,
+}
 
 pub(crate) fn score(
     page: String,

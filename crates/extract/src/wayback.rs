@@ -8,19 +8,13 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 use regex::Regex;
+use tempora_engine::canonical_url::original_url;
 
 const TOOLBAR_BEGIN: &str = "<!-- BEGIN WAYBACK TOOLBAR INSERT -->";
 const TOOLBAR_END: &str = "<!-- END WAYBACK TOOLBAR INSERT -->";
 
 /// Elements of the viewer that may survive when the toolbar markers are missing.
 pub const VIEWER_ELEMENTS: &str = "#wm-ipp-base, #wm-ipp, #wm-ipp-print, #donato";
-
-static REWRITTEN: LazyLock<Regex> = LazyLock::new(|| {
-    // The viewer's prefix: optional host, `/web/`, 1-14 digit timestamp, optional
-    // replay flag (`id_`, `im_`, `js_`, ...), then the original URL.
-    Regex::new(r"^(?:(?:https?:)?//(?:web\.)?archive\.org)?/web/\d{1,14}(?:[a-z]{2}_)?/(.+)$")
-        .unwrap_or_else(|e| unreachable!("constant pattern: {e}"))
-});
 
 static WOMBAT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"__wm\.wombat\(\s*"([^"]+)"\s*,\s*"(\d{14})""#)
@@ -76,9 +70,8 @@ pub fn strip_toolbar(html: &str) -> Cow<'_, str> {
 /// The original URL behind a viewer-rewritten one; other URLs are returned as they are.
 pub fn unrewrite(url: &str) -> Cow<'_, str> {
     let trimmed = url.trim();
-    match REWRITTEN.captures(trimmed).and_then(|c| c.get(1)) {
+    match original_url(trimmed) {
         Some(original) => {
-            let original = original.as_str();
             // The viewer sometimes collapses `http://` to `http:/`.
             if let Some(rest) = original
                 .strip_prefix("http:/")

@@ -35,6 +35,7 @@ fn configure(name: &str, overrides: &[&str]) -> Result<SplitConfig, Vec<OptionEr
         cutoff: settings.cutoff,
         out: "out".into(),
         channel_capacity: 16,
+        run: tempora_engine::RunId::default(),
     };
     let stages = file.table["stages"].as_table().unwrap();
     let mut split = None;

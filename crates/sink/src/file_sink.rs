@@ -2,20 +2,22 @@
 //! per rendered path template. Each file is written under a temporary name in its
 //! directory and renamed into place only when the input has ended, so an interrupted
 //! or failed run never leaves a file that looks complete (a dropped temporary file
-//! deletes itself).
+//! deletes itself). In `append` mode the file is rewritten the same way with this
+//! run's new records after the old ones (see [`crate::append`]).
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use tempfile::NamedTempFile;
+use serde::{Deserialize, Serialize};
+use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
+    Batch, Emitted, PipelineContext, Port, RecordKind, Stage, StageConfig, StageError, Transform,
     TransformStage,
 };
 
+use crate::append;
 use crate::parquet;
 use crate::template::PathTemplate;
 
@@ -34,8 +36,18 @@ pub enum Format {
 pub struct SinkOptions {
     /// Output path relative to `pipeline.out`; placeholders `{split}`, `{source}`,
     /// `{kind}`, `{relation}` and `{novelty}` (the novelty tag `T_nov`/`T_sim`, else
-    /// the bin) are filled from each record (one file per value).
+    /// the bin) are filled from each record (one file per value); `{run}` (the run's
+    /// start in UTC, `2026-11-23T023015Z`) and `{date}` (its day, `2026-11-23`) from
+    /// the run.
     pub path: String,
+    /// `replace`: each run writes its files anew. `append` (JSONL only): each run adds
+    /// its records to the file's, leaving out records the file has already (same
+    /// identity: articles and pairs by site and id, facts by subject, relation, start
+    /// and object, captures and pages by URL and time); the file changes only when a
+    /// run completes. An incremental pipeline refuses to `replace` a non-empty file.
+    #[serde(default = "default_mode")]
+    #[schemars(default = "default_mode")]
+    pub mode: SinkMode,
     /// Sort each file's records by a stable key (articles by date, source, id; facts by
     /// subject, relation, start; captures by URL and time) so the same input gives the
     /// same bytes whatever the arrival order. Sorting holds a file's records in memory.
@@ -48,6 +60,20 @@ const fn default_sort() -> bool {
     true
 }
 
+const fn default_mode() -> SinkMode {
+    SinkMode::Replace
+}
+
+/// What a sink does with a file that exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SinkMode {
+    /// Write the file anew.
+    Replace,
+    /// Add this run's records to the file's.
+    Append,
+}
+
 pub(crate) struct SinkConfig {
     pub(crate) format: Format,
     pub(crate) options: SinkOptions,
@@ -55,8 +81,23 @@ pub(crate) struct SinkConfig {
 }
 
 impl SinkConfig {
-    pub(crate) fn new(format: Format, options: SinkOptions) -> Result<Self, String> {
-        let template = PathTemplate::parse(&options.path)?;
+    /// # Errors
+    /// The option at fault and why.
+    pub(crate) fn new(
+        format: Format,
+        options: SinkOptions,
+    ) -> Result<Self, (&'static str, String)> {
+        let template = PathTemplate::parse(&options.path).map_err(|e| ("path", e))?;
+        // Appending to Parquet means rewriting every row group; a {run} path keeps
+        // each run's rows in a file of its own instead.
+        if format == Format::Parquet && options.mode == SinkMode::Append {
+            return Err((
+                "mode",
+                "`append` is for JSONL files; for Parquet put `{run}` (or `{date}`) in the \
+                 path to write each run's records to a file of its own"
+                    .into(),
+            ));
+        }
         Ok(Self {
             format,
             options,
@@ -74,17 +115,30 @@ impl StageConfig for SinkConfig {
         vec![("path".to_string(), self.options.path.clone())]
     }
 
+    fn replaced_files(&self, ctx: &PipelineContext) -> Vec<(String, PathBuf)> {
+        if self.options.mode == SinkMode::Append {
+            return Vec::new();
+        }
+        self.template
+            .for_run(&ctx.run)
+            .existing_files(&ctx.out)
+            .into_iter()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+            .map(|p| ("path".to_string(), p))
+            .collect()
+    }
+
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         let mut sink = FileSink {
             format: self.format,
-            template: self.template,
+            template: self.template.for_run(&ctx.run),
             sort: self.options.sort,
+            mode: self.options.mode,
             out: ctx.out.clone(),
             files: BTreeMap::new(),
         };
         // A fixed path is written even when no record arrives: an empty result is a result.
-        if sink.template.is_fixed() {
-            let path = PathBuf::from(&self.options.path);
+        if let Some(path) = sink.template.fixed_path() {
             sink.open(&path)?;
         }
         Ok(Box::new(TransformStage(sink)))
@@ -95,16 +149,19 @@ struct FileSink {
     format: Format,
     template: PathTemplate,
     sort: bool,
+    mode: SinkMode,
     out: PathBuf,
     files: BTreeMap<PathBuf, OpenFile>,
 }
 
 struct OpenFile {
-    tmp: NamedTempFile,
+    tmp: AtomicFile,
     /// Streamed lines (unsorted JSONL).
     writer: Option<BufWriter<std::fs::File>>,
-    /// Held lines with their sort key (sorted JSONL, and Parquet).
+    /// Held lines with their sort key (sorted JSONL, appended JSONL, and Parquet).
     held: Vec<(String, Vec<u8>)>,
+    /// The kind of the first record (an appended file holds one kind).
+    kind: Option<RecordKind>,
     count: u64,
 }
 
@@ -114,11 +171,9 @@ impl FileSink {
             let path = self.out.join(relative);
             let dir = path.parent().unwrap_or(&self.out);
             std::fs::create_dir_all(dir).map_err(|e| StageError::io(dir, e))?;
-            let tmp = tempfile::Builder::new()
-                .prefix(".tmp-")
-                .tempfile_in(dir)
-                .map_err(|e| StageError::io(dir, e))?;
-            let streaming = self.format == Format::Jsonl && !self.sort;
+            let tmp = AtomicFile::create(&path).map_err(|e| StageError::io(dir, e))?;
+            let streaming =
+                self.format == Format::Jsonl && !self.sort && self.mode == SinkMode::Replace;
             let writer = if streaming {
                 let file = tmp
                     .as_file()
@@ -134,6 +189,7 @@ impl FileSink {
                     tmp,
                     writer,
                     held: Vec::new(),
+                    kind: None,
                     count: 0,
                 },
             );
@@ -143,14 +199,28 @@ impl FileSink {
             .ok_or_else(|| StageError::internal("file vanished"))
     }
 
-    fn publish(&mut self, relative: &Path, mut file: OpenFile) -> Result<(), StageError> {
+    fn publish(
+        &mut self,
+        relative: &Path,
+        mut file: OpenFile,
+        out: &mut Emitted,
+    ) -> Result<(), StageError> {
         let path = self.out.join(relative);
         let io_err = |e| StageError::io(&path, e);
+        let counter = format!("file {}", relative.display());
         if self.sort {
             // A total order: records with the same key (an article written twice)
             // are ordered by their whole JSON line, not by arrival.
             file.held.sort_unstable();
         }
+        if self.mode == SinkMode::Append {
+            let lines = file.held.iter().map(|(_, l)| l.as_slice());
+            let appended = append::append_jsonl(&path, file.kind, lines, file.tmp)?;
+            out.count(&counter, appended.added);
+            out.count("already in the file", appended.present);
+            return Ok(());
+        }
+        out.count(&counter, file.count);
         match (self.format, file.writer.take()) {
             (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,
             (Format::Jsonl, None) => {
@@ -171,8 +241,7 @@ impl FileSink {
                     .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
             }
         }
-        file.tmp.as_file().sync_all().map_err(io_err)?;
-        file.tmp.persist(&path).map_err(|e| io_err(e.error))?;
+        file.tmp.commit().map_err(io_err)?;
         Ok(())
     }
 }
@@ -197,7 +266,19 @@ impl Transform for FileSink {
             } else {
                 String::new()
             };
+            let append = self.mode == SinkMode::Append;
             let file = self.open(&relative)?;
+            let kind = *file.kind.get_or_insert(record.kind());
+            if append && kind != record.kind() {
+                out.reject(
+                    &record,
+                    format!(
+                        "{} holds {kind} records: an appended file holds one kind (put `{{kind}}` in the path)",
+                        relative.display()
+                    ),
+                );
+                continue;
+            }
             file.count += 1;
             match &mut file.writer {
                 Some(w) => {
@@ -215,9 +296,7 @@ impl Transform for FileSink {
     fn publish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
         let files = std::mem::take(&mut self.files);
         for (relative, file) in files {
-            let count = file.count;
-            self.publish(&relative, file)?;
-            out.count(&format!("file {}", relative.display()), count);
+            self.publish(&relative, file, out)?;
         }
         Ok(())
     }

@@ -8,13 +8,14 @@
 //! stable key unless `sort = false`); the sources read back exactly what the
 //! sinks wrote.
 
+mod append;
 mod file_sink;
 pub mod parquet;
 mod source;
 pub mod template;
 
-pub use file_sink::{Format, SinkOptions};
-pub use source::{OnError, SourceOptions};
+pub use file_sink::{Format, SinkMode, SinkOptions};
+pub use source::SourceOptions;
 
 use tempora_engine::{parse_options, OptionError, RecordKind, Role, StageConfig, StageKind};
 
@@ -22,9 +23,9 @@ fn sink(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<
     let options: SinkOptions = parse_options(table)?;
     file_sink::SinkConfig::new(format, options)
         .map(|c| Box::new(c) as Box<dyn StageConfig>)
-        .map_err(|message| {
+        .map_err(|(key, message)| {
             vec![OptionError {
-                key: Some("path".into()),
+                key: Some(key.into()),
                 message,
             }]
         })

@@ -11,22 +11,13 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig, StageError, StageIo,
+    OnError, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig, StageError,
+    StageIo,
 };
 use tokio::sync::mpsc;
 
 use crate::file_sink::Format;
 use crate::parquet;
-
-/// What to do with a line that is not a valid record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OnError {
-    /// Write it to `rejected.jsonl` with its file and line, and go on.
-    Skip,
-    /// Stop the run with an error naming the file, line and field.
-    Fail,
-}
 
 const fn default_on_error() -> OnError {
     OnError::Skip

@@ -1,10 +1,11 @@
 //! Output path templates such as `{split}.jsonl`: a relative path with
-//! placeholders filled from each record. Values from data are sanitized so a
-//! record can never place a file outside `pipeline.out`.
+//! placeholders filled from each record, or from the run (`{run}`, `{date}`).
+//! Values from data are sanitized so a record can never place a file outside
+//! `pipeline.out`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use tempora_engine::Record;
+use tempora_engine::{Record, RunId};
 
 /// A parsed path template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,11 +16,26 @@ pub struct PathTemplate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     Text(String),
+    /// A field of each record.
     Field(String),
+    /// A property of the run, filled by [`PathTemplate::for_run`].
+    Run(RunField),
 }
 
-/// The fields a template may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunField {
+    /// The run's name: its start in UTC, `2026-11-23T023015Z`.
+    Run,
+    /// The day it started, `2026-11-23`.
+    Date,
+}
+
+/// The record fields a template may use.
 pub const FIELDS: [&str; 5] = ["split", "source", "kind", "relation", "novelty"];
+
+/// The run's fields a template may use: `{run}` (its start in UTC, `2026-11-23T023015Z`)
+/// and `{date}` (its day, `2026-11-23`).
+pub const RUN_FIELDS: [&str; 2] = ["run", "date"];
 
 impl PathTemplate {
     /// Parses `template`.
@@ -38,13 +54,23 @@ impl PathTemplate {
                 .find('}')
                 .ok_or_else(|| format!("`{template}`: unclosed `{{`"))?;
             let field = &rest[open + 1..open + close];
-            if !FIELDS.contains(&field) {
-                return Err(format!(
-                    "`{template}`: unknown placeholder `{{{field}}}` (known: {})",
-                    FIELDS.map(|f| format!("{{{f}}}")).join(", ")
-                ));
-            }
-            parts.push(Part::Field(field.to_string()));
+            let part = match field {
+                "run" => Part::Run(RunField::Run),
+                "date" => Part::Run(RunField::Date),
+                f if FIELDS.contains(&f) => Part::Field(f.to_string()),
+                _ => {
+                    let known: Vec<String> = FIELDS
+                        .iter()
+                        .chain(&RUN_FIELDS)
+                        .map(|f| format!("{{{f}}}"))
+                        .collect();
+                    return Err(format!(
+                        "`{template}`: unknown placeholder `{{{field}}}` (known: {})",
+                        known.join(", ")
+                    ));
+                }
+            };
+            parts.push(part);
             rest = &rest[open + close + 1..];
         }
         if !rest.is_empty() {
@@ -56,9 +82,51 @@ impl PathTemplate {
         Ok(Self { parts })
     }
 
-    /// Whether the template has no placeholders (one fixed file).
-    pub fn is_fixed(&self) -> bool {
-        self.parts.iter().all(|p| matches!(p, Part::Text(_)))
+    /// The one path of a template without placeholders (one fixed file).
+    pub fn fixed_path(&self) -> Option<PathBuf> {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect::<Option<String>>()
+            .map(PathBuf::from)
+    }
+
+    /// The template with `{run}` and `{date}` filled for `run`.
+    pub fn for_run(&self, run: &RunId) -> Self {
+        let parts = self
+            .parts
+            .iter()
+            .map(|part| match part {
+                Part::Run(RunField::Run) => Part::Text(run.label().to_string()),
+                Part::Run(RunField::Date) => Part::Text(run.date()),
+                other => other.clone(),
+            })
+            .collect();
+        Self { parts }
+    }
+
+    /// Files under `dir` that this template can name (any value in each placeholder).
+    pub fn existing_files(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut pattern = glob::Pattern::escape(&dir.to_string_lossy());
+        pattern.push(std::path::MAIN_SEPARATOR);
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => pattern.push_str(&glob::Pattern::escape(t)),
+                Part::Field(_) | Part::Run(_) => pattern.push('*'),
+            }
+        }
+        let Ok(paths) = glob::glob(&pattern) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = paths
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
     }
 
     /// The relative path for `record`.
@@ -76,6 +144,8 @@ impl PathTemplate {
                         .ok_or_else(|| format!("the record has no `{f}` for the path template"))?;
                     path.push_str(&sanitize(&value));
                 }
+                // Sinks fill the run's fields when they are built.
+                Part::Run(_) => return Err("the path's run is not known yet".into()),
             }
         }
         Ok(PathBuf::from(path))
@@ -110,12 +180,15 @@ mod tests {
     #[test]
     fn placeholders_are_filled_and_checked() {
         let t = PathTemplate::parse("by-kind/{kind}.jsonl").unwrap();
-        assert!(!t.is_fixed());
+        assert!(t.fixed_path().is_none());
         assert_eq!(
             t.render(&small_record(1)).unwrap(),
             PathBuf::from("by-kind/capture.jsonl")
         );
-        assert!(PathTemplate::parse("all.jsonl").unwrap().is_fixed());
+        assert_eq!(
+            PathTemplate::parse("all.jsonl").unwrap().fixed_path(),
+            Some(PathBuf::from("all.jsonl"))
+        );
         assert!(PathTemplate::parse("{nope}.jsonl")
             .unwrap_err()
             .contains("unknown placeholder"));
@@ -133,6 +206,70 @@ mod tests {
         assert_eq!(sanitize("/abs"), "_abs");
         assert_eq!(sanitize("in_distribution"), "in_distribution");
         assert_eq!(sanitize(""), "_");
+    }
+
+    #[test]
+    fn run_and_date_are_filled_from_the_run() {
+        use chrono::TimeZone;
+        let run = RunId::new(
+            chrono::Utc
+                .with_ymd_and_hms(2026, 11, 23, 2, 30, 15)
+                .unwrap(),
+        );
+        let t = PathTemplate::parse("runs/{run}/articles-{date}.jsonl").unwrap();
+        assert!(t.fixed_path().is_none());
+        let bound = t.for_run(&run);
+        assert_eq!(
+            bound.fixed_path(),
+            Some(PathBuf::from(
+                "runs/2026-11-23T023015Z/articles-2026-11-23.jsonl"
+            ))
+        );
+        assert_eq!(t.fixed_path(), None);
+        assert_eq!(
+            bound.render(&small_record(1)).unwrap(),
+            PathBuf::from("runs/2026-11-23T023015Z/articles-2026-11-23.jsonl")
+        );
+        assert!(t.render(&small_record(1)).is_err());
+        let err = PathTemplate::parse("{day}.jsonl").unwrap_err();
+        assert!(err.contains("{run}, {date}"), "{err}");
+    }
+
+    #[test]
+    fn existing_files_are_those_a_placeholder_can_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("by-kind")).unwrap();
+        for name in [
+            "by-kind/article.jsonl",
+            "by-kind/fact.jsonl",
+            "by-kind/notes.txt",
+            "top.jsonl",
+            "[odd].jsonl",
+            "o.jsonl",
+        ] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let t = PathTemplate::parse("by-kind/{kind}.jsonl").unwrap();
+        assert_eq!(
+            t.existing_files(dir.path()),
+            [
+                dir.path().join("by-kind/article.jsonl"),
+                dir.path().join("by-kind/fact.jsonl")
+            ]
+        );
+        let fixed = PathTemplate::parse("top.jsonl").unwrap();
+        assert_eq!(
+            fixed.existing_files(dir.path()),
+            [dir.path().join("top.jsonl")]
+        );
+        // Glob characters in the path are literal.
+        let odd = PathTemplate::parse("[odd].jsonl").unwrap();
+        assert_eq!(
+            odd.existing_files(dir.path()),
+            [dir.path().join("[odd].jsonl")]
+        );
+        let missing = PathTemplate::parse("{split}/x.jsonl").unwrap();
+        assert!(missing.existing_files(dir.path()).is_empty());
     }
 
     #[test]

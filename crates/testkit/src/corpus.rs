@@ -3,7 +3,7 @@
 
 use chrono::NaiveDateTime;
 
-use crate::surt::urlkey;
+use tempora_engine::CanonicalUrl;
 
 /// One archived capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl MockCapture {
 
     /// Its CDX urlkey.
     pub fn urlkey(&self) -> String {
-        urlkey(&self.url)
+        CanonicalUrl::parse(&self.url).urlkey()
     }
 
     /// Its time.

@@ -23,4 +23,3 @@ pub mod synthetic;
 pub use corpus::{sha1_base32, Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
 pub use server::{MockWayback, Outcome, RequestRecord};
-pub use surt::urlkey;

@@ -6,10 +6,10 @@
 //! status 200 for a blocked site.
 
 use chrono::NaiveDateTime;
+use tempora_engine::CanonicalUrl;
 
 use crate::cdx::Answer;
 use crate::corpus::{Corpus, MockCapture};
-use crate::surt::urlkey;
 
 /// A replay answer and whether its body may be gzip-compressed in transit.
 #[derive(Debug, Clone)]
@@ -64,7 +64,7 @@ pub fn answer(
             "Wayback Machine doesn't have that page archived.",
         ));
     };
-    let key = urlkey(&url);
+    let key = CanonicalUrl::parse(&url).urlkey();
     if is_blocked(&key) {
         return plain(wayback_page(
             200,

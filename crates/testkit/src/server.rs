@@ -19,6 +19,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
+use tempora_engine::CanonicalUrl;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -27,7 +28,6 @@ use crate::cdx::{self, Answer};
 use crate::corpus::{Corpus, MockCapture};
 use crate::faults::{self, Fault, FaultRule, RequestKind};
 use crate::replay;
-use crate::surt::urlkey;
 
 type Body = BoxBody<Bytes, io::Error>;
 
@@ -140,7 +140,7 @@ impl MockWayback {
 
     /// Excludes a site: every URL whose urlkey starts with that of `url_prefix`.
     pub fn block_site(&self, url_prefix: &str) {
-        let mut key = urlkey(url_prefix);
+        let mut key = CanonicalUrl::parse(url_prefix).urlkey();
         if key.ends_with(")/") {
             key.pop();
         }

@@ -1,47 +1,9 @@
-//! SURT-style URL keys, the sort key of the Wayback CDX index (`urlkey`).
-//!
-//! The mock needs them to order its index and to match `url` + `matchType`
-//! queries the way the real server does: scheme, `www.` and default ports do
-//! not matter, the host is reversed (`uk,co,bbc)/news/x`), everything is lowercase.
+//! Matching CDX `url` + `matchType` queries against SURT-style keys (`urlkey`,
+//! the sort key of the Wayback CDX index: `uk,co,bbc)/news/x`), the way the real
+//! server does. The keys themselves are Tempora's one normalizer's
+//! ([`CanonicalUrl::urlkey`]), the same the crawler keys its captures by.
 
-/// The urlkey of `url`, e.g. `http://www.BBC.co.uk:80/News/x` -> `uk,co,bbc)/news/x`.
-pub fn urlkey(url: &str) -> String {
-    let lower = url.trim().to_ascii_lowercase();
-    let rest = lower
-        .split_once("://")
-        .map_or(lower.as_str(), |(_, rest)| rest);
-    let rest = rest.split('#').next().unwrap_or(rest);
-    let (authority, path) = match rest.find(['/', '?']) {
-        Some(at) => rest.split_at(at),
-        None => (rest, "/"),
-    };
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host
-        .strip_suffix(":80")
-        .or_else(|| host.strip_suffix(":443"))
-        .unwrap_or(host);
-    let host = strip_www(host);
-    let reversed: Vec<&str> = host.split('.').filter(|p| !p.is_empty()).rev().collect();
-    let path = if path.starts_with('?') {
-        format!("/{path}")
-    } else {
-        path.to_string()
-    };
-    format!("{}){}", reversed.join(","), path)
-}
-
-/// `www.`, `www2.` ... are not part of the key.
-fn strip_www(host: &str) -> &str {
-    if let Some(rest) = host.strip_prefix("www") {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if let Some(after) = rest[digits..].strip_prefix('.') {
-            if after.contains('.') {
-                return after;
-            }
-        }
-    }
-    host
-}
+use tempora_engine::CanonicalUrl;
 
 /// How a CDX `url` is matched against the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +49,7 @@ impl UrlMatcher {
             (url, None)
         };
         let match_type = match_type.or(implied).unwrap_or(MatchType::Exact);
-        let mut key = urlkey(url);
+        let mut key = CanonicalUrl::parse(url).urlkey();
         if match_type == MatchType::Prefix && !url.ends_with('/') && key.ends_with(")/") {
             // `bbc.co.uk*` covers the whole host, not only `/`.
             key.pop();
@@ -114,19 +76,6 @@ impl UrlMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_ignore_scheme_www_port_and_case() {
-        assert_eq!(urlkey("http://cnn.com:80/"), "com,cnn)/");
-        assert_eq!(
-            urlkey("https://www.BBC.co.uk/news/uk-1"),
-            "uk,co,bbc)/news/uk-1"
-        );
-        assert_eq!(urlkey("bbc.co.uk/news/uk-1"), "uk,co,bbc)/news/uk-1");
-        assert_eq!(urlkey("www2.example.com"), "com,example)/");
-        assert_eq!(urlkey("http://www.com/"), "com,www)/");
-        assert_eq!(urlkey("http://a.com?x=1#frag"), "com,a)/?x=1");
-    }
 
     #[test]
     fn match_types_select_what_the_real_server_selects() {

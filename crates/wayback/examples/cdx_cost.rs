@@ -8,14 +8,11 @@
 
 mod common;
 
-use std::time::Duration;
-
 use chrono::{Duration as Span, NaiveDate};
 use tempora_testkit::{synthetic, Corpus, MockCapture, MockWayback, RequestKind};
-use tempora_wayback::cdx::{CdxClient, CdxQuery};
+use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::discover::{DiscoveryConfig, FeedDiscovery, Lookup};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
-use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 const FEED: &str = "http://feeds.bbci.co.uk/news/rss.xml";
@@ -68,14 +65,7 @@ async fn main() -> anyhow::Result<()> {
     let total = captures.len();
     let server = MockWayback::start(Corpus::new(captures)).await?;
     let endpoint = server.endpoint();
-    let cdx = || -> anyhow::Result<CdxClient> {
-        Ok(CdxClient::new(
-            common::client(&endpoint, "cost", RequestClass::Cdx, 0.0)?,
-            &endpoint,
-            3,
-            Duration::from_millis(10),
-        ))
-    };
+    let cdx = || common::cdx_client(&endpoint, "cost", 0.0);
     println!(
         "synthetic year: {} articles, {} other URLs, {total} captures",
         articles.len(),

@@ -17,11 +17,10 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures_util::StreamExt as _;
 use tempora_engine::{Capture, Page, StageError};
-use tempora_wayback::cdx::{CdxClient, CdxQuery};
+use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::output::Output;
-use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 /// User + system CPU time of this process (Linux, 100 ticks a second).
@@ -81,12 +80,7 @@ async fn main() -> anyhow::Result<()> {
     let want: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let concurrency: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
     // The captures to fetch.
-    let cdx = CdxClient::new(
-        common::client(&endpoint, "bench", RequestClass::Cdx, 0.0)?,
-        &endpoint,
-        3,
-        Duration::from_millis(10),
-    );
+    let cdx = common::cdx_client(&endpoint, "bench", 0.0)?;
     let mut lister = CdxLister::new(
         cdx,
         State::in_memory()?,

@@ -12,10 +12,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tempora_engine::{Capture, Page, StageError};
 use tempora_testkit::{synthetic, Corpus, MockWayback, RequestKind};
-use tempora_wayback::cdx::{CdxClient, CdxQuery};
+use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::output::Output;
-use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 struct Discard;
@@ -71,12 +70,7 @@ async fn main() -> anyhow::Result<()> {
     ))
     .await?;
     let endpoint = server.endpoint();
-    let cdx = CdxClient::new(
-        common::client(&endpoint, "bench", RequestClass::Cdx, cdx_rate)?,
-        &endpoint,
-        3,
-        Duration::from_secs(1),
-    );
+    let cdx = common::cdx_client(&endpoint, "bench", cdx_rate)?;
     let lookups = articles.clone();
     let cdx_task = tokio::spawn(async move {
         for a in lookups {

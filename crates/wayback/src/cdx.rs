@@ -45,6 +45,12 @@ impl MatchType {
 /// The fields we ask for, in order.
 pub const FIELDS: &str = "urlkey,timestamp,original,mimetype,statuscode,digest,length";
 
+/// The CDX filters a listing uses unless told otherwise: pages that were
+/// served (status 200) as HTML.
+pub fn default_filters() -> Vec<String> {
+    vec!["statuscode:200".into(), "mimetype:text/html".into()]
+}
+
 /// One CDX query (without paging state).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CdxQuery {
@@ -297,6 +303,18 @@ pub struct CdxClient {
 const MAX_CDX_BODY: u64 = 512 * 1024 * 1024;
 
 impl CdxClient {
+    /// The same client, counting its requests in a stage's counters (see
+    /// [`Client::counting`]).
+    #[must_use]
+    pub fn counting(
+        mut self,
+        stats: std::sync::Arc<tempora_engine::StageStats>,
+        name: &'static str,
+    ) -> Self {
+        self.client = self.client.counting(stats, name);
+        self
+    }
+
     /// A client of `endpoint` using `client` (which carries the CDX rate limiter).
     pub fn new(client: Client, endpoint: &str, max_attempts: u32, backoff: Duration) -> Self {
         Self {
@@ -473,35 +491,5 @@ mod tests {
             url.ends_with("resumeKey=com%252Ccnn%2529%252F%2B2001"),
             "{url}"
         );
-    }
-}
-
-/// A SURT-style key for a URL the CDX did not list (feed links, captures from
-/// elsewhere): scheme, `www.`, default ports and case do not matter.
-pub fn urlkey(url: &str) -> String {
-    let lower = url.trim().to_ascii_lowercase();
-    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
-    let rest = rest.split('#').next().unwrap_or(rest);
-    let (host, path) = rest
-        .find(['/', '?'])
-        .map_or((rest, "/"), |at| rest.split_at(at));
-    let host = host.trim_end_matches(":80").trim_end_matches(":443");
-    let host = host
-        .strip_prefix("www.")
-        .filter(|h| h.contains('.'))
-        .unwrap_or(host);
-    let reversed: Vec<&str> = host.split('.').rev().collect();
-    format!("{}){path}", reversed.join(","))
-}
-
-#[cfg(test)]
-mod urlkey_tests {
-    #[test]
-    fn keys_match_the_cdx_ones() {
-        assert_eq!(
-            super::urlkey("http://www.bbc.co.uk:80/news/uk-1"),
-            "uk,co,bbc)/news/uk-1"
-        );
-        assert_eq!(super::urlkey("https://BBC.co.uk"), "uk,co,bbc)/");
     }
 }

@@ -6,11 +6,10 @@ use std::io::Write as _;
 
 use anyhow::{bail, Context as _};
 
-use crate::cdx::{CdxClient, CdxQuery, MatchType};
-use crate::http::{user_agent, Client};
+use crate::archive::{Archive, DEFAULT_ENDPOINT};
+use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::{CdxLister, Keep, ListerConfig};
 use crate::politeness::{Politeness, RequestClass};
-use crate::state::State;
 use crate::timestamp;
 
 /// Arguments of `tempora cdx`.
@@ -25,7 +24,7 @@ pub struct CdxArgs {
     #[arg(long)]
     pub to: Option<String>,
     /// The Wayback Machine to ask.
-    #[arg(long, default_value = "https://web.archive.org")]
+    #[arg(long, default_value = DEFAULT_ENDPOINT)]
     pub endpoint: String,
     /// How the pattern matches: exact, prefix, host or domain (default: implied by the pattern).
     #[arg(long)]
@@ -92,10 +91,7 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
     }
     let filters = match (args.no_filter, args.filters.is_empty()) {
         (true, _) => Vec::new(),
-        (false, true) => vec![
-            "statuscode:200".to_string(),
-            "mimetype:text/html".to_string(),
-        ],
+        (false, true) => default_filters(),
         (false, false) => args.filters.clone(),
     };
     let query = CdxQuery {
@@ -104,28 +100,18 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         from: bound(args.from.as_deref(), false)?,
         to: bound(args.to.as_deref(), true)?,
         filters,
-        collapse: if keep == Keep::Earliest {
-            vec!["urlkey".into()]
-        } else {
-            Vec::new()
-        },
+        collapse: keep.default_collapse(),
         page_size: args.limit,
     };
-    let politeness = Politeness {
-        rate_per_minute: args.rate,
-        ..Politeness::default_for(RequestClass::Cdx)
-    };
-    let ua = user_agent(args.contact.as_deref(), None);
-    let client = Client::new(&args.endpoint, &ua, RequestClass::Cdx, politeness.clone())?;
-    let cdx = CdxClient::new(
-        client,
+    let archive = Archive::new(
         &args.endpoint,
-        politeness.max_attempts,
-        politeness.backoff,
+        args.contact.as_deref(),
+        None,
+        Politeness::default_for(RequestClass::Cdx),
     );
     let mut lister = CdxLister::new(
-        cdx,
-        State::in_memory()?,
+        archive.cdx(args.rate)?,
+        archive.state()?,
         ListerConfig {
             queries: vec![query],
             keep,

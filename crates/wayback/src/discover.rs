@@ -15,9 +15,9 @@
 
 use chrono::Duration;
 use rusqlite::OptionalExtension as _;
-use tempora_engine::Capture;
+use tempora_engine::{CanonicalUrl, Capture};
 
-use crate::cdx::{urlkey, CdxClient, CdxQuery, PageAnswer};
+use crate::cdx::{CdxClient, CdxQuery, PageAnswer};
 use crate::error::WaybackError;
 use crate::feeds::{parse_feed, FeedKind};
 use crate::fetch::{Fetched, Fetcher};
@@ -427,7 +427,11 @@ impl FeedDiscovery {
             .call(move |c| {
                 let tx = c.transaction()?;
                 let listed = match &capture {
-                    Some(cap) => state::captures::insert_listed(&tx, cap, &urlkey(&cap.url))?,
+                    Some(cap) => state::captures::insert_listed(
+                        &tx,
+                        cap,
+                        &CanonicalUrl::parse(&cap.url).urlkey(),
+                    )?,
                     None => false,
                 };
                 tx.execute(

@@ -11,17 +11,27 @@ use crate::error::WaybackError;
 use crate::http::{Client, GetError};
 use crate::timestamp;
 
-/// Fetcher settings.
+/// How far a fetch may go: redirects and body size.
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
-    /// `https://web.archive.org` or a mock.
-    pub endpoint: String,
     /// Furthest a redirect may lead from the requested capture time (seconds).
     pub max_redirect_distance: u64,
     /// Most redirects followed for one capture.
     pub max_redirects: usize,
     /// Largest body accepted (bytes, after decompression).
     pub max_body: u64,
+}
+
+impl Default for FetchConfig {
+    /// The `wayback-fetch` stage's defaults: redirects up to 7 days from the
+    /// capture asked for, 10 at most, bodies up to 16 MiB.
+    fn default() -> Self {
+        Self {
+            max_redirect_distance: 7 * 86_400,
+            max_redirects: 10,
+            max_body: 16 * 1024 * 1024,
+        }
+    }
 }
 
 /// What fetching a capture gave.
@@ -49,14 +59,31 @@ fn failed(reason: impl Into<String>, permanent: bool) -> Fetched {
 #[derive(Clone)]
 pub struct Fetcher {
     client: Client,
+    endpoint: String,
     cfg: FetchConfig,
 }
 
 impl Fetcher {
-    /// A fetcher using `client` (which carries the page rate limiter).
-    pub fn new(client: Client, mut cfg: FetchConfig) -> Self {
-        cfg.endpoint = cfg.endpoint.trim_end_matches('/').to_string();
-        Self { client, cfg }
+    /// The same fetcher, counting its requests in a stage's counters (see
+    /// [`Client::counting`]).
+    #[must_use]
+    pub fn counting(
+        mut self,
+        stats: std::sync::Arc<tempora_engine::StageStats>,
+        name: &'static str,
+    ) -> Self {
+        self.client = self.client.counting(stats, name);
+        self
+    }
+
+    /// A fetcher of `endpoint` (`https://web.archive.org` or a mock) using
+    /// `client` (which carries the page rate limiter).
+    pub fn new(client: Client, endpoint: &str, cfg: FetchConfig) -> Self {
+        Self {
+            client,
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            cfg,
+        }
     }
 
     /// Fetches `capture`.
@@ -81,7 +108,7 @@ impl Fetcher {
                     true,
                 ));
             }
-            let request = format!("{}/web/{timestamp}id_/{url}", self.cfg.endpoint);
+            let request = format!("{}/web/{timestamp}id_/{url}", self.endpoint);
             let answer = match self.client.get(&request, self.cfg.max_body).await {
                 Ok(a) => a,
                 Err(GetError::TooLarge) => {

@@ -14,6 +14,7 @@
 //! fetched only once its page is in an `fsync`ed WARC file, so a `SIGKILL` at any
 //! moment loses nothing and duplicates nothing (see [`output`]).
 
+pub mod archive;
 pub mod cdx;
 pub mod cli;
 pub mod crawl;

@@ -31,6 +31,18 @@ pub enum Keep {
     All,
 }
 
+impl Keep {
+    /// The CDX `collapse` that suits this choice when none is given: `urlkey`
+    /// for the earliest capture (the server sends one row per URL), none
+    /// otherwise (the latest and every new payload need every row).
+    pub fn default_collapse(self) -> Vec<String> {
+        match self {
+            Self::Earliest => vec!["urlkey".into()],
+            Self::Latest | Self::All => Vec::new(),
+        }
+    }
+}
+
 /// What a listing does.
 #[derive(Debug, Clone)]
 pub struct ListerConfig {

@@ -11,6 +11,7 @@ use std::io::Write as _;
 use std::path::{Component, Path};
 
 use serde::Deserialize;
+use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{Capture, Page};
 
 use crate::error::WaybackError;
@@ -39,23 +40,15 @@ pub struct ManifestEntry {
 /// A manifest line that is not an entry (naming the line and field), a file
 /// outside `dir` or missing, a bad timestamp, or a write error.
 pub fn warc_from_dir(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, WaybackError> {
-    let tmp = out.with_extension(format!("tmp-{}", std::process::id()));
-    let result = write_pages(dir, manifest, &tmp);
-    match result {
-        Ok(n) => {
-            std::fs::rename(&tmp, out).map_err(|e| WaybackError::io(out, e))?;
-            Ok(n)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    let warc = AtomicFile::create(out).map_err(|e| WaybackError::io(out, e))?;
+    let count = write_pages(dir, manifest, &warc)?;
+    warc.commit().map_err(|e| WaybackError::io(out, e))?;
+    Ok(count)
 }
 
-fn write_pages(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, WaybackError> {
+fn write_pages(dir: &Path, manifest: &Path, warc: &AtomicFile) -> Result<usize, WaybackError> {
     let text = std::fs::read_to_string(manifest).map_err(|e| WaybackError::io(manifest, e))?;
-    let mut file = std::fs::File::create(out).map_err(|e| WaybackError::io(out, e))?;
+    let (out, mut file) = (warc.path(), warc.as_file());
     let mut count = 0;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -106,6 +99,5 @@ fn write_pages(dir: &Path, manifest: &Path, out: &Path) -> Result<usize, Wayback
             .map_err(|e| WaybackError::io(out, e))?;
         count += 1;
     }
-    file.sync_all().map_err(|e| WaybackError::io(out, e))?;
     Ok(count)
 }

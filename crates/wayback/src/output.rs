@@ -15,9 +15,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tempora_engine::{Capture, Page};
+use tempora_engine::{CanonicalUrl, Capture, Page};
 
-use crate::cdx::urlkey;
 use crate::error::WaybackError;
 use crate::fetch::Fetched;
 use crate::state::{self, CaptureStatus, State};
@@ -147,7 +146,7 @@ impl Output {
                                 state::captures::insert_listed(
                                     &tx,
                                     &capture,
-                                    &urlkey(&capture.url),
+                                    &CanonicalUrl::parse(&capture.url).urlkey(),
                                 )?;
                                 Decision::Fetch
                             }

@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::error::WaybackError;
+
 /// The kind of request, each with its own limiter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RequestClass {
@@ -65,6 +67,22 @@ impl Politeness {
             max_rate_limits: 10,
             timeout: Duration::from_secs(120),
         }
+    }
+
+    /// The same politeness at `rate` requests a minute (0: no limit).
+    ///
+    /// # Errors
+    /// A rate that is negative or not a number.
+    pub fn at_rate(self, rate: f64) -> Result<Self, WaybackError> {
+        if !(rate >= 0.0 && rate.is_finite()) {
+            return Err(WaybackError::Config(format!(
+                "`rate` must be 0 or more requests a minute, not {rate}"
+            )));
+        }
+        Ok(Self {
+            rate_per_minute: rate,
+            ..self
+        })
     }
 
     /// The delay before retry number `attempt` (1-based): exponential, capped,

@@ -1,19 +1,20 @@
-//! `tempora facts`: the `wikidata` stage alone, from the command line, with progress
-//! on stderr. Writes JSONL with a `.meta.json` sidecar that a pipeline's
+//! `tempora facts`: the `wikidata` stage alone, from the command line, with the
+//! runtime's progress display on stderr. Writes JSONL with a `.meta.json` sidecar that a pipeline's
 //! `facts_file` option can reuse.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context};
 use chrono::NaiveDate;
-use tempora_engine::StageStats;
+use tempora_engine::progress::{suspend, Progress};
+use tempora_engine::{OnError, ProgressMode, StageStats};
 
-use crate::collect::{OnError, Rejection};
+use crate::collect::Rejection;
 use crate::dump::{read_facts, FactsQuery};
 use crate::facts_file::{write_facts, DumpFingerprint, FactsMeta};
 
@@ -34,7 +35,7 @@ pub struct FactsArgs {
     #[arg(long, value_delimiter = ',', default_value = "en")]
     pub languages: Vec<String>,
     /// A malformed entity line: `skip` (report it and go on) or `fail`.
-    #[arg(long, value_name = "skip|fail", default_value = "skip", value_parser = parse_on_error)]
+    #[arg(long, value_name = "skip|fail", default_value = "skip")]
     pub on_error: OnError,
     /// Output file (.jsonl); a `.meta.json` sidecar is written beside it.
     #[arg(short, long, value_name = "FILE.jsonl")]
@@ -46,14 +47,6 @@ pub struct FactsArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-fn parse_on_error(s: &str) -> Result<OnError, String> {
-    match s {
-        "skip" => Ok(OnError::Skip),
-        "fail" => Ok(OnError::Fail),
-        _ => Err(format!("`{s}` is not `skip` or `fail`")),
-    }
 }
 
 /// Runs `tempora facts`.
@@ -95,20 +88,26 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
             Some(out) => {
                 let _ = writeln!(out, "{line}");
             }
-            None if rejected <= 5 => eprintln!("rejected: {}: {}", r.location, r.reason),
+            None if rejected <= 5 => {
+                suspend(|| eprintln!("rejected: {}: {}", r.location, r.reason));
+            }
             None => {}
         }
     };
     let stats = Arc::new(StageStats::default());
-    let done = Arc::new(AtomicBool::new(false));
-    let progress = (!args.quiet).then(|| spawn_progress(stats.clone(), done.clone()));
+    // The runtime's display: a bar with bytes and ETA on a terminal, log lines otherwise.
+    let progress = Progress::start(
+        if args.quiet {
+            ProgressMode::Off
+        } else {
+            ProgressMode::Auto
+        },
+        vec![("facts".to_string(), stats.clone())],
+    );
     let cancel = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
     let result = read_facts(&args.dump, &query, &stats, &cancel, &mut reject);
-    done.store(true, Ordering::Relaxed);
-    if let Some(handle) = progress {
-        let _ = handle.join();
-    }
+    progress.finish();
     let read = result?;
     if let Some(mut out) = rejected_out {
         out.flush().context("cannot write the rejected lines")?;
@@ -139,89 +138,24 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints progress to stderr: one updated line on a terminal, a line every 10 s otherwise.
-fn spawn_progress(stats: Arc<StageStats>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let terminal = std::io::stderr().is_terminal();
-        let every = if terminal {
-            Duration::from_millis(500)
-        } else {
-            Duration::from_secs(10)
-        };
-        let started = Instant::now();
-        let mut last = Instant::now();
-        while !done.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100));
-            if last.elapsed() < every {
-                continue;
-            }
-            last = Instant::now();
-            let line = progress_line(&stats, started.elapsed());
-            if terminal {
-                eprint!("\r{line}\x1b[K");
-            } else {
-                eprintln!("{line}");
-            }
-        }
-        if terminal {
-            eprint!("\r\x1b[K");
-        }
-    })
-}
-
-fn progress_line(stats: &StageStats, elapsed: Duration) -> String {
-    let (done, total, _) = stats.progress();
-    let counters = stats.counters();
-    let get = |k: &str| counters.get(k).copied().unwrap_or(0);
-    let secs = elapsed.as_secs_f64().max(0.001);
-    let mb = |b: u64| b as f64 / 1e6;
-    let share = if total > 0 {
-        done as f64 / total as f64
-    } else {
-        0.0
-    };
-    let eta = if share > 0.0 && share < 1.0 {
-        format!(", ETA {:.0} s", secs / share - secs)
-    } else {
-        String::new()
-    };
-    let of_total = if total > 0 {
-        format!("/{:.1} MB ({:.0}%)", mb(total), share * 100.0)
-    } else {
-        " MB".into()
-    };
-    format!(
-        "{:.1}{of_total}, {} entities ({:.0}/s), {} candidates, {} facts{eta}",
-        mb(done),
-        get("entities"),
-        get("entities") as f64 / secs,
-        get("candidates"),
-        get("facts"),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn progress_shows_bytes_rate_counts_and_eta() {
-        let stats = StageStats::default();
-        stats.set_progress_total(200_000_000, true);
-        stats.set_progress(50_000_000);
-        stats.count("entities", 1000);
-        stats.count("facts", 3);
-        let line = progress_line(&stats, Duration::from_secs(10));
-        assert!(
-            line.starts_with("50.0/200.0 MB (25%), 1000 entities (100/s)"),
-            "{line}"
-        );
-        assert!(line.ends_with("3 facts, ETA 30 s"), "{line}");
-    }
-
-    #[test]
-    fn on_error_values() {
-        assert_eq!(parse_on_error("fail"), Ok(OnError::Fail));
-        assert!(parse_on_error("ignore").is_err());
+    fn on_error_is_read_from_the_command_line() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            facts: FactsArgs,
+        }
+        let parse = |value: &str| {
+            Cli::try_parse_from(["facts", "dump.json", "-o", "f.jsonl", "--on-error", value])
+                .map(|cli| cli.facts.on_error)
+        };
+        assert_eq!(parse("fail").unwrap(), OnError::Fail);
+        let err = parse("ignore").err().unwrap().to_string();
+        assert!(err.contains("`ignore` is not `skip` or `fail`"), "{err}");
     }
 }

@@ -5,22 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
-use tempora_engine::{EntityRef, Fact};
+use tempora_engine::{EntityRef, Fact, OnError};
 
 use crate::entity::{parse_names, Names};
 use crate::error::WikidataError;
 use crate::lines::{entity_text, line_id, preview, LineClassifier, LineKind};
-
-/// What happens to a malformed entity line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OnError {
-    /// Reject it (to `rejected.jsonl`, with its line number) and go on.
-    #[default]
-    Skip,
-    /// Stop the run with an error naming the line.
-    Fail,
-}
 
 /// A line or statement that could not be used.
 #[derive(Debug, Clone, PartialEq)]

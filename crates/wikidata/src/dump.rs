@@ -18,9 +18,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use tempora_engine::{Fact, StageStats};
+use tempora_engine::{Fact, OnError, StageStats};
 
-use crate::collect::{Collector, OnError, Rejection};
+use crate::collect::{Collector, Rejection};
 use crate::error::WikidataError;
 use crate::input::DumpInput;
 use crate::lines::LineClassifier;

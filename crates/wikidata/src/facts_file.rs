@@ -14,6 +14,7 @@ use std::time::UNIX_EPOCH;
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
+use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::Fact;
 
 use crate::error::WikidataError;
@@ -127,32 +128,24 @@ pub fn read_meta(facts: &Path) -> Result<Option<FactsMeta>, WikidataError> {
 /// When a file cannot be written.
 pub fn write_facts(path: &Path, facts: &[Fact], meta: &FactsMeta) -> Result<(), WikidataError> {
     let err = |e: std::io::Error| file_error(path, None, e.to_string());
-    let tmp = temp_name(path);
+    let file = AtomicFile::create(path).map_err(err)?;
     {
-        let mut out = BufWriter::new(File::create(&tmp).map_err(err)?);
+        let mut out = BufWriter::new(file.as_file());
         for fact in facts {
             serde_json::to_writer(&mut out, fact)
                 .map_err(|e| file_error(path, None, e.to_string()))?;
             out.write_all(b"\n").map_err(err)?;
         }
-        out.into_inner()
-            .map_err(|e| err(e.into_error()))?
-            .sync_all()
-            .map_err(err)?;
+        out.flush().map_err(err)?;
     }
-    let meta_file = meta_path(path);
-    let meta_tmp = temp_name(&meta_file);
     let text =
         serde_json::to_string_pretty(meta).map_err(|e| file_error(path, None, e.to_string()))?;
-    fs::write(&meta_tmp, text + "\n").map_err(err)?;
-    fs::rename(&tmp, path).map_err(err)?;
-    fs::rename(&meta_tmp, &meta_file).map_err(err)
-}
-
-fn temp_name(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".tmp-{}", std::process::id()));
-    PathBuf::from(name)
+    let sidecar = AtomicFile::create(&meta_path(path)).map_err(err)?;
+    (&mut sidecar.as_file())
+        .write_all((text + "\n").as_bytes())
+        .map_err(err)?;
+    file.commit().map_err(err)?;
+    sidecar.commit().map_err(err)
 }
 
 /// One line of a facts file: the fact, or why the line is not one.

@@ -36,7 +36,7 @@ pub mod time;
 
 use tempora_engine::{RecordKind, Role, StageConfig, StageKind};
 
-pub use collect::{OnError, Rejection};
+pub use collect::Rejection;
 pub use dump::{read_facts, FactsQuery, FactsRead};
 pub use error::WikidataError;
 pub use stage::{WikidataConfig, WikidataOptions};

@@ -11,14 +11,14 @@ use std::io::{self, BufRead, Cursor, ErrorKind, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::collect::Collector;
 use crate::error::WikidataError;
-use crate::gzip::{inflate_members, next_member_start, PieceError, MAX_PIECE, MIN_PIECE};
+use crate::gzip::{inflate_members, next_member_start, MAX_PIECE, MIN_PIECE};
 use crate::input::{DumpInput, Format};
-use crate::lines::{scan_block, LineClassifier, ScannedBlock};
-use crate::taker::Taker;
+use crate::lines::{scan_block, LineClassifier};
+use crate::taker::{Body, BufferPool, Output, ReadFailure, Taker};
 
 /// Text blocks of bz2, zst and plain dumps.
 const TEXT_BLOCK: usize = 8 << 20;
@@ -31,61 +31,9 @@ pub fn in_flight() -> usize {
     rayon::current_num_threads() * 2 + 2
 }
 
-/// What the reader failed at, before the collector knows how many entities came before.
-#[derive(Debug)]
-pub(crate) enum ReadFailure {
-    Truncated { offset: u64 },
-    Corrupt { offset: u64, message: String },
-    Io(io::Error),
-}
-
 enum Work {
     Members { piece: Vec<u8>, offset: u64 },
     Text(Vec<u8>),
-}
-
-pub(crate) enum Body {
-    Scanned(ScannedBlock),
-    Unfinished {
-        error: PieceError,
-        piece: Vec<u8>,
-        offset: u64,
-    },
-    Failed(ReadFailure),
-    Panicked(String),
-    End,
-}
-
-pub(crate) struct Output {
-    pub(crate) seq: u64,
-    /// Raw bytes read up to the end of this piece.
-    pub(crate) progress: u64,
-    pub(crate) body: Body,
-}
-
-/// Text buffers handed back by the taker, so pieces inflate into memory that is
-/// already mapped (no page faults, no zero-filling). Never holds more than the
-/// pieces in flight.
-#[derive(Default)]
-pub(crate) struct BufferPool(Mutex<Vec<Vec<u8>>>);
-
-impl BufferPool {
-    pub(crate) fn get(&self) -> Vec<u8> {
-        let mut buf = self
-            .0
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_default();
-        buf.clear();
-        buf
-    }
-
-    pub(crate) fn put(&self, buf: Vec<u8>) {
-        if let Ok(mut pool) = self.0.lock() {
-            pool.push(buf);
-        }
-    }
 }
 
 /// Hands work to rayon, at most [`in_flight`] at a time.

@@ -10,12 +10,12 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage,
+    parse_options, OnError, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage,
     StageConfig, StageError, StageIo,
 };
 use tokio::sync::mpsc;
 
-use crate::collect::{OnError, Rejection};
+use crate::collect::Rejection;
 use crate::dump::{read_facts, FactsQuery, FactsRead};
 use crate::error::WikidataError;
 use crate::facts_file::{read_facts_file, read_meta, write_facts, DumpFingerprint, FactsMeta};

@@ -1,23 +1,79 @@
 //! Taking the workers' results in dump order: stitching lines that cross pieces,
 //! joining gzip pieces cut at a false member start, and turning read failures into
-//! errors that name the byte offset and the entities read.
+//! errors that name the byte offset and the entities read. The results' types
+//! ([`Output`], [`Body`], [`ReadFailure`]) and the [`BufferPool`] the taker hands
+//! buffers back through are defined here; [`crate::scan`] produces them.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
+use std::sync::Mutex;
 
 use crate::collect::{Collector, Flow};
 use crate::error::WikidataError;
 use crate::gzip::{inflate_members, PieceError, MAX_PIECE};
 use crate::input::Format;
 use crate::lines::{scan_block, LineClassifier, ScannedBlock};
-use crate::scan::{Body, BufferPool, Output, ReadFailure};
 
 /// A line longer than this is not an entity line of any real dump.
 const MAX_LINE: usize = 512 << 20;
 /// Pieces joined after a false member start, at most.
 const MAX_JOINED: usize = 4 * MAX_PIECE;
+
+/// What the reader failed at, before the collector knows how many entities came before.
+#[derive(Debug)]
+pub(crate) enum ReadFailure {
+    Truncated { offset: u64 },
+    Corrupt { offset: u64, message: String },
+    Io(io::Error),
+}
+
+/// What a worker made of one piece or block.
+pub(crate) enum Body {
+    Scanned(ScannedBlock),
+    Unfinished {
+        error: PieceError,
+        piece: Vec<u8>,
+        offset: u64,
+    },
+    Failed(ReadFailure),
+    Panicked(String),
+    End,
+}
+
+/// A worker's result, numbered so the taker can put results back in dump order.
+pub(crate) struct Output {
+    pub(crate) seq: u64,
+    /// Raw bytes read up to the end of this piece.
+    pub(crate) progress: u64,
+    pub(crate) body: Body,
+}
+
+/// Text buffers handed back by the taker, so pieces inflate into memory that is
+/// already mapped (no page faults, no zero-filling). Never holds more than the
+/// pieces in flight.
+#[derive(Default)]
+pub(crate) struct BufferPool(Mutex<Vec<Vec<u8>>>);
+
+impl BufferPool {
+    pub(crate) fn get(&self) -> Vec<u8> {
+        let mut buf = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
+        buf.clear();
+        buf
+    }
+
+    pub(crate) fn put(&self, buf: Vec<u8>) {
+        if let Ok(mut pool) = self.0.lock() {
+            pool.push(buf);
+        }
+    }
+}
 
 /// Takes the workers' results in dump order and feeds the lines to the collector.
 pub(crate) struct Taker<'t> {

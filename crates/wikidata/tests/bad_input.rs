@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use tempora_wikidata::{OnError, WikidataError};
+use tempora_engine::OnError;
+use tempora_wikidata::WikidataError;
 
 /// A dump big enough that truncation falls well inside the data.
 fn big_text() -> String {

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use tempora_engine::Fact;
-use tempora_wikidata::OnError;
+use tempora_engine::OnError;
 
 fn facts_of(path: &std::path::Path) -> Vec<Fact> {
     let (result, rejected) = read(path, OnError::Skip);

@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::read;
-use tempora_wikidata::OnError;
+use tempora_engine::OnError;
 
 fn fixture(name: &str) -> PathBuf {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

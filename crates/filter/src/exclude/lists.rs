@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tempora_engine::canonical_url::{original_url, CanonicalUrl};
 
 use crate::error::FilterError;
 
@@ -178,53 +179,18 @@ impl UrlLists {
 }
 
 /// Reduces a URL to what identifies the story: the original URL inside a Wayback
-/// URL (`http://web.archive.org/web/2015...id_/http://...`), without scheme, port
-/// 80/443, `www.` (and CNN's `edition.`, which serves the same stories), query,
-/// fragment, a trailing `index.html` and trailing `/`; the host lowercased, the
-/// path kept as is.
+/// URL (`http://web.archive.org/web/2015...id_/http://...`), then the page it
+/// names ([`CanonicalUrl::page`]: no scheme, port 80/443, `www.`, query,
+/// fragment, trailing `index.html` or `/`; the host lowercased, the path kept as
+/// is), with CNN's `edition.` dropped (it serves the same stories).
 pub fn normalize_url(url: &str) -> String {
-    let mut rest = url.trim();
-    if let Some(at) = find_ascii_ci(rest, "web.archive.org/web/") {
-        let after = &rest[at + "web.archive.org/web/".len()..];
-        // `<timestamp><modifier>/<original>`
-        if let Some(slash) = after.find('/') {
-            rest = &after[slash + 1..];
-        }
+    let url = original_url(url).unwrap_or(url);
+    let canonical = CanonicalUrl::parse(url);
+    if canonical.host() == "edition.cnn.com" {
+        canonical.with_host("cnn.com").page()
+    } else {
+        canonical.page()
     }
-    rest = rest.split(['?', '#']).next().unwrap_or(rest);
-    for scheme in ["https://", "http://", "//"] {
-        if rest.len() >= scheme.len() && rest[..scheme.len()].eq_ignore_ascii_case(scheme) {
-            rest = &rest[scheme.len()..];
-            break;
-        }
-    }
-    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut host = host.to_ascii_lowercase();
-    for port in [":80", ":443"] {
-        if let Some(h) = host.strip_suffix(port) {
-            host = h.to_string();
-        }
-    }
-    let host = host.strip_prefix("www.").unwrap_or(&host);
-    let host = match host.strip_prefix("edition.") {
-        Some(h) if h == "cnn.com" => h,
-        _ => host,
-    };
-    let mut path = path;
-    for index in ["index.html", "index.htm"] {
-        if let Some(p) = path.strip_suffix(index) {
-            path = p;
-            break;
-        }
-    }
-    format!("{host}{}", path.trim_end_matches('/'))
-}
-
-fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 #[cfg(test)]

@@ -12,14 +12,13 @@ use anyhow::Context as _;
 use async_trait::async_trait;
 use clap::Parser;
 use tempora_engine::{Capture, Page, StageError};
-use tempora_wayback::cdx::{CdxClient, CdxQuery};
+use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
+use tempora_wayback::cdx::{default_filters, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
-use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::http::{user_agent, Client};
+use tempora_wayback::fetch::FetchConfig;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::output::Output;
 use tempora_wayback::politeness::{Politeness, RequestClass};
-use tempora_wayback::state::State;
 
 #[derive(Parser)]
 #[command(about = "List and fetch Wayback captures into WARC files (resumable, kill-safe)")]
@@ -28,7 +27,7 @@ struct Args {
     #[arg(required = true)]
     patterns: Vec<String>,
     /// Wayback endpoint.
-    #[arg(long, default_value = "https://web.archive.org")]
+    #[arg(long, default_value = DEFAULT_ENDPOINT)]
     endpoint: String,
     /// SQLite state file.
     #[arg(long)]
@@ -100,29 +99,24 @@ impl PageSink for JsonLines {
     }
 }
 
-fn politeness(args: &Args, class: RequestClass, rate: f64) -> anyhow::Result<Politeness> {
-    Ok(Politeness {
-        rate_per_minute: rate,
+fn archive(args: &Args) -> anyhow::Result<Archive> {
+    let politeness = Politeness {
         min_pause: humantime::parse_duration(&args.min_pause).context("--min-pause")?,
         block_pause: humantime::parse_duration(&args.block_pause).context("--block-pause")?,
         backoff: humantime::parse_duration(&args.backoff).context("--backoff")?,
-        ..Politeness::default_for(class)
-    })
+        ..Politeness::default_for(RequestClass::Cdx)
+    };
+    let archive = Archive::new(&args.endpoint, args.contact.as_deref(), None, politeness);
+    Ok(archive.with_state(Some(&args.state)))
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber_init();
     let args = Args::parse();
-    let ua = user_agent(args.contact.as_deref(), None);
-    let state = State::open(&args.state)?;
-    let cdx_p = politeness(&args, RequestClass::Cdx, args.cdx_rate)?;
-    let cdx = CdxClient::new(
-        Client::new(&args.endpoint, &ua, RequestClass::Cdx, cdx_p.clone())?,
-        &args.endpoint,
-        cdx_p.max_attempts,
-        cdx_p.backoff,
-    );
+    let archive = archive(&args)?;
+    let state = archive.state()?;
+    let cdx = archive.cdx(args.cdx_rate)?;
     let queries = args
         .patterns
         .iter()
@@ -131,8 +125,8 @@ async fn main() -> anyhow::Result<()> {
             match_type: None,
             from: None,
             to: None,
-            filters: vec!["statuscode:200".into(), "mimetype:text/html".into()],
-            collapse: vec!["urlkey".into()],
+            filters: default_filters(),
+            collapse: Keep::Earliest.default_collapse(),
             page_size: args.limit,
         })
         .collect();
@@ -147,17 +141,10 @@ async fn main() -> anyhow::Result<()> {
             source: "captures".into(),
         },
     );
-    let page_p = politeness(&args, RequestClass::Page, args.page_rate)?;
-    let fetcher = Fetcher::new(
-        Client::new(&args.endpoint, &ua, RequestClass::Page, page_p)?,
-        FetchConfig {
-            endpoint: args.endpoint.clone(),
-            max_redirect_distance: 7 * 86_400,
-            max_redirects: 10,
-            max_body: 16 << 20,
-        },
-    );
-    let output = Output::open(state, Some(&args.warc_out), "pages", 16 << 20).await?;
+    let limits = FetchConfig::default();
+    let max_body = limits.max_body;
+    let fetcher = archive.fetcher(args.page_rate, limits)?;
+    let output = Output::open(state, Some(&args.warc_out), "pages", max_body).await?;
     let mut crawl = Crawl {
         fetcher,
         output: std::sync::Arc::new(output),

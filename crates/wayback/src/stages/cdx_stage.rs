@@ -11,12 +11,9 @@ use tempora_engine::{
     StageConfig, StageError, StageIo,
 };
 
-use super::options::{default_endpoint, duration, PolitenessOptions};
-use crate::cdx::{CdxClient, CdxQuery, MatchType};
-use crate::http::{user_agent, Client};
+use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
+use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::{CdxLister, Keep, ListerConfig};
-use crate::politeness::RequestClass;
-use crate::state::State;
 use crate::timestamp;
 
 /// Options of `wayback-cdx`.
@@ -80,9 +77,6 @@ pub struct CdxOptions {
     pub politeness: PolitenessOptions,
 }
 
-fn default_filters() -> Vec<String> {
-    vec!["statuscode:200".into(), "mimetype:text/html".into()]
-}
 const fn default_limit() -> usize {
     5000
 }
@@ -107,10 +101,10 @@ pub fn configure(
 impl CdxOptions {
     /// The queries, one per URL pattern.
     pub fn queries(&self) -> Vec<CdxQuery> {
-        let collapse = self.collapse.clone().unwrap_or_else(|| match self.keep {
-            Keep::Earliest => vec!["urlkey".into()],
-            Keep::Latest | Keep::All => Vec::new(),
-        });
+        let collapse = self
+            .collapse
+            .clone()
+            .unwrap_or_else(|| self.keep.default_collapse());
         self.urls
             .iter()
             .map(|url| CdxQuery {
@@ -172,6 +166,10 @@ impl StageConfig for CdxOptions {
         self.problems()
     }
 
+    fn incremental(&self) -> bool {
+        self.incremental
+    }
+
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
@@ -188,24 +186,13 @@ struct CdxStage {
 impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let politeness = o.politeness.resolve(o.rate)?;
-        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?
-            .counting(io.stats().clone(), cost::REQUESTS_CDX);
-        let cdx = CdxClient::new(
-            client,
-            &o.endpoint,
-            politeness.max_attempts,
-            politeness.backoff,
-        );
-        let state = match &o.state {
-            Some(path) => State::open(path)?,
-            None => State::in_memory()?,
-        };
+        let archive = archive_of!(o)?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
         let mut lister = CdxLister::new(
-            cdx,
-            state,
+            archive
+                .cdx(o.rate)?
+                .counting(io.stats().clone(), cost::REQUESTS_CDX),
+            archive.state()?,
             ListerConfig {
                 queries: o.queries(),
                 keep: o.keep,

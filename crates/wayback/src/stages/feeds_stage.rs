@@ -14,13 +14,9 @@ use tempora_engine::{
     StageConfig, StageError, StageIo, SummarySource,
 };
 
-use super::options::{default_endpoint, duration, PolitenessOptions};
-use crate::cdx::CdxClient;
+use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
-use crate::fetch::{FetchConfig, Fetcher};
-use crate::http::{user_agent, Client};
-use crate::politeness::RequestClass;
-use crate::state::State;
+use crate::fetch::FetchConfig;
 use crate::timestamp;
 
 /// The port of the feed items.
@@ -151,6 +147,10 @@ impl StageConfig for FeedsOptions {
         self.problems()
     }
 
+    fn incremental(&self) -> bool {
+        self.incremental
+    }
+
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
@@ -167,35 +167,20 @@ struct FeedsStage {
 impl Stage for FeedsStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let cdx_politeness = o.politeness.resolve(o.rate)?;
-        let cdx = CdxClient::new(
-            Client::new(&o.endpoint, &ua, RequestClass::Cdx, cdx_politeness.clone())?
-                .counting(io.stats().clone(), cost::REQUESTS_CDX),
-            &o.endpoint,
-            cdx_politeness.max_attempts,
-            cdx_politeness.backoff,
-        );
-        let page_politeness = o.politeness.resolve(o.page_rate)?;
-        let fetcher = Fetcher::new(
-            Client::new(&o.endpoint, &ua, RequestClass::Page, page_politeness)?
-                .counting(io.stats().clone(), cost::REQUESTS_FEED),
-            FetchConfig {
-                endpoint: o.endpoint.clone(),
-                max_redirect_distance: 7 * 86_400,
-                max_redirects: 10,
-                max_body: o.max_body_bytes,
-            },
-        );
-        let state = match &o.state {
-            Some(path) => State::open(path)?,
-            None => State::in_memory()?,
+        let archive = archive_of!(o)?;
+        let limits = FetchConfig {
+            max_body: o.max_body_bytes,
+            ..FetchConfig::default()
         };
         let within = duration("lookup_within", &o.lookup_within)?.as_secs();
         let mut discovery = FeedDiscovery::new(
-            cdx,
-            fetcher,
-            state,
+            archive
+                .cdx(o.rate)?
+                .counting(io.stats().clone(), cost::REQUESTS_CDX),
+            archive
+                .fetcher(o.page_rate, limits)?
+                .counting(io.stats().clone(), cost::REQUESTS_FEED),
+            archive.state()?,
             DiscoveryConfig {
                 feeds: o.feeds.clone(),
                 from: o.from.map(timestamp::day_start),

@@ -10,13 +10,10 @@ use tempora_engine::{
     RecordKind, Stage, StageConfig, StageError, StageIo,
 };
 
-use super::options::{default_endpoint, duration, PolitenessOptions};
+use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
 use crate::crawl::{Crawl, PageSink, Tally};
-use crate::fetch::{FetchConfig, Fetcher};
-use crate::http::{user_agent, Client};
+use crate::fetch::FetchConfig;
 use crate::output::Output;
-use crate::politeness::RequestClass;
-use crate::state::State;
 
 /// Options of `wayback-fetch`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -174,26 +171,28 @@ impl PageSink for IoSink<'_> {
 impl Stage for FetchStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let politeness = o.politeness.resolve(o.rate)?;
-        let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-        let client = Client::new(&o.endpoint, &ua, RequestClass::Page, politeness)?
-            .counting(io.stats().clone(), cost::REQUESTS_PAGE);
-        let fetcher = Fetcher::new(
-            client,
-            FetchConfig {
-                endpoint: o.endpoint.clone(),
-                max_redirect_distance: duration("max_redirect_distance", &o.max_redirect_distance)?
+        let archive = archive_of!(o)?;
+        let fetcher = archive
+            .fetcher(
+                o.rate,
+                FetchConfig {
+                    max_redirect_distance: duration(
+                        "max_redirect_distance",
+                        &o.max_redirect_distance,
+                    )?
                     .as_secs(),
-                max_redirects: o.max_redirects,
-                max_body: o.max_body_bytes,
-            },
-        );
-        let state = match &o.state {
-            Some(path) => State::open(path)?,
-            None => State::in_memory()?,
-        };
-        let output =
-            Output::open(state, o.warc_out.as_deref(), io.name(), o.max_body_bytes).await?;
+                    max_redirects: o.max_redirects,
+                    max_body: o.max_body_bytes,
+                },
+            )?
+            .counting(io.stats().clone(), cost::REQUESTS_PAGE);
+        let output = Output::open(
+            archive.state()?,
+            o.warc_out.as_deref(),
+            io.name(),
+            o.max_body_bytes,
+        )
+        .await?;
         let mut crawl = Crawl {
             fetcher,
             output: std::sync::Arc::new(output),

@@ -1,16 +1,20 @@
 //! Options shared by the wayback stage kinds: where the Archive is, who we are,
 //! and how polite to be.
 
+use std::path::Path;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
 use crate::politeness::Politeness;
+#[cfg(test)]
+use crate::politeness::RequestClass;
 
 pub(crate) fn default_endpoint() -> String {
-    "https://web.archive.org".into()
+    DEFAULT_ENDPOINT.into()
 }
 
 /// Fine-tuning of politeness; the defaults are what the Archive tolerates.
@@ -91,6 +95,43 @@ impl Default for PolitenessOptions {
     }
 }
 
+/// The [`Archive`] a wayback stage's options describe: `archive_of!(options)?`.
+///
+/// Every such options struct has the fields `endpoint`, `contact`,
+/// `user_agent`, `politeness`, `rate` and `state`; serde cannot flatten them
+/// into one shared struct under `deny_unknown_fields`, so they are read here
+/// once instead of at each stage.
+macro_rules! archive_of {
+    ($options:expr) => {
+        $crate::stages::options::archive(
+            &$options.endpoint,
+            $options.contact.as_deref(),
+            $options.user_agent.as_deref(),
+            &$options.politeness,
+            $options.rate,
+            $options.state.as_deref(),
+        )
+    };
+}
+pub(crate) use archive_of;
+
+/// The Archive at `endpoint`, asked as `user_agent` or with `contact`, with
+/// `politeness` at `rate`, keeping its crawl state in `state`.
+///
+/// # Errors
+/// A politeness duration that does not parse, or a bad rate.
+pub(crate) fn archive(
+    endpoint: &str,
+    contact: Option<&str>,
+    user_agent: Option<&str>,
+    politeness: &PolitenessOptions,
+    rate: f64,
+    state: Option<&Path>,
+) -> Result<Archive, WaybackError> {
+    let politeness = politeness.resolve(rate)?;
+    Ok(Archive::new(endpoint, contact, user_agent, politeness).with_state(state))
+}
+
 /// Parses a duration such as `60s`, `5m`, `100ms`, `7days`.
 ///
 /// # Errors
@@ -115,13 +156,8 @@ impl PolitenessOptions {
                     .into(),
             ));
         }
-        if !(rate >= 0.0 && rate.is_finite()) {
-            return Err(WaybackError::Config(format!(
-                "`rate` must be 0 or more requests a minute, not {rate}"
-            )));
-        }
-        Ok(Politeness {
-            rate_per_minute: rate,
+        Politeness {
+            rate_per_minute: 0.0,
             min_pause: duration("politeness.min_pause", &self.min_pause)?,
             max_attempts: self.max_attempts,
             backoff: duration("politeness.backoff", &self.backoff)?,
@@ -130,7 +166,8 @@ impl PolitenessOptions {
             max_blocks: self.max_blocks,
             max_rate_limits: self.max_rate_limits,
             timeout: duration("politeness.timeout", &self.timeout)?,
-        })
+        }
+        .at_rate(rate)
     }
 }
 
@@ -141,6 +178,8 @@ mod tests {
     #[test]
     fn defaults_are_the_documented_ones_and_bad_values_name_the_option() {
         let p = PolitenessOptions::default().resolve(20.0).unwrap();
+        // `tempora cdx` and `wayback-crawl` start from these; the stages from the options.
+        assert_eq!(p, Politeness::default_for(RequestClass::Cdx));
         assert_eq!(p.min_pause, Duration::from_secs(60));
         assert_eq!(p.block_pause, Duration::from_secs(300));
         let bad = PolitenessOptions {

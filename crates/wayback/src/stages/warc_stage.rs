@@ -77,10 +77,17 @@ impl StageConfig for WarcOptions {
     }
 
     fn reads(&self) -> Vec<(String, PathBuf)> {
-        self.paths
-            .iter()
-            .filter(|p| !is_glob(p))
-            .map(|p| ("paths".to_string(), PathBuf::from(p)))
+        // A pattern stands for what it matches; one that matches nothing is `check`'s.
+        let files = self.files().unwrap_or_else(|_| {
+            self.paths
+                .iter()
+                .filter(|p| !is_glob(p))
+                .map(PathBuf::from)
+                .collect()
+        });
+        files
+            .into_iter()
+            .map(|p| ("paths".to_string(), p))
             .collect()
     }
 

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
+use tempora_wayback::archive::Archive;
 use tempora_wayback::cdx::CdxClient;
 use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::http::Client;
 use tempora_wayback::politeness::{Politeness, RequestClass};
+
+const AGENT: &str = "tempora-test (+test@example.org)";
 
 /// Politeness with short pauses, so tests run fast; `rate` 0 = unlimited.
 pub fn quick(class: RequestClass, rate: f64) -> Politeness {
@@ -23,32 +25,22 @@ pub fn quick(class: RequestClass, rate: f64) -> Politeness {
     }
 }
 
+/// The mock at `endpoint` as the crawler sees it, with politeness `p`.
+pub fn archive(endpoint: &str, p: &Politeness) -> Archive {
+    Archive::new(endpoint, None, Some(AGENT), p.clone())
+}
+
 pub fn cdx_client(endpoint: &str, p: Politeness) -> CdxClient {
-    let client = Client::new(
-        endpoint,
-        "tempora-test (+test@example.org)",
-        RequestClass::Cdx,
-        p.clone(),
-    )
-    .unwrap();
-    CdxClient::new(client, endpoint, p.max_attempts, p.backoff)
+    archive(endpoint, &p).cdx(p.rate_per_minute).unwrap()
 }
 
 pub fn fetcher(endpoint: &str, p: Politeness) -> Fetcher {
-    let client = Client::new(
-        endpoint,
-        "tempora-test (+test@example.org)",
-        RequestClass::Page,
-        p,
-    )
-    .unwrap();
-    Fetcher::new(
-        client,
-        FetchConfig {
-            endpoint: endpoint.to_string(),
-            max_redirect_distance: 86_400,
-            max_redirects: 10,
-            max_body: 1 << 20,
-        },
-    )
+    let limits = FetchConfig {
+        max_redirect_distance: 86_400,
+        max_redirects: 10,
+        max_body: 1 << 20,
+    };
+    archive(endpoint, &p)
+        .fetcher(p.rate_per_minute, limits)
+        .unwrap()
 }

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use tempora_engine::OnError;
 use tempora_engine::StageStats;
-use tempora_wikidata::{read_facts, FactsQuery, FactsRead, OnError, Rejection, WikidataError};
+use tempora_wikidata::{read_facts, FactsQuery, FactsRead, Rejection, WikidataError};
 
 /// The demo dump (17 entities, plain JSON).
 pub fn demo_dump() -> PathBuf {
