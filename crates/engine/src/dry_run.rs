@@ -12,6 +12,7 @@
 use std::fmt::{self, Write as _};
 use std::ops::AddAssign;
 
+pub use crate::cost::Requests;
 use crate::error::ConfigError;
 use crate::plan::Plan;
 use crate::registry::PipelineContext;
@@ -37,32 +38,12 @@ pub struct Query {
     pub settings: Vec<(String, String)>,
 }
 
-/// Requests by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Requests {
-    /// CDX queries (listings, lookups, counts).
-    pub cdx: u64,
-    /// Feed and sitemap fetches.
-    pub feed: u64,
-    /// Page fetches.
-    pub page: u64,
-    /// Retries of failed requests.
-    pub retries: u64,
-}
-
-impl Requests {
-    /// All of them.
-    pub fn total(&self) -> u64 {
-        self.cdx + self.feed + self.page + self.retries
-    }
-}
-
 impl AddAssign for Requests {
     fn add_assign(&mut self, other: Self) {
         self.cdx += other.cdx;
         self.feed += other.feed;
         self.page += other.page;
-        self.retries += other.retries;
+        self.retried += other.retried;
     }
 }
 
@@ -72,7 +53,7 @@ impl fmt::Display for Requests {
             ("CDX", self.cdx),
             ("feed", self.feed),
             ("page", self.page),
-            ("retry", self.retries),
+            ("retried", self.retried),
         ]
         .iter()
         .filter(|(_, n)| *n > 0)

@@ -11,6 +11,7 @@ pub mod atomic_file;
 pub mod builtin;
 pub mod canonical_url;
 pub mod config;
+pub mod cost;
 pub mod dry_run;
 pub mod error;
 pub mod input_files;
@@ -26,7 +27,8 @@ pub mod testing;
 
 pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
-pub use dry_run::{DescribeContext, DryRun, Estimate, Query, Requests, StagePlan};
+pub use cost::{CrawlCost, Requests};
+pub use dry_run::{DescribeContext, DryRun, Estimate, Query, StagePlan};
 pub use error::{Concern, ConfigError, ConfigErrors, OnError, StageError, UsageError};
 pub use plan::Plan;
 pub use progress::ProgressMode;

@@ -525,7 +525,9 @@ impl Record {
         })
     }
 
-    /// A key that orders records deterministically (sinks sort by it).
+    /// A key on stable fields that orders records (sinks sort by it, then by the
+    /// whole JSON line where keys tie, so the order is total and no run's arrival
+    /// order shows in an output).
     pub fn sort_key(&self) -> String {
         match self {
             Self::Fact(f) => format!(

@@ -18,7 +18,7 @@
 //! the sinks, which then publish their files. A failing stage aborts the other
 //! tasks (sinks then delete their temporary files) and the run reports the stage.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,11 +32,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::atomic_file::AtomicFile;
 use crate::config::PipelineFile;
+use crate::cost::CrawlCost;
 use crate::error::{ConfigErrors, StageError};
 use crate::input_files::{self, InputFile};
 use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
-use crate::records::Rejected;
+use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::runs::RunId;
 use crate::stage::{Batch, OutPort, StageIo};
@@ -177,6 +178,9 @@ pub struct RunReport {
     pub seconds: f64,
     /// Per stage, in pipeline order.
     pub stages: Vec<StageReport>,
+    /// Requests to the Archive by kind, captures skipped before fetching by
+    /// reason, rejections per stage, and page requests per kept article.
+    pub cost: CrawlCost,
     /// Records written to `rejected.jsonl`.
     pub rejected: u64,
     /// Every file a stage option names: path, size, modification time and, under
@@ -225,6 +229,7 @@ impl RunReport {
             ended_at: started_at,
             seconds: 0.0,
             stages: Vec::new(),
+            cost: CrawlCost::default(),
             rejected: 0,
             inputs: Vec::new(),
             config: serde_json::to_value(resolved).unwrap_or_default(),
@@ -446,7 +451,13 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     drop(input_tx);
 
     let (rejected_tx, rejected_rx) = mpsc::channel::<Vec<Rejected>>(64);
-    let rejected_writer = tokio::spawn(write_rejected(records_dir, rejected_rx));
+    let stage_order: HashMap<String, usize> = plan
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    let rejected_writer = tokio::spawn(write_rejected(records_dir, stage_order, rejected_rx));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -661,6 +672,7 @@ impl Running {
             .zip(&elapsed)
             .map(|((s, st), dt)| stage_report(&s.name, &s.kind, st, *dt))
             .collect();
+        report.cost = CrawlCost::from_stages(&report.stages, &sink_kinds(&plan));
         report.rejected = rejected;
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");
@@ -677,6 +689,20 @@ impl Running {
         }
         report
     }
+}
+
+/// The kind of records each sink receives (the kind of its first input's port).
+fn sink_kinds(plan: &Plan) -> BTreeMap<String, RecordKind> {
+    plan.stages
+        .iter()
+        .filter(|s| s.role == Role::Sink)
+        .filter_map(|sink| {
+            let input = sink.inputs.first()?;
+            let from = plan.stages.iter().find(|s| s.name == input.stage)?;
+            let port = from.outputs.iter().find(|p| p.name == input.port)?;
+            Some((sink.name.clone(), port.kind))
+        })
+        .collect()
 }
 
 fn stage_report(name: &str, kind: &str, st: &StageStats, dt: Option<Duration>) -> StageReport {
@@ -716,21 +742,29 @@ fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<
     write_atomically(&out.join(name), |w| std::io::copy(&mut from, w).map(drop))
 }
 
-/// Writes every rejection to `dir/rejected.jsonl` (the output directory, or the run's
+/// Collects every rejection and writes `rejected.jsonl` in a total order that does
+/// not depend on how the stages' work interleaved: by stage (pipeline order),
+/// then by the whole JSON line; in `dir` (the output directory, or the run's
 /// folder of an incremental pipeline).
 async fn write_rejected(
     dir: PathBuf,
+    stage_order: HashMap<String, usize>,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
     let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
-    let mut w = std::io::BufWriter::new(file.as_file());
-    let mut n = 0u64;
+    let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
     while let Some(batch) = rx.recv().await {
         for r in batch {
-            serde_json::to_writer(&mut w, &r)?;
-            w.write_all(b"\n")?;
-            n += 1;
+            let stage = stage_order.get(&r.stage).copied().unwrap_or(usize::MAX);
+            lines.push((stage, serde_json::to_vec(&r)?));
         }
+    }
+    lines.sort_unstable();
+    let n = lines.len() as u64;
+    let mut w = std::io::BufWriter::new(file.as_file());
+    for (_, line) in &lines {
+        w.write_all(line)?;
+        w.write_all(b"\n")?;
     }
     w.flush()?;
     drop(w);

@@ -7,7 +7,7 @@ use tempora_engine::SummarySource;
 
 use crate::index::Sel;
 use crate::profile::{
-    DateRule, DatelineParts, KeepElements, Layout, ProfileError, RejectRule, SectionRule,
+    DateRule, DatelineParts, IdDates, KeepElements, Layout, ProfileError, RejectRule, SectionRule,
     SiteProfile, SummaryRule, Take,
 };
 
@@ -18,6 +18,8 @@ struct RawSite {
     site: String,
     hosts: Vec<String>,
     id: Vec<String>,
+    #[serde(default)]
+    id_dates: Option<RawIdDates>,
     #[serde(default)]
     description: Vec<String>,
     #[serde(default)]
@@ -45,6 +47,20 @@ struct RawSite {
 
 fn default_section() -> String {
     "news".to_string()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIdDates {
+    margin_days: u64,
+    points: Vec<RawIdDate>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIdDate {
+    id: u64,
+    date: toml::value::Datetime,
 }
 
 #[derive(Debug, Deserialize)]
@@ -166,6 +182,7 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         site: raw.site,
         hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
         id: c.regexes("id", &raw.id)?,
+        id_dates: raw.id_dates.map(|d| c.id_dates(d)).transpose()?,
         description: c.selectors("description", &raw.description)?,
         strip: c.selectors("strip", &raw.strip)?,
         drop_paragraphs: c.regexes("drop_paragraphs", &raw.drop_paragraphs)?,
@@ -245,6 +262,37 @@ impl Compiler<'_> {
                 Ok(name.to_ascii_lowercase())
             })
             .collect()
+    }
+
+    /// Known (id, day) points: ids and days must both grow, so bounds can be read off.
+    fn id_dates(&self, raw: RawIdDates) -> Result<IdDates, ProfileError> {
+        let mut points = Vec::with_capacity(raw.points.len());
+        for (i, p) in raw.points.iter().enumerate() {
+            let day = p
+                .date
+                .date
+                .and_then(|d| {
+                    chrono::NaiveDate::from_ymd_opt(d.year.into(), d.month.into(), d.day.into())
+                })
+                .ok_or_else(|| {
+                    self.err(
+                        &format!("id_dates.points[{i}].date"),
+                        format!("`{}` is not a day like 2015-04-12", p.date),
+                    )
+                })?;
+            points.push((p.id, day));
+        }
+        points.sort_unstable();
+        if points.windows(2).any(|w| w[1].1 < w[0].1) {
+            return Err(self.err(
+                "id_dates.points",
+                "a larger id has an earlier date: ids must grow with publication",
+            ));
+        }
+        Ok(IdDates {
+            points,
+            margin_days: raw.margin_days,
+        })
     }
 
     fn regex(&self, field: &str, pattern: &str) -> Result<Regex, ProfileError> {

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::{Article, SummarySource};
 
 use crate::fields::{ParsedPage, SummaryFound};
+use crate::identity::ArticleKey;
 use crate::index::Sel;
 use crate::profile::{Layout, SiteProfile};
 use crate::prune::prune;
 use crate::text::split_first_sentence;
-use crate::url::{host, host_in, path};
+use crate::url::{host, host_in};
 use crate::wayback;
 
 /// What stands in for the summary on layouts that allow it (CNN pages without highlights).
@@ -133,6 +134,24 @@ impl Extractor {
             .find(|p| p.hosts.iter().any(|h| host_in(&host, h)))
     }
 
+    /// The article a capture's URL names, by the profile of its host, before any
+    /// page is read (see [`SiteProfile::identify`]).
+    ///
+    /// # Errors
+    /// Why the URL is not an article's: no profile for its host, a `reject` rule,
+    /// no article id.
+    pub fn identify(&self, url: &str) -> Result<ArticleKey, String> {
+        let url = wayback::unrewrite(url.trim());
+        self.profile_for(&url)
+            .ok_or_else(|| format!("no site profile for `{}`", host(&url)))?
+            .identify(&url)
+    }
+
+    /// The profile of the site named `site`.
+    pub fn profile(&self, site: &str) -> Option<&SiteProfile> {
+        self.profiles.iter().find(|p| p.site == site)
+    }
+
     /// Extracts one page.
     ///
     /// # Errors
@@ -246,7 +265,8 @@ impl Extractor {
                     format!("{name}: no publication date on the page"),
                 )
             })?;
-        let id = article_id(site, &url)
+        let id = site
+            .article_id(&url)
             .ok_or_else(|| Rejection::new("no id", format!("{name}: no article id in `{url}`")))?;
         let section = site.section_of(&url);
         let captured = match (page.captured.trim(), &capture) {
@@ -383,17 +403,4 @@ fn lead(paragraphs: &mut Vec<String>) -> Option<String> {
         paragraphs[0] = rest;
     }
     Some(sentence)
-}
-
-/// The article id: group 1 of the first id pattern matching the URL path.
-fn article_id(site: &SiteProfile, url: &str) -> Option<String> {
-    let path = path(url);
-    site.id
-        .iter()
-        .find_map(|re| {
-            re.captures(path)
-                .and_then(|c| c.get(1))
-                .map(|m| m.as_str().to_string())
-        })
-        .filter(|id| !id.is_empty())
 }

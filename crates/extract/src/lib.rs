@@ -18,6 +18,7 @@ mod dates;
 pub mod eval;
 mod extract;
 mod fields;
+mod identity;
 mod index;
 pub mod profile;
 mod prune;
@@ -28,6 +29,7 @@ mod url;
 pub mod wayback;
 
 pub use extract::{Extraction, Extractor, PageInput, Rejection, SummaryFallback};
+pub use identity::{ArticleKey, IdDates};
 pub use profile::{load_profiles, ProfileError, SiteProfile};
 pub use stage::{ExtractOptions, ExtractStage};
 

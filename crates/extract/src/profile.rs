@@ -12,6 +12,7 @@ use serde::Deserialize;
 use tempora_engine::SummarySource;
 
 pub use crate::compile::parse_profile;
+pub use crate::identity::IdDates;
 use crate::index::Sel;
 
 /// The profiles shipped with Tempora, as `(file name, TOML text)`.
@@ -73,6 +74,8 @@ pub struct SiteProfile {
     pub hosts: Vec<String>,
     /// Patterns whose first group, matched on the URL path, is the article id.
     pub id: Vec<Regex>,
+    /// What numeric ids tell about the publication day (`id_dates`), when they grow with it.
+    pub id_dates: Option<IdDates>,
     /// Where the page carries its description (`summary_fallback = "description"`).
     pub description: Vec<Sel>,
     /// Elements never part of a summary or body, on every layout.

@@ -9,6 +9,10 @@
 //! `run.json`, so nothing is dropped silently; list and facts files are read once,
 //! before the first article, and a missing one is an input error naming it.
 //!
+//! `prefetch` makes the decisions of `extract`, `exclude`, `split` and
+//! `conflicts` that a capture's URL, time and archived feed item already allow,
+//! before its page is fetched (see [`prefetch`]).
+//!
 //! `exclude` drops BBC articles whose id (or URL suffix) is in XSum's split file
 //! (the subsets chosen, all by default) and any article whose URL is in a
 //! CNN/DailyMail url list, comparing original URLs after [`exclude::normalize_url`]
@@ -67,6 +71,7 @@ pub mod conflicts;
 pub mod error;
 pub mod exclude;
 pub mod pairs;
+pub mod prefetch;
 
 use tempora_engine::{RecordKind, Role, StageConfig, StageKind};
 
@@ -74,8 +79,10 @@ pub use conflicts::{ConflictsConfig, ConflictsOptions, PositionNames};
 pub use error::FilterError;
 pub use exclude::{ExcludeConfig, ExcludeOptions};
 pub use pairs::{MinimalPairsConfig, MinimalPairsOptions};
+pub use prefetch::{PrefetchConfig, PrefetchOptions};
 
-/// The stage kinds this crate registers: `exclude`, `conflicts`, `minimal-pairs`.
+/// The stage kinds this crate registers: `exclude`, `conflicts`, `minimal-pairs`,
+/// `prefetch`.
 pub fn kinds() -> Vec<StageKind> {
     vec![
         StageKind {
@@ -110,6 +117,15 @@ pub fn kinds() -> Vec<StageKind> {
             configure: |table, ctx| {
                 MinimalPairsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
             },
+        },
+        StageKind {
+            name: "prefetch",
+            about: "Decides before fetching what a capture already tells: not an article, a duplicate of an article, excluded, outside every split window, a feed summary that cannot meet the selection; passes on one capture per article to fetch",
+            role: Role::Transform,
+            accepts: &[RecordKind::Capture],
+            emits: "out: capture",
+            options: || schemars::schema_for!(PrefetchOptions),
+            configure: prefetch::configure,
         },
     ]
 }

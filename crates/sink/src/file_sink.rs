@@ -213,8 +213,10 @@ impl FileSink {
         let io_err = |e| StageError::io(&path, e);
         let counter = format!("file {}", relative.display());
         if self.sort {
-            file.held.sort_by(|a, b| a.0.cmp(&b.0));
-            file.records.sort_by(|a, b| a.0.cmp(&b.0));
+            // A total order: records with the same key (an article written twice)
+            // are ordered by their whole JSON line, not by arrival.
+            file.held.sort_unstable();
+            file.records.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| json(&a.1).cmp(&json(&b.1))));
         }
         if self.mode == SinkMode::Append {
             let lines = file.held.iter().map(|(_, l)| l.as_slice());
@@ -248,6 +250,14 @@ impl FileSink {
         file.tmp.commit().map_err(io_err)?;
         Ok(())
     }
+}
+
+/// A record's JSON line, the tie-break of records with the same sort key.
+fn json(record: &Record) -> Vec<u8> {
+    let mut line = Vec::new();
+    // A record that cannot be serialized sorts first; the writer reports it.
+    let _ = record.write_json(&mut line);
+    line
 }
 
 impl Transform for FileSink {

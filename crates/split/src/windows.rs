@@ -222,6 +222,17 @@ impl Windows {
         &self.windows
     }
 
+    /// Whether some window holds a day between `from` and `to` (inclusive; `None`
+    /// is open): an article known to be published in that span may belong to a set.
+    pub fn could_hold(&self, from: Option<NaiveDate>, to: Option<NaiveDate>) -> bool {
+        let span = Window {
+            name: String::new(),
+            from,
+            to,
+        };
+        self.windows.iter().any(|w| w.overlaps(&span))
+    }
+
     /// Index of the window holding `day`, or `None` when it is in no window.
     pub fn assign(&self, day: NaiveDate) -> Option<usize> {
         self.windows.iter().position(|w| w.contains(day))
@@ -251,6 +262,25 @@ fn name_problem(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_of_possible_days_meets_a_window_or_not() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d);
+        let cutoff = day(2019, 12, 31).unwrap();
+        let specs: Vec<SetSpec> = toml::from_str::<toml::Table>(
+            "sets = [{ name = \"a\", from = 2010-01-01, to = 2017-12-31 }, { name = \"b\", from = \"after_cutoff\" }]",
+        )
+        .unwrap()["sets"]
+            .clone()
+            .try_into()
+            .unwrap();
+        let w = Windows::resolve(&specs, cutoff).unwrap();
+        assert!(!w.could_hold(day(2018, 1, 1), day(2019, 12, 31)));
+        assert!(w.could_hold(day(2017, 12, 31), day(2019, 1, 1)));
+        assert!(w.could_hold(day(2018, 1, 1), None));
+        assert!(!w.could_hold(None, day(2009, 12, 31)));
+        assert!(w.could_hold(None, None));
+    }
 
     fn day(s: &str) -> NaiveDate {
         s.parse().unwrap()

@@ -14,6 +14,7 @@
 pub mod cdx;
 pub mod corpus;
 pub mod faults;
+pub mod newssite;
 pub mod replay;
 pub mod server;
 pub mod surt;

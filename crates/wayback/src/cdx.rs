@@ -328,6 +328,18 @@ pub const INDEX_LINES_PER_BLOCK: u64 = 3000;
 const MAX_CDX_BODY: u64 = 512 * 1024 * 1024;
 
 impl CdxClient {
+    /// The same client, counting its requests in a stage's counters (see
+    /// [`Client::counting`]).
+    #[must_use]
+    pub fn counting(
+        mut self,
+        stats: std::sync::Arc<tempora_engine::StageStats>,
+        name: &'static str,
+    ) -> Self {
+        self.client = self.client.counting(stats, name);
+        self
+    }
+
     /// A client of `endpoint` using `client` (which carries the CDX rate limiter).
     pub fn new(client: Client, endpoint: &str, max_attempts: u32, backoff: Duration) -> Self {
         Self {

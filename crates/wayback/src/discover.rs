@@ -43,6 +43,9 @@ pub enum Lookup {
     Cdx,
     /// No CDX request: ask for the capture at publication time and follow the redirect.
     Redirect,
+    /// No capture at all: the feed items alone are the output (the `items` port),
+    /// for a listing that finds the captures another way.
+    None,
 }
 
 /// What discovery does.
@@ -79,6 +82,21 @@ pub struct Discovered {
     pub feeds_fetched: u64,
     /// New articles found in this step.
     pub articles: u64,
+}
+
+/// A feed item as the state keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredItem {
+    /// The article link as the feed gave it.
+    pub url: String,
+    /// The item's description.
+    pub description: String,
+    /// The item's title.
+    pub title: Option<String>,
+    /// Publication time, 14 digits (the feed capture's day before when the item had none).
+    pub published: String,
+    /// The first feed capture that listed it with this description.
+    pub feed_timestamp: String,
 }
 
 /// Feed discovery, one request per step.
@@ -160,6 +178,31 @@ impl FeedDiscovery {
             }
             self.next_feed += 1;
         }
+    }
+
+    /// Every feed item with a description read so far (by this run or earlier
+    /// ones), by URL: what the feeds say about each article before it is fetched.
+    ///
+    /// # Errors
+    /// State errors.
+    pub async fn items(&self) -> Result<Vec<StoredItem>, WaybackError> {
+        self.state
+            .call(|c| {
+                let mut stmt = c.prepare(
+                    "SELECT url, description, title, published, feed_timestamp FROM feed_items ORDER BY url, description",
+                )?;
+                let rows = stmt.query_map([], |r| {
+                    Ok(StoredItem {
+                        url: r.get(0)?,
+                        description: r.get(1)?,
+                        title: r.get(2)?,
+                        published: r.get(3)?,
+                        feed_timestamp: r.get(4)?,
+                    })
+                })?;
+                rows.collect()
+            })
+            .await
     }
 
     /// Lists one page of a feed's captures; `None` when the feed's listing is complete.
@@ -276,6 +319,11 @@ impl FeedDiscovery {
                     let (items, sitemaps) = (feed.items, feed.sitemaps);
                     let is_index = feed.kind == FeedKind::SitemapIndex;
                     let (source_url, feed_ts) = (url.clone(), ts.clone());
+                    let article_state = if self.cfg.lookup == Lookup::None {
+                        "item"
+                    } else {
+                        "new"
+                    };
                     step.articles = self
                         .state
                         .call(move |c| {
@@ -284,9 +332,15 @@ impl FeedDiscovery {
                             for item in items {
                                 let published = item.published.map(timestamp::format).unwrap_or_else(|| fallback.clone());
                                 new += tx.execute(
-                                    "INSERT OR IGNORE INTO articles(url, published, title, feed, state) VALUES (?1, ?2, ?3, ?4, 'new')",
-                                    (&item.link, &published, &item.title, &source_url),
+                                    "INSERT OR IGNORE INTO articles(url, published, title, feed, state) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                    (&item.link, &published, &item.title, &source_url, article_state),
                                 )? as u64;
+                                if let Some(description) = &item.description {
+                                    tx.execute(
+                                        "INSERT OR IGNORE INTO feed_items(url, description, title, published, feed_timestamp) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                        (&item.link, description, &item.title, &published, &feed_ts),
+                                    )?;
+                                }
                             }
                             if is_index {
                                 for sitemap in sitemaps {
@@ -332,6 +386,7 @@ impl FeedDiscovery {
         let until = timestamp::parse(&published)
             .map(|t| timestamp::format(t + Duration::seconds(self.cfg.lookup_within)));
         let found = match self.cfg.lookup {
+            Lookup::None => None,
             Lookup::Redirect => Some(Capture {
                 url: url.clone(),
                 timestamp: published.clone(),

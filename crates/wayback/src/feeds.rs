@@ -17,6 +17,9 @@ pub struct FeedItem {
     pub published: Option<NaiveDateTime>,
     /// Headline, when stated.
     pub title: Option<String>,
+    /// The item's description (RSS `description`, Atom `summary`), when stated: on
+    /// BBC feeds the article's summary sentence.
+    pub description: Option<String>,
 }
 
 /// What kind of document it was.
@@ -120,6 +123,7 @@ impl Parser {
                 link: String::new(),
                 published: None,
                 title: None,
+                description: None,
             });
         }
         if name == "link" {
@@ -152,6 +156,7 @@ impl Parser {
             }
             "updated" | "lastmod" if it.published.is_none() => it.published = parse_date(&value),
             "title" if !value.is_empty() => it.title = Some(value),
+            "description" | "summary" if !value.is_empty() => it.description = Some(value),
             "item" | "entry" | "url" => {
                 if let Some(done) = self.item.take().filter(|i| !i.link.is_empty()) {
                     f.items.push(done);
@@ -233,6 +238,7 @@ mod tests {
         let xml = br#"<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>BBC News</title><link>http://www.bbc.co.uk/news/</link>
 <item><title><![CDATA[Budget &amp; tax]]></title><link>http://www.bbc.co.uk/news/uk-1</link>
+<description><![CDATA[The chancellor has set out the budget.]]></description>
 <pubDate>Tue, 02 Jun 2015 10:00:00 +0100</pubDate></item>
 <item><title>Rates &amp; &#8220;bonds&#8221;</title><guid>http://www.bbc.co.uk/news/uk-2</guid></item>
 <item><title>no link</title></item>
@@ -248,6 +254,11 @@ mod tests {
             Some("Rates & \u{201c}bonds\u{201d}")
         );
         assert_eq!(feed.items[1].published, None);
+        assert_eq!(
+            feed.items[0].description.as_deref(),
+            Some("The chancellor has set out the budget.")
+        );
+        assert_eq!(feed.items[1].description, None);
     }
 
     #[test]

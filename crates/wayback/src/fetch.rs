@@ -64,6 +64,18 @@ pub struct Fetcher {
 }
 
 impl Fetcher {
+    /// The same fetcher, counting its requests in a stage's counters (see
+    /// [`Client::counting`]).
+    #[must_use]
+    pub fn counting(
+        mut self,
+        stats: std::sync::Arc<tempora_engine::StageStats>,
+        name: &'static str,
+    ) -> Self {
+        self.client = self.client.counting(stats, name);
+        self
+    }
+
     /// A fetcher of `endpoint` (`https://web.archive.org` or a mock) using
     /// `client` (which carries the page rate limiter).
     pub fn new(client: Client, endpoint: &str, cfg: FetchConfig) -> Self {

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, ACCEPT_ENCODING, CONTENT_ENCODING, RETRY_AFTER};
 
+use tempora_engine::{cost, StageStats};
+
 use crate::error::WaybackError;
 use crate::politeness::{self, Closed, HostPoliteness, Politeness, RateLimiter, RequestClass};
 
@@ -72,6 +74,7 @@ pub struct Client {
     host: Arc<HostPoliteness>,
     limiter: Arc<RateLimiter>,
     politeness: Politeness,
+    counter: Option<(Arc<StageStats>, &'static str)>,
 }
 
 /// The outcome of [`Client::get`] when no answer came.
@@ -126,7 +129,16 @@ impl Client {
             host,
             limiter,
             politeness,
+            counter: None,
         })
+    }
+
+    /// The same client, counting every request it sends in `stats` under `name`
+    /// (one of `tempora_engine::cost`'s `REQUESTS_*`), and every retry under
+    /// `requests_retried`: `run.json`'s cost of the crawl.
+    pub fn counting(mut self, stats: Arc<StageStats>, name: &'static str) -> Self {
+        self.counter = Some((stats, name));
+        self
     }
 
     /// The host's shared politeness (its gate).
@@ -143,9 +155,17 @@ impl Client {
         let p = &self.politeness;
         let gate = &self.host.gate;
         let mut attempt = 0;
+        let mut sent = 0u32;
         loop {
             self.limiter.acquire(gate).await;
             attempt += 1;
+            sent += 1;
+            if let Some((stats, name)) = &self.counter {
+                stats.count(name, 1);
+                if sent > 1 {
+                    stats.count(cost::REQUESTS_RETRIED, 1);
+                }
+            }
             let failure = match self.send(url, max_body).await {
                 Ok(answer) if answer.status == 429 && !answer.is_archived() => {
                     let pause = retry_after(&answer.headers)

@@ -95,8 +95,7 @@ impl StageConfig for ExcludeConfig {
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(Exclude {
             options: self.options,
-            xsum: XsumIds::default(),
-            cnndm: UrlLists::default(),
+            lists: Exclusions::default(),
         })))
     }
 }
@@ -105,13 +104,38 @@ impl StageConfig for ExcludeConfig {
 /// thread, not while the pipeline is being built.
 struct Exclude {
     options: ExcludeOptions,
+    lists: Exclusions,
+}
+
+/// The loaded training-set lists: what the `exclude` stage drops, and what the
+/// crawl skips before fetching (`prefetch`), with the same verdict.
+#[derive(Debug, Default)]
+pub struct Exclusions {
     xsum: XsumIds,
     cnndm: UrlLists,
 }
 
-impl Exclude {
-    /// Why `article` is excluded, with the counter it adds to; `None` keeps it.
-    fn verdict(&self, id: &str, url: &str, source: &str) -> Option<(String, String)> {
+impl Exclusions {
+    /// Loads the lists `options` name.
+    ///
+    /// # Errors
+    /// A list that cannot be read or parsed, naming the file.
+    pub fn load(options: &ExcludeOptions) -> Result<Self, StageError> {
+        let mut lists = Self::default();
+        if let Some(path) = &options.xsum_split {
+            lists.xsum = XsumIds::load(path, &options.xsum_subsets)?;
+            tracing::info!(file = %path.display(), ids = lists.xsum.len(), "XSum ids loaded");
+        }
+        if !options.cnndm_urls.is_empty() {
+            lists.cnndm = UrlLists::load(&options.cnndm_urls)?;
+            tracing::info!(urls = lists.cnndm.len(), "CNN/DailyMail URLs loaded");
+        }
+        Ok(lists)
+    }
+
+    /// Why the article `id` at `url` of site `source` is excluded, with the counter
+    /// it adds to; `None` keeps it. Works on a capture's URL as on an article.
+    pub fn verdict(&self, id: &str, url: &str, source: &str) -> Option<(String, String)> {
         if source == "bbc" {
             if let Some((subset, key)) = self.xsum.find(id, url) {
                 return Some((
@@ -130,21 +154,14 @@ impl Exclude {
 
 impl Transform for Exclude {
     fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
-        if let Some(path) = &self.options.xsum_split {
-            self.xsum = XsumIds::load(path, &self.options.xsum_subsets)?;
-            tracing::info!(file = %path.display(), ids = self.xsum.len(), "XSum ids loaded");
-        }
-        if !self.options.cnndm_urls.is_empty() {
-            self.cnndm = UrlLists::load(&self.options.cnndm_urls)?;
-            tracing::info!(urls = self.cnndm.len(), "CNN/DailyMail URLs loaded");
-        }
+        self.lists = Exclusions::load(&self.options)?;
         Ok(())
     }
 
     fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
         for record in batch {
             let verdict = match &record {
-                Record::Article(a) => self.verdict(&a.id, &a.url, &a.source),
+                Record::Article(a) => self.lists.verdict(&a.id, &a.url, &a.source),
                 other => Some((
                     format!("exclude takes articles, got a {}", other.kind()),
                     "not_article".into(),

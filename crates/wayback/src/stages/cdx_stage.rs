@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind,
+    Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
@@ -194,7 +194,9 @@ impl Stage for CdxStage {
         let archive = archive_of!(o)?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
         let mut lister = CdxLister::new(
-            archive.cdx(o.rate)?,
+            archive
+                .cdx(o.rate)?
+                .counting(io.stats().clone(), cost::REQUESTS_CDX),
             archive.state()?,
             ListerConfig {
                 queries: o.queries(),

@@ -1,5 +1,7 @@
 //! `wayback-feeds`: article captures found through archived feeds and news
-//! sitemaps (source; `out: capture`).
+//! sitemaps (source; `out: capture`), and the feed items themselves (`items:
+//! article`, articles without a document: what the feeds say of each article
+//! before it is fetched, for `prefetch`).
 
 use std::path::PathBuf;
 
@@ -8,14 +10,17 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, Article, DescribeContext, OptionError, PipelineContext, Port, Record,
+    RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan, SummarySource,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
-use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup};
+use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
 use crate::timestamp;
+
+/// The port of the feed items.
+pub const ITEMS: &str = "items";
 
 /// Options of `wayback-feeds`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -33,7 +38,7 @@ pub struct FeedsOptions {
     #[serde(default = "default_feed_collapse")]
     #[schemars(default = "default_feed_collapse")]
     pub feed_collapse: Vec<String>,
-    /// How each article's capture is found: `cdx` (one CDX request per article) or `redirect` (none; the fetcher follows the Archive's redirect).
+    /// How each article's capture is found: `cdx` (one CDX request per article), `redirect` (none; the fetcher follows the Archive's redirect) or `none` (no capture: only the feed items, on the `items` port).
     #[serde(default)]
     pub lookup: Lookup,
     /// Look for an article's first capture up to this long after its publication.
@@ -133,7 +138,10 @@ impl FeedsOptions {
 #[async_trait(?Send)]
 impl StageConfig for FeedsOptions {
     fn outputs(&self) -> Vec<Port> {
-        vec![Port::out(RecordKind::Capture)]
+        vec![
+            Port::out(RecordKind::Capture),
+            Port::named(ITEMS, RecordKind::Article),
+        ]
     }
 
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
@@ -171,8 +179,12 @@ impl Stage for FeedsStage {
         };
         let within = duration("lookup_within", &o.lookup_within)?.as_secs();
         let mut discovery = FeedDiscovery::new(
-            archive.cdx(o.rate)?,
-            archive.fetcher(o.page_rate, limits)?,
+            archive
+                .cdx(o.rate)?
+                .counting(io.stats().clone(), cost::REQUESTS_CDX),
+            archive
+                .fetcher(o.page_rate, limits)?
+                .counting(io.stats().clone(), cost::REQUESTS_FEED),
             archive.state()?,
             DiscoveryConfig {
                 feeds: o.feeds.clone(),
@@ -194,7 +206,6 @@ impl Stage for FeedsStage {
             };
             let Some(found) = step else { break };
             let stats = io.stats().clone();
-            stats.count("cdx_requests", found.cdx_requests);
             stats.count("feed_captures_read", found.feeds_fetched);
             stats.count("articles", found.articles);
             for (record, reason, location) in found.rejected {
@@ -205,6 +216,40 @@ impl Stage for FeedsStage {
             }
             io.flush().await?;
         }
+        if !io.shutdown().is_cancelled() {
+            let items = io.port(ITEMS)?;
+            let stored = discovery.items().await?;
+            io.stats().count("feed_items", stored.len() as u64);
+            for item in stored {
+                io.emit(items, Record::Article(Box::new(item_article(item))))
+                    .await?;
+            }
+        }
         io.flush().await
+    }
+}
+
+/// A feed item as an article without a document: URL, title, publication day,
+/// and the description as its summary (`summary_source = "description"`);
+/// `captured` is the feed capture that listed it. Site and id are left empty:
+/// the site profiles tell them from the URL.
+fn item_article(item: StoredItem) -> Article {
+    let at = timestamp::parse(&item.published);
+    Article {
+        id: String::new(),
+        url: item.url,
+        source: String::new(),
+        section: String::new(),
+        published: at.map(|t| t.date()).unwrap_or_default(),
+        published_at: at.map(|t| t.and_utc()),
+        captured: item.feed_timestamp,
+        title: item.title.unwrap_or_default(),
+        summary: item.description,
+        summary_source: Some(SummarySource::Description),
+        document: String::new(),
+        dateline: None,
+        facts: Vec::new(),
+        split: None,
+        novelty: None,
     }
 }

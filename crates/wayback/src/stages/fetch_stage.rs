@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Capture, DescribeContext, OptionError, Page, PipelineContext, Port, PortId,
-    Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, Capture, DescribeContext, OptionError, Page, PipelineContext, Port,
+    PortId, Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
@@ -177,15 +177,20 @@ impl Stage for FetchStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
         let archive = archive_of!(o)?;
-        let fetcher = archive.fetcher(
-            o.rate,
-            FetchConfig {
-                max_redirect_distance: duration("max_redirect_distance", &o.max_redirect_distance)?
+        let fetcher = archive
+            .fetcher(
+                o.rate,
+                FetchConfig {
+                    max_redirect_distance: duration(
+                        "max_redirect_distance",
+                        &o.max_redirect_distance,
+                    )?
                     .as_secs(),
-                max_redirects: o.max_redirects,
-                max_body: o.max_body_bytes,
-            },
-        )?;
+                    max_redirects: o.max_redirects,
+                    max_body: o.max_body_bytes,
+                },
+            )?
+            .counting(io.stats().clone(), cost::REQUESTS_PAGE);
         let output = Output::open(
             archive.state()?,
             o.warc_out.as_deref(),

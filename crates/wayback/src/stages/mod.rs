@@ -26,7 +26,7 @@ pub fn kinds() -> Vec<StageKind> {
             about: "Finds article captures through archived RSS/Atom feeds and news sitemaps (link, date, title), one lookup per article.",
             role: Role::Source,
             accepts: &[],
-            emits: "out: capture",
+            emits: "out: capture, items: article (feed items without a document)",
             options: || schemars::schema_for!(feeds_stage::FeedsOptions),
             configure: feeds_stage::configure,
         },

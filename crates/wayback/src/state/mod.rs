@@ -77,6 +77,14 @@ CREATE TABLE IF NOT EXISTS articles(
   state TEXT NOT NULL,
   reason TEXT
 );
+CREATE TABLE IF NOT EXISTS feed_items(
+  url TEXT NOT NULL,
+  description TEXT NOT NULL,
+  title TEXT,
+  published TEXT NOT NULL,
+  feed_timestamp TEXT NOT NULL,
+  PRIMARY KEY (url, description)
+);
 CREATE TABLE IF NOT EXISTS feed_captures(
   url TEXT NOT NULL,
   timestamp TEXT NOT NULL,

@@ -1,0 +1,180 @@
+//! Article identity from the URL alone, by the site profile: which site, which
+//! article (BBC's numeric id, CNN's path), or why the URL is not an article's, and
+//! what the id tells about the publication date. The crawl decides with it
+//! before fetching; extraction names its articles with the same id.
+
+use chrono::{Days, NaiveDate};
+use tempora_engine::CanonicalUrl;
+
+use crate::profile::SiteProfile;
+
+/// An article of a site, whatever host, port, scheme or query its URL had.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArticleKey {
+    /// Site name (`bbc`, `cnn`), the Article's `source`.
+    pub site: String,
+    /// The article id, as extraction gives it.
+    pub id: String,
+}
+
+/// Known ids at known publication days: ids grow with publication (BBC's numeric
+/// ids do), so an id bounds its day from below and above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdDates {
+    /// `(id, day)`, sorted by id.
+    pub points: Vec<(u64, NaiveDate)>,
+    /// Days added on each side of the interpolated day.
+    pub margin_days: u64,
+}
+
+impl IdDates {
+    /// The days an article with numeric `id` can have been published on:
+    /// interpolated linearly between the two known points around it, widened by
+    /// the margin. Below the first point only an upper bound is known, above the
+    /// last only a lower one.
+    pub fn bounds(&self, id: u64) -> (Option<NaiveDate>, Option<NaiveDate>) {
+        let margin = Days::new(self.margin_days);
+        let at = self.points.partition_point(|&(known, _)| known <= id);
+        match (
+            at.checked_sub(1).map(|i| self.points[i]),
+            self.points.get(at),
+        ) {
+            (Some((lo_id, lo_day)), Some(&(hi_id, hi_day))) => {
+                let span = (hi_day - lo_day).num_days() as f64;
+                let share = (id - lo_id) as f64 / (hi_id - lo_id).max(1) as f64;
+                let day = lo_day + chrono::Duration::days((span * share).round() as i64);
+                (day.checked_sub_days(margin), day.checked_add_days(margin))
+            }
+            (Some((_, lo_day)), None) => (lo_day.checked_sub_days(margin), None),
+            (None, Some(&(_, hi_day))) => (None, hi_day.checked_add_days(margin)),
+            (None, None) => (None, None),
+        }
+    }
+}
+
+impl SiteProfile {
+    /// The article id of `url`: group 1 of the first `id` pattern matching its
+    /// path (the path of the one URL normalizer, [`CanonicalUrl`]: scheme, host,
+    /// port and query play no part).
+    pub fn article_id(&self, url: &str) -> Option<String> {
+        let url = CanonicalUrl::parse(url);
+        let path = url.path();
+        self.id
+            .iter()
+            .find_map(|re| {
+                re.captures(path)
+                    .and_then(|c| c.get(1))
+                    .map(|m| m.as_str().to_string())
+            })
+            .filter(|id| !id.is_empty())
+    }
+
+    /// The article `url` is a page of, or why it is none: a `reject` rule on the
+    /// URL (live, gallery, video, index pages) or no article id in it.
+    ///
+    /// # Errors
+    /// The reason the URL is not an article's.
+    pub fn identify(&self, url: &str) -> Result<ArticleKey, String> {
+        if let Some(rule) = self
+            .reject
+            .iter()
+            .find(|r| r.url.as_ref().is_some_and(|re| re.is_match(url)))
+        {
+            return Err(rule.reason.clone());
+        }
+        let id = self
+            .article_id(url)
+            .ok_or_else(|| format!("no {} article id in the URL", self.site))?;
+        Ok(ArticleKey {
+            site: self.site.clone(),
+            id,
+        })
+    }
+
+    /// The days the article with `id` can have been published on, from the
+    /// profile's `id_dates`; `(None, None)` when the site's ids tell nothing.
+    pub fn published_bounds(&self, id: &str) -> (Option<NaiveDate>, Option<NaiveDate>) {
+        match (&self.id_dates, id.parse::<u64>()) {
+            (Some(dates), Ok(n)) => dates.bounds(n),
+            _ => (None, None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{load_profiles, parse_profile, SHIPPED};
+
+    fn bbc() -> SiteProfile {
+        load_profiles(None)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.site == "bbc")
+            .unwrap()
+    }
+
+    #[test]
+    fn variants_of_an_article_are_one_article() {
+        let bbc = bbc();
+        let key = bbc
+            .identify("http://www.bbc.co.uk/news/uk-politics-35232142")
+            .unwrap();
+        assert_eq!(key.id, "35232142");
+        for url in [
+            "https://www.bbc.com/news/uk-politics-35232142",
+            "http://bbc.co.uk:80/news/uk-politics-35232142?at_medium=RSS&at_campaign=KARANGA",
+            "http://www.bbc.co.uk/news/mobile/uk-politics-35232142",
+        ] {
+            assert_eq!(bbc.identify(url).as_ref(), Ok(&key), "{url}");
+        }
+    }
+
+    #[test]
+    fn pages_that_are_not_articles_say_why() {
+        let bbc = bbc();
+        let live = bbc.identify("https://www.bbc.co.uk/news/live/uk-politics-50000001");
+        assert_eq!(live, Err("live page, not an article".to_string()));
+        let gallery = bbc.identify("http://www.bbc.co.uk/news/in-pictures-30000011");
+        assert!(gallery.unwrap_err().contains("gallery"));
+        let index = bbc
+            .identify("http://www.bbc.co.uk/news/world/europe")
+            .unwrap_err();
+        assert!(index.contains("no bbc article id"), "{index}");
+    }
+
+    #[test]
+    fn id_dates_that_do_not_grow_or_are_no_day_are_refused_by_field() {
+        let text = SHIPPED[0].1;
+        let shrinking = text.replace(
+            "{ id = 8011268, date = 2009-04-21 }",
+            "{ id = 8011268, date = 2019-04-21 }",
+        );
+        let err = parse_profile("bbc.toml", &shrinking)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("`id_dates.points`") && err.contains("must grow"),
+            "{err}"
+        );
+        let no_day = text.replace("date = 2009-04-21", "date = 10:00:00");
+        let err = parse_profile("bbc.toml", &no_day).unwrap_err().to_string();
+        assert!(err.contains("`id_dates.points[0].date`"), "{err}");
+    }
+
+    #[test]
+    fn bbc_ids_bound_the_publication_day() {
+        let bbc = bbc();
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        // 2015-04-12 is a known point; margins on both sides.
+        let (lo, hi) = bbc.published_bounds("32275608");
+        assert!(lo.unwrap() < day(2015, 4, 12) && hi.unwrap() > day(2015, 4, 12));
+        assert!(lo.unwrap() > day(2014, 12, 1) && hi.unwrap() < day(2015, 8, 1));
+        // Between known points, and beyond the last one (a lower bound only).
+        let (lo, hi) = bbc.published_bounds("45000000");
+        assert!(lo.unwrap() > day(2017, 1, 1) && hi.unwrap() < day(2020, 6, 1));
+        let (lo, hi) = bbc.published_bounds("70000000");
+        assert!(lo.is_some() && hi.is_none());
+        assert_eq!(bbc.published_bounds("c0abc123"), (None, None));
+    }
+}

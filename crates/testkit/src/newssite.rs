@@ -1,0 +1,633 @@
+//! A scaled model of a news site in the Archive, BBC News-like, for measuring
+//! what a crawl costs and checking that a cheaper crawl keeps the same articles.
+//!
+//! Several years of articles whose numeric ids grow with their publication date
+//! along BBC's real progression (about 8.0M in April 2009, 32M in April 2015,
+//! 55.7M in January 2021, 61.9M in June 2022; see [`ID_ANCHORS`]), each captured
+//! under host and URL variants (`bbc.co.uk` / `bbc.com`, `www.`, `:80`,
+//! http/https, `/mobile/`, tracking queries) and more than once; beside them
+//! pages that are not articles (live pages, galleries, index pages); a captured
+//! RSS feed listing most articles (title, description = the summary sentence,
+//! pubDate); an XSum-style split file of excluded ids; and Wikidata facts of a
+//! few evolving pairs, which some articles name. Pages use the three layouts
+//! BBC News had (`p.introduction` to 2012, `story-body` 2013-2019,
+//! `text-block` from 2020) in our own markup. Seeded: the same
+//! [`NewsSiteSpec`] gives the same bytes.
+
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
+
+use crate::corpus::{Corpus, MockCapture};
+use crate::synthetic::{timestamp, xml_capture};
+
+/// BBC News article ids at known publication days (archived pages of 2009-2022
+/// and the survey: about 8.0M in April 2009, 32M in April 2015, 55.7M in
+/// January 2021, 61.9M in June 2022): the model interpolates ids between them.
+pub const ID_ANCHORS: [(i32, u32, u32, u64); 11] = [
+    (2009, 4, 21, 8_011_268),
+    (2010, 6, 6, 10_249_066),
+    (2011, 3, 31, 12_921_632),
+    (2012, 10, 16, 19_957_138),
+    (2013, 2, 21, 21_528_631),
+    (2014, 1, 8, 25_654_437),
+    (2015, 4, 12, 32_275_608),
+    (2016, 11, 1, 37_834_404),
+    (2020, 10, 13, 54_528_983),
+    (2021, 1, 15, 55_700_000),
+    (2022, 6, 21, 61_896_381),
+];
+
+/// The feed the model archives.
+pub const FEED_URL: &str = "http://feeds.bbci.co.uk/news/rss.xml";
+
+/// What to build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewsSiteSpec {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// First year of publication.
+    pub first_year: i32,
+    /// Last year of publication.
+    pub last_year: i32,
+    /// Articles published a month.
+    pub articles_per_month: u32,
+}
+
+impl Default for NewsSiteSpec {
+    /// 2009-2022, 8 articles a month: about 1,300 articles and 5,000 captures.
+    fn default() -> Self {
+        Self {
+            seed: 14,
+            first_year: 2009,
+            last_year: 2022,
+            articles_per_month: 8,
+        }
+    }
+}
+
+/// What an article says about the evolving facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// No name of any fact's subject or object.
+    Plain,
+    /// The document names a fact's subject and object; the summary names the holder.
+    Fact,
+    /// The document names a fact's subject and object; the summary names neither.
+    FactQuietSummary,
+    /// Document and summary name the holder only (criterion 1 fails).
+    HolderOnly,
+}
+
+/// One article of the model: the truth a crawl is checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelArticle {
+    /// Numeric id (the URL suffix, XSum's id).
+    pub id: u64,
+    /// Canonical URL.
+    pub url: String,
+    /// Publication time (UTC).
+    pub published: NaiveDateTime,
+    /// Headline.
+    pub title: String,
+    /// The bold introductory sentence (the reference summary).
+    pub summary: String,
+    /// Body paragraphs after the summary.
+    pub paragraphs: Vec<String>,
+    /// What it says about the facts.
+    pub topic: Topic,
+    /// Listed by a captured feed.
+    pub in_feed: bool,
+    /// A video page (`/news/av/`) rather than a story.
+    pub video: bool,
+}
+
+/// The built model.
+#[derive(Debug, Clone)]
+pub struct NewsSite {
+    /// Every capture: articles under their variants, non-articles, feed captures.
+    pub corpus: Corpus,
+    /// The articles.
+    pub articles: Vec<ModelArticle>,
+    /// Captures that are not articles (live, galleries, index pages).
+    pub non_articles: usize,
+    /// XSum-style split file (`{"train": [...], "validation": [...], "test": [...]}`).
+    pub xsum_split: String,
+    /// Facts of the evolving pairs, one JSON fact record a line (the `wikidata` stage's output).
+    pub facts: String,
+}
+
+/// An evolving pair of the model: a position, its holder until `changed`, and after.
+struct Pair {
+    position: (&'static str, &'static str),
+    before: (&'static str, &'static str),
+    after: (&'static str, &'static str),
+    since: &'static str,
+    changed: &'static str,
+}
+
+const PAIRS: [Pair; 3] = [
+    Pair {
+        position: ("Q9100001", "Mayor of Harwick"),
+        before: ("Q9100011", "Edwin Tallis"),
+        after: ("Q9100012", "Priya Vance"),
+        since: "2012-05-03",
+        changed: "2020-05-07",
+    },
+    Pair {
+        position: ("Q9100002", "Chief Constable of Dunmere"),
+        before: ("Q9100021", "Owen Radley"),
+        after: ("Q9100022", "Lena Castell"),
+        since: "2011-09-01",
+        changed: "2021-02-01",
+    },
+    Pair {
+        position: ("Q9100003", "Harbourmaster of Selby Bay"),
+        before: ("Q9100031", "Marta Quill"),
+        after: ("Q9100032", "Tobias Wren"),
+        since: "2010-01-10",
+        changed: "2020-09-14",
+    },
+];
+
+const SECTIONS: [&str; 7] = [
+    "uk",
+    "uk-politics",
+    "world-europe",
+    "business",
+    "health",
+    "technology",
+    "uk-england-london",
+];
+
+const PLACES: [&str; 8] = [
+    "Ashby",
+    "Brenton",
+    "Colwick",
+    "Dorling",
+    "Eastleigh",
+    "Farnby",
+    "Glenholt",
+    "Hexley",
+];
+
+const SUBJECTS: [&str; 8] = [
+    "a new bus route",
+    "the library opening hours",
+    "a flood defence scheme",
+    "school meal prices",
+    "a bridge repair",
+    "the summer festival",
+    "hospital parking charges",
+    "a recycling trial",
+];
+
+/// BBC's article id at a publication time, interpolated between [`ID_ANCHORS`]
+/// (and extended along the nearest segment outside them).
+pub fn id_at(t: NaiveDateTime) -> u64 {
+    let points: Vec<(f64, f64)> = ID_ANCHORS
+        .iter()
+        .filter_map(|&(y, m, d, id)| {
+            let day = NaiveDate::from_ymd_opt(y, m, d)?;
+            Some((days(day.and_hms_opt(0, 0, 0)?), id as f64))
+        })
+        .collect();
+    let x = days(t);
+    let seg = points
+        .windows(2)
+        .position(|w| x < w[1].0)
+        .unwrap_or(points.len() - 2);
+    let ((x0, y0), (x1, y1)) = (points[seg], points[seg + 1]);
+    let y = y0 + (x - x0) * (y1 - y0) / (x1 - x0);
+    y.max(1_000_000.0) as u64
+}
+
+fn days(t: NaiveDateTime) -> f64 {
+    t.and_utc().timestamp() as f64 / 86_400.0
+}
+
+impl NewsSite {
+    /// Builds the model of `spec`.
+    pub fn build(spec: &NewsSiteSpec) -> Self {
+        let mut rng = fastrand::Rng::with_seed(spec.seed);
+        let mut articles = Vec::new();
+        let mut corpus = Corpus::default();
+        let mut non_articles = 0;
+        for year in spec.first_year..=spec.last_year {
+            for month in 1..=12 {
+                let Some(start) =
+                    NaiveDate::from_ymd_opt(year, month, 1).and_then(|d| d.and_hms_opt(0, 0, 0))
+                else {
+                    continue;
+                };
+                for _ in 0..spec.articles_per_month {
+                    let at = start
+                        + Duration::days(rng.i64(0..28))
+                        + Duration::minutes(rng.i64(0..24 * 60));
+                    articles.push(article(&mut rng, at));
+                }
+                non_articles += add_non_articles(&mut corpus, &mut rng, start);
+            }
+        }
+        articles.sort_by_key(|a| (a.published, a.id));
+        articles.dedup_by_key(|a| a.id);
+        for a in &articles {
+            for capture in article_captures(&mut rng, a) {
+                corpus.add(capture);
+            }
+        }
+        for capture in feed_captures(&articles) {
+            corpus.add(capture);
+        }
+        let xsum_split = xsum_split(&articles);
+        Self {
+            corpus,
+            articles,
+            non_articles,
+            xsum_split,
+            facts: facts_jsonl(),
+        }
+    }
+}
+
+fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> ModelArticle {
+    // The id was given when the story was drafted, up to two days before.
+    let id = id_at(published - Duration::minutes(rng.i64(0..2 * 24 * 60)));
+    let section = SECTIONS[rng.usize(..SECTIONS.len())];
+    let video = rng.u32(0..100) < 8;
+    let scheme = if published.year() >= 2018 {
+        "https"
+    } else {
+        "http"
+    };
+    let path = if video {
+        format!("/news/av/{section}-{id}")
+    } else {
+        format!("/news/{section}-{id}")
+    };
+    let url = format!("{scheme}://www.bbc.co.uk{path}");
+    let place = PLACES[rng.usize(..PLACES.len())];
+    let subject = SUBJECTS[rng.usize(..SUBJECTS.len())];
+    let topic = match rng.u32(0..100) {
+        0..=11 => Topic::Fact,
+        12..=17 => Topic::FactQuietSummary,
+        18..=27 => Topic::HolderOnly,
+        _ => Topic::Plain,
+    };
+    let pair = &PAIRS[rng.usize(..PAIRS.len())];
+    let holder = if published.date() >= first_day(pair.changed) {
+        pair.after.1
+    } else {
+        pair.before.1
+    };
+    let (title, summary, mut paragraphs) = match topic {
+        Topic::Plain => (
+            format!("{place} council backs {subject}"),
+            format!("Councillors in {place} have voted for {subject} after a long public debate."),
+            Vec::new(),
+        ),
+        Topic::Fact => (
+            format!("{holder} backs {subject}"),
+            format!("{holder} has given support to {subject} in {place}."),
+            vec![format!(
+                "{holder}, the {}, said the plan for {place} would be reviewed within a year.",
+                pair.position.1
+            )],
+        ),
+        Topic::FactQuietSummary => (
+            format!("{place} agrees {subject}"),
+            format!("Plans for {subject} in {place} have been agreed at a meeting on Tuesday."),
+            vec![format!(
+                "{holder}, the {}, told the meeting the work was overdue.",
+                pair.position.1
+            )],
+        ),
+        Topic::HolderOnly => (
+            format!("{holder} visits {place}"),
+            format!("{holder} has visited {place} to hear views on {subject}."),
+            vec![format!("{holder} met residents and local business owners.")],
+        ),
+    };
+    for n in 0..3 + rng.usize(0..3) {
+        paragraphs.push(format!(
+            "Residents of {place} were asked for their views on {subject}, and {} replies were received in the first week of consultation.",
+            40 + n * 17 + rng.usize(0..9)
+        ));
+    }
+    ModelArticle {
+        id,
+        url,
+        published,
+        title,
+        summary,
+        paragraphs,
+        topic,
+        in_feed: rng.u32(0..100) < 85,
+        video,
+    }
+}
+
+fn first_day(iso: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(iso, "%Y-%m-%d").unwrap_or_default()
+}
+
+/// The article's page in the layout of its year.
+pub fn page_html(a: &ModelArticle) -> String {
+    let year = a.published.year();
+    let body: String = a
+        .paragraphs
+        .iter()
+        .map(|p| format!("<p>{p}</p>\n"))
+        .collect();
+    let head = format!(
+        "<!DOCTYPE html>\n<html lang=\"en-GB\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title} - BBC News</title>\n<link rel=\"canonical\" href=\"{url}\">\n<meta property=\"og:title\" content=\"{title}\">\n<meta property=\"og:description\" content=\"{summary}\">\n",
+        title = a.title,
+        url = a.url,
+        summary = a.summary,
+    );
+    if a.video {
+        return format!(
+            "{head}<script type=\"application/ld+json\">{{\"@type\":\"VideoObject\",\"uploadDate\":\"{date}\"}}</script>\n</head>\n<body>\n<div class=\"media-player\"></div>\n<h1 id=\"main-heading\">{title}</h1>\n<div class=\"ssrcss-1a2b-StyledSummary\">\n<p>{summary}</p>\n{body}</div>\n</body>\n</html>\n",
+            date = a.published.format("%Y-%m-%dT%H:%M:%S+00:00"),
+            title = a.title,
+            summary = a.summary,
+        );
+    }
+    if year < 2013 {
+        format!(
+            "{head}<meta name=\"OriginalPublicationDate\" content=\"{date}\">\n</head>\n<body>\n<div id=\"main-content\">\n<div class=\"story-body\" id=\"story-body\">\n<h1 class=\"story-header\">{title}</h1>\n<span class=\"date\">{day}</span>\n<p class=\"introduction\">{summary}</p>\n{body}</div>\n</div>\n</body>\n</html>\n",
+            date = a.published.format("%Y/%m/%d %H:%M:%S"),
+            day = a.published.format("%-d %B %Y"),
+            title = a.title,
+            summary = a.summary,
+        )
+    } else if year < 2020 {
+        format!(
+            "{head}</head>\n<body>\n<div class=\"story-body\">\n<h1 class=\"story-body__h1\">{title}</h1>\n<div class=\"date date--v2\" data-seconds=\"{seconds}\">{day}</div>\n<div class=\"story-body__inner\" property=\"articleBody\">\n<p class=\"story-body__introduction\">{summary}</p>\n{body}</div>\n</div>\n</body>\n</html>\n",
+            seconds = a.published.and_utc().timestamp(),
+            day = a.published.format("%-d %B %Y"),
+            title = a.title,
+            summary = a.summary,
+        )
+    } else {
+        let blocks: String = a
+            .paragraphs
+            .iter()
+            .map(|p| format!("<div data-component=\"text-block\" class=\"ssrcss-7uxr49-RichTextContainer\"><p>{p}</p></div>\n"))
+            .collect();
+        format!(
+            "{head}<script type=\"application/ld+json\">{{\"@type\":\"NewsArticle\",\"datePublished\":\"{date}\",\"headline\":\"{title}\"}}</script>\n</head>\n<body>\n<main><article>\n<header><h1 id=\"main-heading\">{title}</h1></header>\n<div data-component=\"text-block\" class=\"ssrcss-7uxr49-RichTextContainer\"><p><b class=\"ssrcss-hmf8ql-BoldText\">{summary}</b></p></div>\n{blocks}</article></main>\n</body>\n</html>\n",
+            date = a.published.format("%Y-%m-%dT%H:%M:%S.000Z"),
+            title = a.title,
+            summary = a.summary,
+        )
+    }
+}
+
+/// The article's captures: the canonical URL soon after publication and again
+/// later, and some of its variants.
+fn article_captures(rng: &mut fastrand::Rng, a: &ModelArticle) -> Vec<MockCapture> {
+    let html = page_html(a);
+    let path = a
+        .url
+        .split_once("bbc.co.uk")
+        .map_or(a.url.as_str(), |(_, p)| p);
+    let first = a.published + Duration::minutes(rng.i64(5..3 * 24 * 60));
+    let mut urls = vec![(a.url.clone(), first)];
+    let later = |rng: &mut fastrand::Rng| first + Duration::hours(rng.i64(1..24 * 200));
+    for _ in 0..rng.usize(0..3) {
+        let again = if rng.bool() {
+            a.url
+                .replace("://www.", "://")
+                .replace("co.uk/", "co.uk:80/")
+        } else {
+            a.url.clone()
+        };
+        urls.push((again, later(rng)));
+    }
+    if rng.u32(0..100) < 55 {
+        urls.push((format!("https://www.bbc.com{path}"), later(rng)));
+    }
+    if rng.u32(0..100) < 30 {
+        let query = if rng.bool() {
+            "?at_medium=RSS&at_campaign=KARANGA"
+        } else {
+            "?ocid=socialflow_twitter"
+        };
+        urls.push((format!("{}{query}", a.url), later(rng)));
+    }
+    if !a.video && rng.u32(0..100) < 15 {
+        let mobile = a.url.replacen("/news/", "/news/mobile/", 1);
+        urls.push((mobile, later(rng)));
+    }
+    urls.into_iter()
+        .map(|(url, at)| MockCapture::html(&url, &timestamp(at), html.clone()))
+        .collect()
+}
+
+/// A month's pages that are not articles: a live page, a gallery, and index pages
+/// (`/news/`, a section front, one with a query), each captured a few times.
+fn add_non_articles(corpus: &mut Corpus, rng: &mut fastrand::Rng, month: NaiveDateTime) -> usize {
+    let id = id_at(month);
+    let section = SECTIONS[rng.usize(..SECTIONS.len())];
+    let https = month.year() >= 2018;
+    let scheme = if https { "https" } else { "http" };
+    let pages = [
+        (
+            format!("{scheme}://www.bbc.co.uk/news/live/{section}-{}", id + 7),
+            "<div id=\"lx-stream\" class=\"lx-stream\"><ol><li>12:01 Latest</li></ol></div>",
+        ),
+        (
+            format!("{scheme}://www.bbc.co.uk/news/in-pictures-{}", id + 11),
+            "<div class=\"gallery\"><figure><img src=\"a.jpg\"></figure></div>",
+        ),
+        (
+            format!("{scheme}://www.bbc.co.uk/news/{section}"),
+            "<ul><li><a href=\"/news/uk-1\">A story</a></li></ul>",
+        ),
+        (
+            format!("{scheme}://www.bbc.com/news/?page={}", rng.u32(1..400)),
+            "<ul><li><a href=\"/news/uk-2\">Another story</a></li></ul>",
+        ),
+    ];
+    let mut n = 0;
+    for (url, body) in pages {
+        for _ in 0..1 + rng.usize(0..2) {
+            let at = month + Duration::hours(rng.i64(0..24 * 27));
+            let html = format!(
+                "<!DOCTYPE html>\n<html><head><title>BBC News</title></head><body>{body}</body></html>\n"
+            );
+            corpus.add(MockCapture::html(&url, &timestamp(at), html));
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Feed captures: one each time 25 more articles are out, listing the latest 40
+/// that the feed carried (items some articles never had drop out).
+fn feed_captures(articles: &[ModelArticle]) -> Vec<MockCapture> {
+    let listed: Vec<&ModelArticle> = articles.iter().filter(|a| a.in_feed).collect();
+    let mut captures = Vec::new();
+    let mut end = 25.min(listed.len());
+    while end > 0 {
+        let items = &listed[end.saturating_sub(40)..end];
+        let newest = items.last().map_or(articles[0].published, |a| a.published);
+        let at = newest + Duration::hours(1);
+        captures.push(xml_capture(FEED_URL, at, &rss(items)));
+        if end == listed.len() {
+            break;
+        }
+        end = (end + 25).min(listed.len());
+    }
+    captures
+}
+
+fn rss(items: &[&ModelArticle]) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss xmlns:media=\"http://search.yahoo.com/mrss/\" version=\"2.0\">\n<channel>\n<title><![CDATA[BBC News - Home]]></title>\n<link>https://www.bbc.co.uk/news/</link>\n<description><![CDATA[BBC News - Home]]></description>\n",
+    );
+    for a in items.iter().rev() {
+        let link = if a.published.year() >= 2016 {
+            format!("{}?at_medium=RSS&amp;at_campaign=KARANGA", a.url)
+        } else {
+            a.url.clone()
+        };
+        xml.push_str(&format!(
+            "<item>\n<title><![CDATA[{}]]></title>\n<description><![CDATA[{}]]></description>\n<link>{link}</link>\n<guid isPermaLink=\"true\">{}</guid>\n<pubDate>{}</pubDate>\n</item>\n",
+            a.title,
+            a.summary,
+            a.url,
+            a.published.format("%a, %d %b %Y %H:%M:%S GMT")
+        ));
+    }
+    xml.push_str("</channel>\n</rss>\n");
+    xml
+}
+
+/// XSum lists most articles of 2010-2017 (ids chosen by the id's last digits,
+/// so the choice is seeded by the model); 90/5/5 over train, validation, test.
+fn xsum_split(articles: &[ModelArticle]) -> String {
+    let (mut train, mut validation, mut test) = (Vec::new(), Vec::new(), Vec::new());
+    for a in articles {
+        if !a.listed_in_xsum() {
+            continue;
+        }
+        let id = a.id.to_string();
+        match a.id % 100 {
+            0..=4 => validation.push(id),
+            5..=9 => test.push(id),
+            _ => train.push(id),
+        }
+    }
+    serde_json::json!({ "train": train, "validation": validation, "test": test }).to_string()
+}
+
+impl ModelArticle {
+    /// Whether the XSum split file of the model lists it.
+    pub fn listed_in_xsum(&self) -> bool {
+        let year = self.published.year();
+        (2010..=2017).contains(&year) && self.id % 10 < 7
+    }
+}
+
+/// The facts of the model's evolving pairs (`P1308`: position -> holder), as the
+/// `wikidata` stage writes them with cutoff 2019-12-31.
+fn facts_jsonl() -> String {
+    let mut out = String::new();
+    for pair in &PAIRS {
+        for (holder, start, end, valid) in [
+            (pair.before, pair.since, Some(pair.changed), true),
+            (pair.after, pair.changed, None, false),
+        ] {
+            let fact = serde_json::json!({
+                "subject": { "id": pair.position.0, "label": pair.position.1, "aliases": [] },
+                "relation": "P1308",
+                "object": { "id": holder.0, "label": holder.1, "aliases": [] },
+                "start": start,
+                "end": end,
+                "rank": "normal",
+                "valid_at_cutoff": valid,
+                "pair_changed": pair.changed,
+            });
+            out.push_str(&fact.to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_follow_the_real_progression() {
+        let at = |y, m, d| {
+            NaiveDate::from_ymd_opt(y, m, d)
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                .unwrap()
+        };
+        assert_eq!(id_at(at(2009, 4, 21)), 8_011_268);
+        let mid_2018 = id_at(at(2018, 6, 1));
+        assert!(mid_2018 > 32_275_608 && mid_2018 < 54_528_983, "{mid_2018}");
+        assert!(id_at(at(2022, 6, 1)) < 61_896_381);
+    }
+
+    #[test]
+    fn the_same_spec_builds_the_same_archive() {
+        let spec = NewsSiteSpec {
+            first_year: 2015,
+            last_year: 2015,
+            ..NewsSiteSpec::default()
+        };
+        let (a, b) = (NewsSite::build(&spec), NewsSite::build(&spec));
+        assert_eq!(a.corpus.rows(), b.corpus.rows());
+        assert_eq!(a.xsum_split, b.xsum_split);
+        let other = NewsSite::build(&NewsSiteSpec { seed: 15, ..spec });
+        assert_ne!(a.corpus.rows(), other.corpus.rows());
+    }
+
+    #[test]
+    fn articles_have_variants_and_the_feed_lists_most_of_them() {
+        let site = NewsSite::build(&NewsSiteSpec::default());
+        let captures = site.corpus.len();
+        let articles = site.articles.len();
+        assert!(articles > 1000, "{articles}");
+        assert!(captures > 2 * articles, "{captures} captures of {articles}");
+        let hosts_of = |id: u64| {
+            let suffix = id.to_string();
+            site.corpus
+                .rows()
+                .iter()
+                .filter(|(_, c)| c.url.split('?').next().unwrap_or("").ends_with(&suffix))
+                .map(|(k, _)| k.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        let with_variants = site
+            .articles
+            .iter()
+            .filter(|a| hosts_of(a.id).len() > 1)
+            .count();
+        assert!(with_variants * 2 > articles, "{with_variants}");
+        let feeds: Vec<_> = site
+            .corpus
+            .rows()
+            .iter()
+            .filter(|(_, c)| c.url == FEED_URL)
+            .collect();
+        let listed: usize = feeds
+            .iter()
+            .map(|(_, c)| String::from_utf8_lossy(&c.body).matches("<item>").count())
+            .sum();
+        assert!(
+            listed > articles,
+            "{listed} items in {} feed captures",
+            feeds.len()
+        );
+        let in_feed = site.articles.iter().filter(|a| a.in_feed).count();
+        assert!(in_feed * 10 > articles * 7, "{in_feed}");
+        let split: serde_json::Value = serde_json::from_str(&site.xsum_split).unwrap();
+        let excluded = split["train"].as_array().unwrap().len();
+        assert!(excluded > 100, "{excluded}");
+        assert_eq!(site.facts.lines().count(), 6);
+    }
+}

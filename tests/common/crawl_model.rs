@@ -1,0 +1,220 @@
+//! Runs `pipelines/temposum-bbc.toml` against the testkit's model of BBC News in
+//! the Archive, as shipped and as a naive full crawl (list everything, fetch
+//! everything, decide afterwards), with the real binary. Shared by the
+//! `crawl_cost` test and the `crawl_cost` benchmark example.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempora_testkit::newssite::{NewsSite, NewsSiteSpec, FEED_URL};
+use tempora_testkit::{MockWayback, RequestKind};
+
+/// The shipped pipeline file.
+pub const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/temposum-bbc.toml");
+
+/// Which crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Today's shape before decide-before-fetching: `pages` reads `captures`.
+    Naive,
+    /// `pipelines/temposum-bbc.toml` as shipped.
+    Shipped,
+}
+
+/// What one crawl did and kept.
+#[derive(Debug)]
+pub struct CrawlRun {
+    /// Articles kept, as (split, id, title, summary, published).
+    pub kept: BTreeSet<(String, String, String, String, String)>,
+    /// Kept records, duplicates included.
+    pub records: usize,
+    /// Page requests the server saw (article pages, not feeds).
+    pub page_requests: usize,
+    /// Feed requests the server saw.
+    pub feed_requests: usize,
+    /// CDX requests the server saw.
+    pub cdx_requests: usize,
+    /// `run.json`.
+    pub run: serde_json::Value,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Holds the run's files until the run is dropped.
+    _dir: tempfile::TempDir,
+}
+
+/// The pipeline of `shape`, pointed at the mock and at files in `dir`: the
+/// shipped file with its facts read from the model's JSONL (no dump), its
+/// Wayback stages at the mock without rate limits, and the sets written as JSONL.
+pub fn pipeline(shape: Shape, endpoint: &str, dir: &Path) -> String {
+    let text = std::fs::read_to_string(SHIPPED).unwrap();
+    let mut file: toml::Table = toml::from_str(&text).unwrap();
+    let stages = file["stages"].as_table_mut().unwrap();
+    let facts = dir.join("facts.jsonl");
+    stages.insert(
+        "facts".into(),
+        toml::toml! { kind = "jsonl-source" record = "fact" }.into(),
+    );
+    stages["facts"]
+        .as_table_mut()
+        .unwrap()
+        .insert("paths".into(), vec![facts.display().to_string()].into());
+    for name in [
+        "novelty",
+        "write",
+        "write_parquet",
+        "write_novelty",
+        "write_facts",
+    ] {
+        stages.remove(name);
+    }
+    if shape == Shape::Naive {
+        stages.remove("feeds");
+        stages.remove("wanted");
+        stages["pages"]["inputs"] = vec!["captures"].into();
+    }
+    let state = dir.join("state.sqlite").display().to_string();
+    for (_, stage) in stages.iter_mut() {
+        let stage = stage.as_table_mut().unwrap();
+        if !stage["kind"].as_str().unwrap().starts_with("wayback-") {
+            continue;
+        }
+        stage.insert("endpoint".into(), endpoint.into());
+        stage.insert("rate".into(), 0.0.into());
+        stage.insert("state".into(), state.clone().into());
+        if stage["kind"].as_str() == Some("wayback-feeds") {
+            stage.insert("page_rate".into(), 0.0.into());
+        }
+        if stage["kind"].as_str() == Some("wayback-fetch") {
+            stage.insert(
+                "warc_out".into(),
+                dir.join("warc").display().to_string().into(),
+            );
+            stage.insert("concurrency".into(), 4.into());
+        }
+    }
+    let sink: toml::Table = toml::toml! {
+        kind = "jsonl"
+        inputs = ["split.in_distribution", "split.future"]
+        path = "{split}.jsonl"
+    };
+    stages.insert("write".into(), sink.into());
+    file["pipeline"]["out"] = dir.join("out").display().to_string().into();
+    toml::to_string(&file).unwrap()
+}
+
+/// Builds the model of `spec`, serves it, and runs both crawls.
+pub async fn run_both(spec: &NewsSiteSpec) -> (NewsSite, CrawlRun, CrawlRun) {
+    let site = NewsSite::build(spec);
+    let naive = run(&site, Shape::Naive).await;
+    let shipped = run(&site, Shape::Shipped).await;
+    (site, naive, shipped)
+}
+
+/// Runs one crawl of `site` on its own mock server.
+pub async fn run(site: &NewsSite, shape: Shape) -> CrawlRun {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().to_path_buf();
+    std::fs::write(dir.join("facts.jsonl"), &site.facts).unwrap();
+    let xsum = dir.join("xsum-split.json");
+    std::fs::write(&xsum, &site.xsum_split).unwrap();
+    let server = MockWayback::start(site.corpus.clone()).await.unwrap();
+    let path = dir.join("pipeline.toml");
+    std::fs::write(&path, pipeline(shape, &server.endpoint(), &dir)).unwrap();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_tempora"))
+            .args(["run", "--progress", "off"])
+            .arg(&path)
+            .env("XSUM_SPLIT", &xsum)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "{shape:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = dir.join("out");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["status"], "completed", "{shape:?}: {run}");
+    let mut kept = BTreeSet::new();
+    let mut records = 0;
+    for split in ["in_distribution", "future"] {
+        let text = std::fs::read_to_string(out.join(format!("{split}.jsonl"))).unwrap_or_default();
+        for line in text.lines() {
+            let a: serde_json::Value = serde_json::from_str(line).unwrap();
+            let field = |k: &str| a[k].as_str().unwrap_or_default().to_string();
+            kept.insert((
+                split.to_string(),
+                field("id"),
+                field("title"),
+                field("summary"),
+                field("published"),
+            ));
+            records += 1;
+        }
+    }
+    let log = server.requests();
+    let replay = |feed: bool| {
+        log.iter()
+            .filter(|r| {
+                r.kind == RequestKind::Replay
+                    && r.target.contains(FEED_URL.trim_start_matches("http://")) == feed
+            })
+            .count()
+    };
+    CrawlRun {
+        kept,
+        records,
+        page_requests: replay(false),
+        feed_requests: replay(true),
+        cdx_requests: log.iter().filter(|r| r.kind == RequestKind::Cdx).count(),
+        run,
+        out,
+        _dir: temp,
+    }
+}
+
+/// Each stage's records in, out and rejected, for failure messages.
+pub fn summary(run: &serde_json::Value) -> String {
+    run["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: in {} out {} rejected {} {}\n",
+                s["name"], s["records_in"], s["records_out"], s["rejected"], s["counters"]
+            )
+        })
+        .collect()
+}
+
+/// The first rejections of `stage` in `rejected.jsonl`, for failure messages.
+pub fn first_rejections(run: &CrawlRun, stage: &str, n: usize) -> String {
+    let stage = format!("\"stage\":\"{stage}\"");
+    std::fs::read_to_string(run.out.join("rejected.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(&stage))
+        .take(n)
+        .map(|l| format!("{}\n", &l[..l.len().min(400)]))
+        .collect()
+}
+
+/// A counter of a stage in `run.json`.
+pub fn counter(run: &serde_json::Value, stage: &str, name: &str) -> u64 {
+    run["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == stage)
+        .and_then(|s| s["counters"][name].as_u64())
+        .unwrap_or(0)
+}
