@@ -420,6 +420,21 @@ mod tests {
     }
 
     #[test]
+    fn an_override_is_read_back_as_the_resolved_pipeline_holds_it() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.split]\nsets = [{from = 2019-01-01}, {from = 2020-01-01}]\n";
+        let given = "stages.split.sets.1.from=2021-06-30";
+        let file = parse(text, &[given]).unwrap();
+        let (key, value) = applied_override(&file.table, given);
+        assert_eq!(key, "stages.split.sets.1.from");
+        // A TOML date, turned into the ISO string the stages read.
+        assert_eq!(value, Some(&toml::Value::String("2021-06-30".into())));
+        assert_eq!(
+            applied_override(&file.table, "stages.split.sets.7.from=x").1,
+            None
+        );
+    }
+
+    #[test]
     fn syntax_errors_name_line_and_column() {
         let err = parse("[pipeline]\ncutoff = 2019-12-31\nname = \"x\n", &[]).unwrap_err();
         let msg = err.to_string();

@@ -76,6 +76,11 @@ impl Progress {
     }
 }
 
+/// Registers the bars on screen (`None`: no more bars).
+fn show(bars: Option<MultiProgress>) {
+    *SHOWN.lock().unwrap_or_else(PoisonError::into_inner) = bars;
+}
+
 /// Runs `f`, which writes to stderr, with the progress bars hidden, then draws them
 /// again; without bars it just runs `f`.
 pub fn suspend<R>(f: impl FnOnce() -> R) -> R {
@@ -130,7 +135,7 @@ pub fn summary_line(stats: &StageStats) -> String {
 
 fn bars(stages: &[(String, Arc<StageStats>)], stop: &mpsc::Receiver<()>) {
     let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
-    *SHOWN.lock().unwrap_or_else(PoisonError::into_inner) = Some(multi.clone());
+    show(Some(multi.clone()));
     let width = stages.iter().map(|(n, _)| n.len()).max().unwrap_or(8);
     let spinner = ProgressStyle::with_template(&format!("{{spinner}} {{prefix:>{width}}} {{msg}}"))
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
@@ -180,7 +185,7 @@ fn bars(stages: &[(String, Arc<StageStats>)], stop: &mpsc::Receiver<()>) {
             for bar in &shown {
                 bar.finish();
             }
-            *SHOWN.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            show(None);
             return;
         }
     }
@@ -200,5 +205,89 @@ fn log_lines(stages: &[(String, Arc<StageStats>)], every: Duration, stop: &mpsc:
                 tracing::info!(stage = %name, "{}", summary_line(stats));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A terminal that keeps its lines, as a screen shows them.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(Arc<Mutex<(Vec<String>, usize)>>);
+
+    impl Screen {
+        fn shown(&self) -> String {
+            self.0.lock().unwrap().0.join("\n")
+        }
+
+        fn at_cursor(&self, f: impl FnOnce(&mut String)) -> std::io::Result<()> {
+            let mut screen = self.0.lock().unwrap();
+            let (lines, row) = &mut *screen;
+            if lines.len() <= *row {
+                lines.resize(*row + 1, String::new());
+            }
+            f(&mut lines[*row]);
+            Ok(())
+        }
+    }
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            100
+        }
+        fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+            let mut screen = self.0.lock().unwrap();
+            screen.1 = screen.1.saturating_sub(n);
+            Ok(())
+        }
+        fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+            self.0.lock().unwrap().1 += n;
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(s)?;
+            self.0.lock().unwrap().1 += 1;
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.at_cursor(|line| line.push_str(s))
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            self.at_cursor(String::clear)
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_written_through_suspend_finds_no_bar_on_screen() {
+        let screen = Screen::default();
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::term_like(Box::new(
+            screen.clone(),
+        )));
+        let bar = multi.add(ProgressBar::new_spinner());
+        bar.set_message("extract in 10");
+        bar.tick();
+        assert!(
+            screen.shown().contains("extract in 10"),
+            "{}",
+            screen.shown()
+        );
+
+        show(Some(multi.clone()));
+        let during = suspend(|| screen.shown());
+        show(None);
+        assert!(!during.contains("extract in 10"), "{during}");
+        assert!(screen.shown().contains("extract in 10"), "drawn again");
+        // Without bars registered, the line is written as is.
+        assert_eq!(suspend(|| 7), 7);
     }
 }
