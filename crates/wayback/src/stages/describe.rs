@@ -270,7 +270,7 @@ pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
     let articles = days * ASSUMED_ARTICLES_PER_FEED_DAY * o.feeds.len() as u64;
     let lookups = match o.lookup {
         Lookup::Cdx => articles,
-        Lookup::Redirect => 0,
+        Lookup::Redirect | Lookup::None => 0,
     };
     let cdx = o.feeds.len() as u64 + lookups;
     let queries = o
@@ -286,6 +286,7 @@ pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
                     match o.lookup {
                         Lookup::Cdx => format!("one CDX lookup each, within {}", o.lookup_within),
                         Lookup::Redirect => "the Archive's redirect (no CDX request)".into(),
+                        Lookup::None => "not looked up: feed items only (the `items` port)".into(),
                     },
                 ),
             ],
