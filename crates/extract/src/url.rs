@@ -1,4 +1,4 @@
-//! The two parts of a URL extraction needs: host and path.
+//! The part of a URL extraction needs to pick a site profile: the host.
 
 /// The lowercase host of `url` (without port or credentials); empty when there is none.
 pub fn host(url: &str) -> String {
@@ -22,31 +22,15 @@ pub fn host_in(host: &str, domain: &str) -> bool {
             .is_some_and(|sub| sub.ends_with('.'))
 }
 
-/// The path of `url` without query or fragment (`/` when empty).
-pub fn path(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let start = rest.find('/').unwrap_or(rest.len());
-    let path = &rest[start..];
-    let path = path.split(['?', '#']).next().unwrap_or("");
-    if path.is_empty() {
-        "/"
-    } else {
-        path
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn host_and_path() {
+    fn host_without_port_or_credentials() {
         let url = "https://User@WWW.BBC.co.uk:443/news/uk-1?x=1#top";
         assert_eq!(host(url), "www.bbc.co.uk");
-        assert_eq!(path(url), "/news/uk-1");
         assert_eq!(host("no scheme"), "");
-        assert_eq!(path("http://cnn.com"), "/");
-        assert_eq!(path("http://cnn.com?q"), "/");
     }
 
     #[test]
