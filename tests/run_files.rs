@@ -206,7 +206,7 @@ fn a_run_refused_for_a_missing_input_leaves_run_json_with_the_problem() {
     assert!(run["error"]["stage"].is_null(), "{run}");
     let message = run["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("`from_file`: input file not found")
+        message.contains("stages.gen.from_file: input file not found")
             && message.contains("no-such-input.txt"),
         "{message}"
     );

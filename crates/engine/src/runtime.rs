@@ -744,7 +744,8 @@ fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<
 
 /// Collects every rejection and writes `rejected.jsonl` in a total order that does
 /// not depend on how the stages' work interleaved: by stage (pipeline order),
-/// then by the whole JSON line; in `dir` (the output directory, or the run's
+/// then by the whole JSON line (within a stage that rejected at most 256 MiB, see
+/// [`SORTED_REJECTIONS_MAX_BYTES`]); in `dir` (the output directory, or the run's
 /// folder of an incremental pipeline).
 async fn write_rejected(
     dir: PathBuf,
@@ -752,22 +753,69 @@ async fn write_rejected(
     mut rx: mpsc::Receiver<Vec<Rejected>>,
 ) -> std::io::Result<u64> {
     let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
-    let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
+    // Rejections stream to one spill file per stage (a rejected page holds its whole
+    // body, so a crawl's rejections need not fit in memory); the spills are joined in
+    // stage order when the run ends.
+    let mut spills: BTreeMap<usize, (std::io::BufWriter<std::fs::File>, u64)> = BTreeMap::new();
+    let mut n = 0u64;
     while let Some(batch) = rx.recv().await {
         for r in batch {
             let stage = stage_order.get(&r.stage).copied().unwrap_or(usize::MAX);
-            lines.push((stage, serde_json::to_vec(&r)?));
+            let (w, bytes) = match spills.entry(stage) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert((std::io::BufWriter::new(tempfile::tempfile_in(&dir)?), 0))
+                }
+            };
+            let line = serde_json::to_vec(&r)?;
+            w.write_all(&line)?;
+            w.write_all(b"\n")?;
+            *bytes += line.len() as u64 + 1;
+            n += 1;
         }
     }
-    lines.sort_unstable();
-    let n = lines.len() as u64;
-    let mut w = std::io::BufWriter::new(file.as_file());
-    for (_, line) in &lines {
-        w.write_all(line)?;
-        w.write_all(b"\n")?;
+    let mut out = std::io::BufWriter::new(file.as_file());
+    for (_, (spill, bytes)) in spills {
+        join_spill(spill, bytes, &mut out)?;
     }
-    w.flush()?;
-    drop(w);
+    out.flush()?;
+    drop(out);
     file.commit()?;
     Ok(n)
+}
+
+/// A stage's rejections up to this size are sorted by line, so the same input
+/// gives the same `rejected.jsonl` whatever the arrival order; a larger spill is
+/// copied in arrival order rather than held in memory.
+const SORTED_REJECTIONS_MAX_BYTES: u64 = 256 << 20;
+
+/// Appends one stage's spilled rejections to `out`: sorted when small enough.
+fn join_spill(
+    spill: std::io::BufWriter<std::fs::File>,
+    bytes: u64,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    use std::io::{BufRead as _, Seek as _};
+    let mut file = spill
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
+    file.rewind()?;
+    if bytes > SORTED_REJECTIONS_MAX_BYTES {
+        tracing::warn!(
+            bytes,
+            "a stage rejected more than {} MiB of records: its part of rejected.jsonl is in arrival order",
+            SORTED_REJECTIONS_MAX_BYTES >> 20
+        );
+        std::io::copy(&mut file, out)?;
+        return Ok(());
+    }
+    let mut lines = std::io::BufReader::new(file)
+        .split(b'\n')
+        .collect::<std::io::Result<Vec<Vec<u8>>>>()?;
+    lines.sort_unstable();
+    for line in lines {
+        out.write_all(&line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }

@@ -198,7 +198,7 @@ fn options_that_cannot_work_are_refused_with_their_key() {
         &ctx("2019-12-31"),
     )
     .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("sets.0.from"));
+    assert_eq!(errors[0].key.as_deref(), Some("sets[0].from"));
     let errors = PrefetchConfig::configure(
         options(r#"extract = { sites = ["nyt"] }"#),
         &ctx("2019-12-31"),

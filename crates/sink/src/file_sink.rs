@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{
     Batch, Emitted, PipelineContext, Port, Record, RecordKind, Stage, StageConfig, StageError,
-    Transform,
-    TransformStage,
+    Transform, TransformStage,
 };
 
 use crate::append;
@@ -216,7 +215,8 @@ impl FileSink {
             // A total order: records with the same key (an article written twice)
             // are ordered by their whole JSON line, not by arrival.
             file.held.sort_unstable();
-            file.records.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| json(&a.1).cmp(&json(&b.1))));
+            file.records
+                .sort_by(|a, b| a.0.cmp(&b.0).then_with(|| json(&a.1).cmp(&json(&b.1))));
         }
         if self.mode == SinkMode::Append {
             let lines = file.held.iter().map(|(_, l)| l.as_slice());
