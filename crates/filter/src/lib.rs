@@ -11,7 +11,9 @@
 //!
 //! `prefetch` makes the decisions of `extract`, `exclude`, `split` and
 //! `conflicts` that a capture's URL, time and archived feed item already allow,
-//! before its page is fetched (see [`prefetch`]).
+//! before its page is fetched (see [`prefetch`]). For that it depends on
+//! `tempora-extract` (article identity from the site profiles) and `tempora-split`
+//! (the windows); no stage crate depends on this one.
 //!
 //! `exclude` drops BBC articles whose id (or URL suffix) is in XSum's split file
 //! (the subsets chosen, all by default) and any article whose URL is in a

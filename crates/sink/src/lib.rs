@@ -1,5 +1,7 @@
 //! Where records leave and re-enter a pipeline: the `jsonl` and `parquet` sinks
-//! and sources. This is the only crate that links polars.
+//! and sources. Parquet is written with arrow-rs from the records' declared
+//! schemas and read with polars; besides `tempora-report`, this is the only crate
+//! that links a Parquet stack.
 //!
 //! In: records of any kind. Out: files under `pipeline.out` named by a path
 //! template (`{split}.jsonl`), with the records' public field names (the Hugging
