@@ -11,11 +11,9 @@ use tempora_engine::{DescribeContext, Estimate, Query, Requests, StagePlan};
 use super::cdx_stage::CdxOptions;
 use super::feeds_stage::FeedsOptions;
 use super::fetch_stage::FetchOptions;
-use super::options::PolitenessOptions;
-use crate::cdx::{CdxClient, INDEX_LINES_PER_BLOCK};
+use super::options::{archive_of, PolitenessOptions};
+use crate::cdx::INDEX_LINES_PER_BLOCK;
 use crate::discover::Lookup;
-use crate::http::{user_agent, Client};
-use crate::politeness::RequestClass;
 
 /// Assumed captures listed a day per URL pattern, after filters and collapse: BBC
 /// News alone publishes some 100-200 stories a day, and each is listed under URL
@@ -211,15 +209,8 @@ async fn count_rows(
     lines_per_row: u64,
     share: f64,
 ) -> Result<Vec<u64>, crate::error::WaybackError> {
-    let politeness = o.politeness.resolve(o.rate)?;
-    let ua = user_agent(o.contact.as_deref(), o.user_agent.as_deref());
-    let client = Client::new(&o.endpoint, &ua, RequestClass::Cdx, politeness.clone())?;
-    let cdx = CdxClient::new(
-        client,
-        &o.endpoint,
-        politeness.max_attempts,
-        politeness.backoff,
-    );
+    // The stages' one Archive set-up (endpoint, user agent, politeness).
+    let cdx = archive_of!(o)?.cdx(o.rate)?;
     let mut rows = Vec::with_capacity(queries.len());
     for q in queries {
         let lines = cdx.count_blocks(q).await? * INDEX_LINES_PER_BLOCK;
