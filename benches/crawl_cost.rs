@@ -21,7 +21,7 @@ fn main() {
         ..NewsSiteSpec::default()
     };
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let (site, naive, shipped) = runtime.block_on(run_both(&spec));
+    let (site, naive, shipped) = runtime.block_on(run_both(&spec, &[]));
     assert_eq!(
         shipped.kept, naive.kept,
         "the shipped crawl kept other articles"
@@ -63,14 +63,13 @@ fn main() {
         "duplicate",
         "excluded",
         "outside_windows",
-        "feed_summary",
     ] {
         let n = counter(&shipped.run, "wanted", &format!("skipped_{reason}"));
         println!("  {reason:<16} {n:>6}  {:>5.1}%", 100.0 * n as f64 / base);
     }
     println!("run.json cost (shipped): {}", shipped.run["cost"]);
     if std::env::var_os("CRAWL_COST_DEBUG").is_some() {
-        for stage in ["feeds", "articles", "conflicts"] {
+        for stage in ["articles", "conflicts"] {
             println!("{}", first_rejections(&shipped, stage, 8));
         }
     }

@@ -60,6 +60,34 @@ fn validate_lists_every_problem_and_exits_2() {
 }
 
 #[test]
+fn bad_sets_and_decisions_are_all_reported_at_once_with_key_path_and_line() {
+    let fixture = "tests/fixtures/pipelines/bad-sets.toml";
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle:?} is not in the fixture"))
+    };
+    let o = tempora().args(["validate", fixture]).output().unwrap();
+    let err = failed(&o, 2);
+    let expected = [
+        ("recent = ", "pipeline.sets.recent: `recent` (2015-06-01 to 2017-12-31) overlaps `old` (2010-01-01 to 2015-12-31)"),
+        ("upside_down = ", "pipeline.sets.upside_down.to: set `upside_down` ends on 2019-01-01, before its start 2019-12-31"),
+        ("cutoff = ", "pipeline.cutoff: the cutoff 2023-12-31 is past the end of every set"),
+        ("decides_for", "stages.wanted.decides_for: unknown stage `nowhere`"),
+    ];
+    for (needle, message) in expected {
+        let wanted = format!("line {}: {message}", line_of(needle));
+        assert!(err.contains(&wanted), "missing {wanted:?} in:\n{err}");
+    }
+    assert!(
+        err.contains(&format!("bad-sets.toml: {} errors", expected.len())),
+        "{err}"
+    );
+}
+
+#[test]
 fn validate_reports_one_of_each_problem_with_key_path_and_line() {
     let fixture = "tests/fixtures/pipelines/every-problem.toml";
     let text = std::fs::read_to_string(fixture).unwrap();
@@ -96,7 +124,7 @@ fn validate_reports_one_of_each_problem_with_key_path_and_line() {
         ("colour", "stages.extract.colour: unknown field `colour`"),
         (
             "2020-02-30",
-            "stages.split.sets[1].from: `2020-02-30` is not a valid date",
+            "pipeline.sets.future.from: `2020-02-30` is not a valid date",
         ),
         (
             "facts_in.nope",

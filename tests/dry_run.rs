@@ -35,14 +35,12 @@ kind = "wayback-cdx"
 urls = ["example.org/news/*", "example.org/sport/*"]
 {window}
 limit = 1000
-rate = 10
-endpoint = "{endpoint}"
+archive = {{ endpoint = "{endpoint}", cdx_rate = 10, playback_rate = 30 }}
 
 [stages.pages]
 kind = "wayback-fetch"
 inputs = ["captures"]
-rate = 30
-endpoint = "{endpoint}"
+archive = "captures"
 
 [stages.write]
 kind = "jsonl"

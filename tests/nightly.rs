@@ -23,8 +23,8 @@ fn nightly(server: &MockWayback, dir: &Path, extra: &[&str]) -> Command {
         .arg("--set")
         .arg(format!("pipeline.out={:?}", dir.join("out")));
     for (key, value) in [
-        ("stages.captures.endpoint", endpoint.clone()),
-        ("stages.pages.endpoint", endpoint),
+        // One Archive, written once: `pages` shares the options of `captures`.
+        ("stages.captures.archive.endpoint", endpoint),
         ("stages.captures.state", format!("{}", state.display())),
         ("stages.pages.state", format!("{}", state.display())),
         (
@@ -34,7 +34,7 @@ fn nightly(server: &MockWayback, dir: &Path, extra: &[&str]) -> Command {
     ] {
         cmd.arg("--set").arg(format!("{key}={value:?}"));
     }
-    cmd.args(["--set", "stages.captures.rate=0"])
+    cmd.args(["--set", "stages.captures.archive.cdx_rate=0"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -223,7 +223,7 @@ async fn a_killed_night_adds_nothing_and_the_next_one_catches_up() {
     }
     server.clear_log();
     // A slow night (two pages a second), killed once its first page was asked for.
-    let mut child = nightly(&server, dir.path(), &["--set", "stages.pages.rate=120"])
+    let mut child = nightly(&server, dir.path(), &["--set", "stages.captures.archive.playback_rate=120"])
         .spawn()
         .unwrap();
     let mut asked = false;

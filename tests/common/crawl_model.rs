@@ -37,6 +37,8 @@ pub struct CrawlRun {
     pub feed_requests: usize,
     /// CDX requests the server saw.
     pub cdx_requests: usize,
+    /// The capture window (`from`, `to`) of each CDX request.
+    pub cdx_windows: Vec<(Option<String>, Option<String>)>,
     /// `run.json`.
     pub run: serde_json::Value,
     /// The output directory.
@@ -71,7 +73,6 @@ pub fn pipeline(shape: Shape, endpoint: &str, dir: &Path) -> String {
         stages.remove(name);
     }
     if shape == Shape::Naive {
-        stages.remove("feeds");
         stages.remove("wanted");
         stages["pages"]["inputs"] = vec!["captures"].into();
     }
@@ -81,12 +82,17 @@ pub fn pipeline(shape: Shape, endpoint: &str, dir: &Path) -> String {
         if !stage["kind"].as_str().unwrap().starts_with("wayback-") {
             continue;
         }
-        stage.insert("endpoint".into(), endpoint.into());
-        stage.insert("rate".into(), 0.0.into());
-        stage.insert("state".into(), state.clone().into());
-        if stage["kind"].as_str() == Some("wayback-feeds") {
-            stage.insert("page_rate".into(), 0.0.into());
+        // The stage that writes the Archive's options (the others name it): the
+        // mock, without rate limits.
+        if !stage.get("archive").is_some_and(toml::Value::is_str) {
+            let archive: toml::Table = toml::toml! { cdx_rate = 0 playback_rate = 0 };
+            stage.insert("archive".into(), archive.into());
+            stage["archive"]
+                .as_table_mut()
+                .unwrap()
+                .insert("endpoint".into(), endpoint.into());
         }
+        stage.insert("state".into(), state.clone().into());
         if stage["kind"].as_str() == Some("wayback-fetch") {
             stage.insert(
                 "warc_out".into(),
@@ -105,16 +111,17 @@ pub fn pipeline(shape: Shape, endpoint: &str, dir: &Path) -> String {
     toml::to_string(&file).unwrap()
 }
 
-/// Builds the model of `spec`, serves it, and runs both crawls.
-pub async fn run_both(spec: &NewsSiteSpec) -> (NewsSite, CrawlRun, CrawlRun) {
+/// Builds the model of `spec`, serves it, and runs both crawls with the
+/// `--set` `overrides`.
+pub async fn run_both(spec: &NewsSiteSpec, overrides: &[&str]) -> (NewsSite, CrawlRun, CrawlRun) {
     let site = NewsSite::build(spec);
-    let naive = run(&site, Shape::Naive).await;
-    let shipped = run(&site, Shape::Shipped).await;
+    let naive = run(&site, Shape::Naive, overrides).await;
+    let shipped = run(&site, Shape::Shipped, overrides).await;
     (site, naive, shipped)
 }
 
-/// Runs one crawl of `site` on its own mock server.
-pub async fn run(site: &NewsSite, shape: Shape) -> CrawlRun {
+/// Runs one crawl of `site` on its own mock server, with the `--set` `overrides`.
+pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun {
     let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::write(dir.join("facts.jsonl"), &site.facts).unwrap();
@@ -123,10 +130,15 @@ pub async fn run(site: &NewsSite, shape: Shape) -> CrawlRun {
     let server = MockWayback::start(site.corpus.clone()).await.unwrap();
     let path = dir.join("pipeline.toml");
     std::fs::write(&path, pipeline(shape, &server.endpoint(), &dir)).unwrap();
+    let sets: Vec<String> = overrides
+        .iter()
+        .flat_map(|o| ["--set".to_string(), (*o).to_string()])
+        .collect();
     let output = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_tempora"))
             .args(["run", "--progress", "off"])
             .arg(&path)
+            .args(&sets)
             .env("XSUM_SPLIT", &xsum)
             .env("RUST_LOG", "warn")
             .output()
@@ -175,6 +187,11 @@ pub async fn run(site: &NewsSite, shape: Shape) -> CrawlRun {
         page_requests: replay(false),
         feed_requests: replay(true),
         cdx_requests: log.iter().filter(|r| r.kind == RequestKind::Cdx).count(),
+        cdx_windows: log
+            .iter()
+            .filter(|r| r.kind == RequestKind::Cdx)
+            .map(|r| (query_param(&r.target, "from"), query_param(&r.target, "to")))
+            .collect(),
         run,
         out,
         _dir: temp,
@@ -217,4 +234,13 @@ pub fn counter(run: &serde_json::Value, stage: &str, name: &str) -> u64 {
         .find(|s| s["name"] == stage)
         .and_then(|s| s["counters"][name].as_u64())
         .unwrap_or(0)
+}
+
+/// The value of `name` in the query string of `target`.
+pub fn query_param(target: &str, name: &str) -> Option<String> {
+    let query = target.split_once('?')?.1;
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        (k == name).then(|| v.to_string())
+    })
 }

@@ -108,6 +108,10 @@ pub struct PipelineSettings {
     /// Records per channel between two stages.
     #[serde(default = "default_channel_capacity")]
     pub channel_capacity: usize,
+    /// The sets' date windows, `name = { from, to }` in file order (see
+    /// [`crate::windows`]); checked against the cutoff when the plan is made.
+    #[serde(default)]
+    pub sets: Option<toml::Table>,
 }
 
 const fn default_channel_capacity() -> usize {

@@ -207,6 +207,10 @@ impl fmt::Display for DryRun {
             self.context.cutoff,
             self.context.out.display()
         )?;
+        writeln!(f, "\nsets, by publication date ([pipeline.sets]):")?;
+        for w in self.context.windows.windows() {
+            writeln!(f, "  {w}")?;
+        }
         writeln!(f, "\nstages, in the order they start:")?;
         let width = self.stages.iter().map(|s| s.name.len()).max().unwrap_or(0);
         for (i, s) in self.stages.iter().enumerate() {

@@ -15,6 +15,7 @@ pub mod cost;
 pub mod dry_run;
 pub mod error;
 pub mod input_files;
+pub mod peers;
 pub mod plan;
 pub mod progress;
 pub mod records;
@@ -24,12 +25,14 @@ pub mod runtime;
 pub mod stage;
 pub mod stats;
 pub mod testing;
+pub mod windows;
 
 pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
 pub use cost::{CrawlCost, Requests};
 pub use dry_run::{DescribeContext, DryRun, Estimate, Query, StagePlan};
 pub use error::{Concern, ConfigError, ConfigErrors, OnError, StageError, UsageError};
+pub use peers::{Peer, Peers};
 pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
@@ -44,3 +47,4 @@ pub use runs::RunId;
 pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
 pub use stats::StageStats;
+pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};

@@ -10,8 +10,10 @@ use std::path::{Component, Path};
 
 use crate::config::PipelineFile;
 use crate::error::{Concern, ConfigError, ConfigErrors};
+use crate::peers::Peers;
 use crate::registry::{PipelineContext, Port, Registry, Role, SideInput, StageConfig};
 use crate::runs::RunId;
+use crate::windows::Windows;
 
 /// A reference to a port: `stage` (its `out` port) or `stage.port`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -118,9 +120,23 @@ impl Plan {
         }
         let settings = file.settings().map_err(|e| errors.extend(e)).ok();
         let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
+        let cutoff = settings.as_ref().map(|s| s.cutoff).unwrap_or_default();
+        let windows = match settings.as_ref().and_then(|s| s.sets.as_ref()) {
+            None => Windows::default_for(cutoff),
+            Some(sets) => Windows::from_table(sets, cutoff).unwrap_or_else(|problems| {
+                errors.extend(
+                    problems
+                        .into_iter()
+                        .map(|(key, message)| ConfigError::pipeline(&key, message)),
+                );
+                // The stages are still checked, against the default sets.
+                Windows::default_for(cutoff)
+            }),
+        };
         let context = PipelineContext {
             out: crate::config::output_dir(settings.as_ref(), &name),
-            cutoff: settings.as_ref().map(|s| s.cutoff).unwrap_or_default(),
+            cutoff,
+            windows,
             channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
             name,
             run: RunId::default(),
@@ -132,7 +148,9 @@ impl Plan {
             ));
         }
 
-        let (stages, unconfigured) = configure_stages(&file.table, registry, &context, &mut errors);
+        let (mut stages, unconfigured) =
+            configure_stages(&file.table, registry, &context, &mut errors);
+        link_stages(&mut stages, &mut errors);
         let declared: Vec<&str> = file
             .table
             .get("stages")
@@ -388,6 +406,47 @@ fn configure_stage(
         channel_capacity,
         config: Some(config),
     })
+}
+
+/// Lets each stage read the others ([`StageConfig::link`]); a stage's side inputs
+/// are asked again after, since what it read may add some.
+fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigError>) {
+    for i in 0..stages.len() {
+        let Some(mut config) = stages[i].config.take() else {
+            continue;
+        };
+        let me = stages[i].name.clone();
+        let problems = {
+            let edges = stages.iter().flat_map(|s| {
+                s.inputs
+                    .iter()
+                    .chain(s.side_inputs.iter().map(|(_, from)| from))
+                    .map(move |from| (from.stage.as_str(), s.name.as_str()))
+            });
+            let peers = Peers::new(
+                &me,
+                stages.iter().filter_map(|s| {
+                    let config = s.config.as_deref()?;
+                    Some((s.name.as_str(), s.kind.as_str(), config))
+                }),
+                edges,
+            );
+            config.link(&peers)
+        };
+        let stage = &mut stages[i];
+        for (key, message) in problems {
+            errors.push(ConfigError::stage(&stage.name, key.as_deref(), message));
+        }
+        stage.side_inputs = config
+            .side_inputs()
+            .into_iter()
+            .map(|s| {
+                let from = PortRef::parse(&s.from);
+                (s, from)
+            })
+            .collect();
+        stage.config = Some(config);
+    }
 }
 
 fn parse_inputs(

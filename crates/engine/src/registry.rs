@@ -12,9 +12,11 @@ use serde::de::DeserializeOwned;
 
 use crate::dry_run::{DescribeContext, StagePlan};
 use crate::error::StageError;
+use crate::peers::{AsAny, Peers};
 use crate::records::RecordKind;
 use crate::runs::RunId;
 use crate::stage::Stage;
+use crate::windows::Windows;
 
 /// Where a kind sits in a graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +81,22 @@ pub struct SideInput {
     pub kind: RecordKind,
 }
 
+impl PipelineContext {
+    /// The settings of a pipeline named `name` with `cutoff`, its sets the default
+    /// ones, its output in `out`: for tests and tools that run stages outside a
+    /// pipeline file.
+    pub fn new(name: &str, cutoff: NaiveDate, out: PathBuf) -> Self {
+        Self {
+            name: name.to_string(),
+            cutoff,
+            windows: Windows::default_for(cutoff),
+            out,
+            channel_capacity: 256,
+            run: RunId::default(),
+        }
+    }
+}
+
 /// The `[pipeline]` settings every stage may use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PipelineContext {
@@ -86,6 +104,10 @@ pub struct PipelineContext {
     pub name: String,
     /// Knowledge cutoff; stages default their dates to it.
     pub cutoff: NaiveDate,
+    /// The date windows of the sets (`[pipeline.sets]`, resolved against the
+    /// cutoff; without that table, `in_distribution` up to the cutoff and `future`
+    /// after it): every stage that needs dates follows them.
+    pub windows: Windows,
     /// Output directory: sinks, `run.json` and `rejected.jsonl` go here.
     pub out: PathBuf,
     /// Records per channel.
@@ -97,9 +119,16 @@ pub struct PipelineContext {
 
 /// A stage's parsed options: what validation needs to know about it, and how to build it.
 #[async_trait::async_trait(?Send)]
-pub trait StageConfig: Send {
+pub trait StageConfig: AsAny + Send {
     /// Output ports, the default (`out`) first when there is one. Sinks have none.
     fn outputs(&self) -> Vec<Port>;
+
+    /// Called once every stage is configured, before the graph is checked: a stage
+    /// that acts for others (or shares a resource with them) reads their resolved
+    /// options from `peers`. Returns `(key, message)` for each problem.
+    fn link(&mut self, _peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        Vec::new()
+    }
 
     /// Side inputs the stage needs.
     fn side_inputs(&self) -> Vec<SideInput> {

@@ -37,11 +37,12 @@ impl StageOutput {
 /// A [`PipelineContext`] for tests: cutoff 2019-12-31, output in `out`.
 pub fn context(out: &std::path::Path) -> PipelineContext {
     PipelineContext {
-        name: "test".into(),
-        cutoff: chrono::NaiveDate::from_ymd_opt(2019, 12, 31).unwrap_or_default(),
-        out: out.to_path_buf(),
         channel_capacity: 64,
-        run: crate::runs::RunId::default(),
+        ..PipelineContext::new(
+            "test",
+            chrono::NaiveDate::from_ymd_opt(2019, 12, 31).unwrap_or_default(),
+            out.to_path_buf(),
+        )
     }
 }
 

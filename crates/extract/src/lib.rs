@@ -31,7 +31,7 @@ pub mod wayback;
 pub use extract::{Extraction, Extractor, PageInput, Rejection, SummaryFallback};
 pub use identity::{ArticleKey, IdDates};
 pub use profile::{load_profiles, ProfileError, SiteProfile};
-pub use stage::{ExtractOptions, ExtractStage};
+pub use stage::{ExtractConfig, ExtractOptions, ExtractStage};
 
 use tempora_engine::StageKind;
 

@@ -117,9 +117,17 @@ fn configure(
     }))
 }
 
-struct ExtractConfig {
+/// The `extract` stage, configured: its site profiles loaded and checked.
+pub struct ExtractConfig {
     profiles: Option<PathBuf>,
     extractor: Arc<Extractor>,
+}
+
+impl ExtractConfig {
+    /// The extractor the stage runs (and `prefetch` names articles with).
+    pub fn extractor(&self) -> &Arc<Extractor> {
+        &self.extractor
+    }
 }
 
 impl StageConfig for ExtractConfig {

@@ -9,11 +9,11 @@
 //! `run.json`, so nothing is dropped silently; list and facts files are read once,
 //! before the first article, and a missing one is an input error naming it.
 //!
-//! `prefetch` makes the decisions of `extract`, `exclude`, `split` and
-//! `conflicts` that a capture's URL, time and archived feed item already allow,
-//! before its page is fetched (see [`prefetch`]). For that it depends on
-//! `tempora-extract` (article identity from the site profiles) and `tempora-split`
-//! (the windows); no stage crate depends on this one.
+//! `prefetch` makes the decisions of `extract`, `exclude` and `split` that a
+//! capture's URL and time already allow for certain, before its page is fetched
+//! (see [`prefetch`]), reading those stages' options from the plan. For that it
+//! depends on `tempora-extract` (article identity from the site profiles); no stage
+//! crate depends on this one.
 //!
 //! `exclude` drops BBC articles whose id (or URL suffix) is in XSum's split file
 //! (the subsets chosen, all by default) and any article whose URL is in a
@@ -122,7 +122,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
         StageKind {
             name: "prefetch",
-            about: "Decides before fetching what a capture already tells: not an article, a duplicate of an article, excluded, outside every split window, a feed summary that cannot meet the selection; passes on one capture per article to fetch",
+            about: "Decides before fetching what a capture states for certain, for the stages it names (`decides_for`): not an article, a duplicate of an article, excluded, outside every window of the sets; passes on one capture per article to fetch",
             role: Role::Transform,
             accepts: &[RecordKind::Capture],
             emits: "out: capture",

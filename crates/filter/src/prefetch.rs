@@ -1,138 +1,143 @@
 //! The `prefetch` stage: decides, before any page is fetched, what a capture
-//! already tells, and passes on only the captures whose article the full
-//! pipeline could keep: one capture per article.
+//! already states for certain, and passes on only the captures whose article the
+//! stages after the fetch could keep: one capture per article.
 //!
-//! In: captures (from `wayback-cdx`), and as side inputs the evolving facts and
-//! the items of archived feeds (articles without a document, from
-//! `wayback-feeds`' `items` port). Out: captures to fetch. Each capture left out
-//! is rejected with its reason and counted (`skipped_<reason>` in `run.json`):
-//! - `not_article`: the site profile's URL `reject` rules (live, gallery, video,
-//!   index pages) or no article id in the URL; no profile for the host;
-//! - `duplicate`: another capture of the same article (same site and id, whatever
-//!   host, port, scheme or query): the earliest capture is kept, the closest to
-//!   publication, so the stage holds captures until its input ends;
-//! - `excluded`: the article is in the training lists (`exclude`, the options
-//!   of the `exclude` stage; BBC ids and CNN URLs are in the URL);
-//! - `outside_windows`: the article cannot be published in any window of `sets`
-//!   (the options of the `split` stage): it was published on or before the
-//!   capture day, and after and before what its id tells (the profile's `id_dates`);
-//! - `feed_summary`: an archived feed item of the article is known and its
-//!   description (BBC's summary sentence) names no entity of any evolving fact,
-//!   so the summary cannot meet the `conflicts` stage's criterion 2 (`conflicts`,
-//!   the options of that stage).
+//! It names the stages it decides for (`decides_for = ["articles", "unseen",
+//! "split"]`) and takes their resolved, validated options from the plan, so its
+//! decisions cannot drift from theirs:
+//! - an `extract` stage (required): its site profiles tell articles from other
+//!   pages and name each article by its URL. `not_article`: the profile's URL
+//!   `reject` rules (live, gallery, video, index pages), no article id in the URL,
+//!   no profile for the host. `duplicate`: another capture of the same article
+//!   (same site and id, whatever host, port, scheme or query): the earliest
+//!   capture is kept, the closest to publication (ties: the smaller URL), so the
+//!   stage holds one capture per article until its input ends;
+//! - `exclude` stages: `excluded`, the article is in a training list (BBC ids and
+//!   CNN URLs are in the URL);
+//! - a `split` stage: `outside_windows`, the article cannot be published in any
+//!   of the pipeline's windows (`[pipeline.sets]`): it was published on or before
+//!   the capture day, and after and before what its id tells (the profile's
+//!   `id_dates`).
 //!
-//! Each decision is one the full pipeline makes the same way after fetching, so
-//! the articles kept are the same; the options copy the stages' own options, and
-//! must stay equal to them. One assumption is the data's: a feed item's
-//! description is the page's summary sentence (true of BBC's feeds; turn
-//! `feed_items` off for a site whose feed writes its own descriptions).
+//! Each capture left out is rejected with its reason and counted
+//! (`skipped_<reason>` in `run.json`). Nothing is skipped on a guess: an archived
+//! feed's description is BBC's promo line, not the page's summary (they agreed on
+//! 12% of 321 real pages), so what `conflicts` decides is left to `conflicts`.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, OptionError,
-    PipelineContext, Port, Record, RecordKind, SideInput, SideInputs, Stage, StageConfig,
-    StageError, StagePlan, Transform, TransformStage,
+    parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, OptionError, Peers,
+    PipelineContext, Port, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
+    StagePlan, Transform, TransformStage, Windows,
 };
-use tempora_extract::{ArticleKey, ExtractOptions, Extractor};
-use tempora_split::{SetSpec, Windows};
+use tempora_extract::{ArticleKey, ExtractConfig, Extractor};
 
-use crate::conflicts::{facts, summary_could_qualify, ConflictsOptions, Dictionary};
-use crate::exclude::{ExcludeOptions, Exclusions};
+use crate::exclude::{ExcludeConfig, ExcludeOptions, Exclusions};
 
-/// The side input key of the feed items.
-const FEED_ITEMS: &str = "feed_items";
-
-/// Options of the `prefetch` stage. Each decision is on when its option is given.
+/// Options of the `prefetch` stage.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct PrefetchOptions {
-    /// The `extract` stage's options (`sites`, `profiles`): the site profiles that
-    /// tell articles from other pages and name each article by its URL.
-    #[serde(default)]
-    pub extract: ExtractOptions,
-    /// The `exclude` stage's options: captures of listed articles are skipped.
-    #[serde(default)]
-    pub exclude: Option<ExcludeOptions>,
-    /// The `split` stage's `sets`: captures whose article cannot fall in any
-    /// window are skipped.
-    #[serde(default)]
-    #[schemars(with = "Option<Vec<SetSpec>>")]
-    pub sets: Option<Vec<SetSpec>>,
-    /// The `conflicts` stage's options (`facts = "facts"`, ...): with `feed_items`,
-    /// articles whose feed description names no entity of an evolving fact are skipped.
-    #[serde(default)]
-    pub conflicts: Option<ConflictsOptions>,
-    /// The stage (or `stage.port`) whose articles are archived feed items, e.g.
-    /// `feeds.items` of a `wayback-feeds` stage, taken as a side input.
-    #[serde(default)]
-    pub feed_items: Option<String>,
+    /// The stages after the fetch whose decisions are taken here, before it, from
+    /// what a capture states for certain: the `extract` stage that reads the fetched
+    /// pages (required: it names articles; one capture per article), `exclude`
+    /// stages (training lists) and the `split` stage (the pipeline's windows). Each
+    /// must read, directly or through others, what this stage passes on.
+    pub decides_for: Vec<String>,
+}
+
+/// What the stages named in `decides_for` decide, read from their configuration.
+#[derive(Debug)]
+struct Linked {
+    extractor: Arc<Extractor>,
+    exclude: Vec<ExcludeOptions>,
+    windows: bool,
 }
 
 /// The `prefetch` stage, configured.
 #[derive(Debug)]
 pub struct PrefetchConfig {
     options: PrefetchOptions,
-    windows: Option<Windows>,
+    linked: Option<Linked>,
 }
+
+/// Stage kinds whose decisions `prefetch` can take before fetching.
+const KINDS: [&str; 3] = ["extract", "exclude", "split"];
 
 impl PrefetchConfig {
-    /// Parses and checks the options.
+    /// Parses the options; the named stages are read when the plan links the stages.
     ///
     /// # Errors
-    /// Unknown or mistyped keys; bad `sets` (as the `split` stage checks them);
-    /// `feed_items` without `conflicts` or the other way round.
-    pub fn configure(table: toml::Table, ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
+    /// Unknown or mistyped keys, an empty `decides_for`.
+    pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
         let options: PrefetchOptions = parse_options(table)?;
-        let mut errors = Vec::new();
-        if let Err(e) = options.extract.extractor() {
-            errors.push(OptionError {
-                key: e.key.map(|k| format!("extract.{k}")),
-                message: e.message,
-            });
+        if options.decides_for.is_empty() {
+            return Err(vec![OptionError {
+                key: Some("decides_for".into()),
+                message: "name the stages this stage decides for: at least the `extract` stage \
+                          that reads the fetched pages"
+                    .into(),
+            }]);
         }
-        let windows = match &options.sets {
-            None => None,
-            Some(specs) => match Windows::resolve(specs, ctx.cutoff) {
-                Ok(w) => Some(w),
-                Err(problems) => {
-                    errors.extend(problems.into_iter().map(|(key, message)| OptionError {
-                        key: Some(key),
-                        message,
-                    }));
-                    None
-                }
-            },
-        };
-        if options.feed_items.is_some() != options.conflicts.is_some() {
-            errors.push(OptionError {
-                key: Some(FEED_ITEMS.into()),
-                message: "give `feed_items` and `conflicts` together: the feed's descriptions are checked against the evolving facts".into(),
-            });
-        }
-        if let Some(c) = &options.conflicts {
-            errors.extend(origin(c).check().into_iter().map(|e| OptionError {
-                key: e.key.map(|k| format!("conflicts.{k}")),
-                message: e.message,
-            }));
-        }
-        if errors.is_empty() {
-            Ok(Self { options, windows })
-        } else {
-            Err(errors)
-        }
+        Ok(Self {
+            options,
+            linked: None,
+        })
     }
-}
 
-fn origin(options: &ConflictsOptions) -> facts::FactsOrigin<'_> {
-    facts::FactsOrigin {
-        stage: options.facts.as_deref(),
-        file: options.facts_file.as_deref(),
+    /// Reads the stages of `decides_for` from `peers`, each problem with its message.
+    fn read_peers(&self, peers: &Peers<'_>) -> Result<Linked, Vec<String>> {
+        let mut problems = Vec::new();
+        let mut extractor = None;
+        let mut exclude = Vec::new();
+        let mut windows = false;
+        for name in &self.options.decides_for {
+            let Some(peer) = peers.get(name) else {
+                problems.push(format!("unknown stage `{name}`"));
+                continue;
+            };
+            if !KINDS.contains(&peer.kind) {
+                problems.push(format!(
+                    "`{name}` is a `{}` stage: prefetch decides for `extract`, `exclude` and \
+                     `split` stages only (nothing else is known for certain before fetching)",
+                    peer.kind
+                ));
+                continue;
+            }
+            if !peers.is_downstream(peers.me(), name) {
+                problems.push(format!(
+                    "`{name}` does not read what this stage passes on: it decides only for \
+                     stages after it"
+                ));
+            }
+            if let Some(c) = peer.config::<ExtractConfig>() {
+                if extractor.replace(c.extractor().clone()).is_some() {
+                    problems.push("name one `extract` stage only".into());
+                }
+            } else if let Some(c) = peer.config::<ExcludeConfig>() {
+                exclude.push(c.options().clone());
+            } else {
+                windows = true;
+            }
+        }
+        match extractor {
+            Some(extractor) if problems.is_empty() => Ok(Linked {
+                extractor,
+                exclude,
+                windows,
+            }),
+            None => {
+                problems.push("name the `extract` stage that reads the fetched pages".into());
+                Err(problems)
+            }
+            Some(_) => Err(problems),
+        }
     }
 }
 
@@ -146,6 +151,19 @@ const ASSUMED_SHARE_PASSED: f64 = 600.0 / 8232.0;
 impl StageConfig for PrefetchConfig {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
+    }
+
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        match self.read_peers(peers) {
+            Ok(linked) => {
+                self.linked = Some(linked);
+                Vec::new()
+            }
+            Err(problems) => problems
+                .into_iter()
+                .map(|p| (Some("decides_for".to_string()), p))
+                .collect(),
+        }
     }
 
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
@@ -169,59 +187,15 @@ impl StageConfig for PrefetchConfig {
         }
     }
 
-    fn side_inputs(&self) -> Vec<SideInput> {
-        let mut side = self
-            .options
-            .conflicts
-            .as_ref()
-            .map(|c| origin(c).side_inputs())
-            .unwrap_or_default();
-        side.extend(self.options.feed_items.iter().map(|from| SideInput {
-            key: FEED_ITEMS.into(),
-            from: from.clone(),
-            kind: RecordKind::Article,
-        }));
-        side
-    }
-
-    fn reads(&self) -> Vec<(String, PathBuf)> {
-        let mut reads: Vec<(String, PathBuf)> = Vec::new();
-        if let Some(e) = &self.options.exclude {
-            reads.extend(
-                e.xsum_split
-                    .iter()
-                    .map(|p| ("exclude.xsum_split".to_string(), p.clone())),
-            );
-            reads.extend(
-                e.cnndm_urls
-                    .iter()
-                    .map(|p| ("exclude.cnndm_urls".to_string(), p.clone())),
-            );
-        }
-        if let Some(c) = &self.options.conflicts {
-            reads.extend(
-                origin(c)
-                    .reads()
-                    .into_iter()
-                    .map(|(k, p)| (format!("conflicts.{k}"), p)),
-            );
-        }
-        reads
-    }
-
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        let extractor = self
-            .options
-            .extract
-            .extractor()
-            .map_err(|e| StageError::input(e.message))?;
+        let linked = self.linked.ok_or_else(|| {
+            StageError::internal("prefetch was built before the plan linked its stages")
+        })?;
         Ok(Box::new(TransformStage(Prefetch {
-            options: self.options,
-            windows: self.windows,
-            cutoff: ctx.cutoff,
-            extractor,
-            exclusions: None,
-            feed: HashMap::new(),
+            windows: linked.windows.then(|| ctx.windows.clone()),
+            extractor: linked.extractor,
+            exclude: linked.exclude,
+            exclusions: Vec::new(),
             held: BTreeMap::new(),
         })))
     }
@@ -229,13 +203,10 @@ impl StageConfig for PrefetchConfig {
 
 /// The running `prefetch` stage.
 struct Prefetch {
-    options: PrefetchOptions,
     windows: Option<Windows>,
-    cutoff: NaiveDate,
-    extractor: Extractor,
-    exclusions: Option<Exclusions>,
-    /// Per article with a known feed item: whether its summary could meet criterion 2.
-    feed: HashMap<ArticleKey, bool>,
+    extractor: Arc<Extractor>,
+    exclude: Vec<ExcludeOptions>,
+    exclusions: Vec<Exclusions>,
     /// The earliest capture of each article seen so far.
     held: BTreeMap<ArticleKey, Capture>,
 }
@@ -258,7 +229,7 @@ impl Prefetch {
 
     /// What the held capture of `key` tells about its article, once all captures are in.
     fn decide(&self, key: &ArticleKey, capture: &Capture) -> Option<Skip> {
-        if let Some(lists) = &self.exclusions {
+        for lists in &self.exclusions {
             if let Some((why, _)) = lists.verdict(&key.id, &capture.url, &key.site) {
                 return Some(Skip {
                     counter: "skipped_excluded",
@@ -282,18 +253,12 @@ impl Prefetch {
                 return Some(Skip {
                     counter: "skipped_outside_windows",
                     reason: format!(
-                        "published between {} and {} (capture time and article id): in no window of `sets`",
+                        "published between {} and {} (capture time and article id): in no window of [pipeline.sets]",
                         show(from),
                         show(to)
                     ),
                 });
             }
-        }
-        if self.feed.get(key) == Some(&false) {
-            return Some(Skip {
-                counter: "skipped_feed_summary",
-                reason: "its archived feed description names no subject or object of an evolving fact: criterion 2 cannot hold".into(),
-            });
         }
         None
     }
@@ -305,29 +270,12 @@ fn capture_day(timestamp: &str) -> Option<NaiveDate> {
 }
 
 impl Transform for Prefetch {
-    fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
-        if let Some(options) = &self.options.exclude {
-            self.exclusions = Some(Exclusions::load(options)?);
-        }
-        if let Some(options) = &self.options.conflicts {
-            let evolving = facts::evolving_facts(origin(options).load(side)?, self.cutoff)?;
-            let dictionary = Dictionary::build(evolving, options)?;
-            for record in side.take(FEED_ITEMS)? {
-                let Record::Article(item) = record else {
-                    continue;
-                };
-                let Ok(key) = self.extractor.identify(&item.url) else {
-                    continue;
-                };
-                let could = summary_could_qualify(&dictionary, &item.summary);
-                // An article in several feed captures: one description that could qualify is enough.
-                *self.feed.entry(key).or_insert(false) |= could;
-            }
-            tracing::info!(
-                articles = self.feed.len(),
-                "feed items known before fetching"
-            );
-        }
+    fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
+        self.exclusions = self
+            .exclude
+            .iter()
+            .map(Exclusions::load)
+            .collect::<Result<_, _>>()?;
         Ok(())
     }
 
@@ -406,18 +354,17 @@ mod tests {
     use super::*;
 
     fn context() -> PipelineContext {
-        PipelineContext {
-            name: "p".into(),
-            cutoff: NaiveDate::from_ymd_opt(2019, 12, 31).unwrap(),
-            out: PathBuf::from("out/p"),
-            channel_capacity: 256,
-            run: tempora_engine::RunId::default(),
-        }
+        PipelineContext::new(
+            "p",
+            NaiveDate::from_ymd_opt(2019, 12, 31).unwrap(),
+            "out/p".into(),
+        )
     }
 
     fn describe(records_in: Option<u64>) -> StagePlan {
         let ctx = context();
-        let config = PrefetchConfig::configure(toml::Table::new(), &ctx).unwrap();
+        let options: toml::Table = toml::from_str("decides_for = [\"articles\"]").unwrap();
+        let config = PrefetchConfig::configure(options, &ctx).unwrap();
         let described = DescribeContext {
             pipeline: &ctx,
             records_in,

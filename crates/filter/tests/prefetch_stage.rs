@@ -5,10 +5,9 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{article, as_article, ctx, fixture, fixture_facts, options};
+use common::fixture;
 use tempora_engine::testing::{run_stage, StageOutput};
-use tempora_engine::{Capture, Record, StageConfig};
-use tempora_filter::PrefetchConfig;
+use tempora_engine::{Capture, PipelineFile, Plan, Record, Registry, StageConfig};
 
 fn capture(url: &str, timestamp: &str) -> Record {
     Record::Capture(Box::new(Capture {
@@ -22,8 +21,84 @@ fn capture(url: &str, timestamp: &str) -> Record {
     }))
 }
 
-fn config(toml_text: &str) -> Box<dyn StageConfig> {
-    Box::new(PrefetchConfig::configure(options(toml_text), &ctx("2019-12-31")).unwrap())
+/// The pipeline around `prefetch`: captures -> wanted -> pages -> articles ->
+/// unseen -> split, with `sets` as `[pipeline.sets]`.
+fn pipeline(decides_for: &str, sets: &str, exclude: &str) -> String {
+    format!(
+        r#"
+[pipeline]
+cutoff = 2019-12-31
+[pipeline.sets]
+{sets}
+
+[stages.captures]
+kind = "test-generate"
+count = 0
+
+[stages.wanted]
+kind = "prefetch"
+inputs = ["captures"]
+decides_for = {decides_for}
+
+[stages.pages]
+kind = "wayback-fetch"
+inputs = ["wanted"]
+
+[stages.articles]
+kind = "extract"
+inputs = ["pages"]
+sites = ["bbc"]
+
+[stages.unseen]
+kind = "exclude"
+inputs = ["articles"]
+{exclude}
+
+[stages.split]
+kind = "split"
+inputs = ["unseen"]
+"#
+    )
+}
+
+const SETS: &str = r#"
+in_distribution = { from = 2010-01-01, to = 2017-12-31 }
+future = { from = "after_cutoff", to = 2022-12-31 }
+"#;
+
+fn registry() -> Registry {
+    let mut kinds = tempora_engine::builtin::test_kinds();
+    kinds.extend(tempora_extract::kinds());
+    kinds.extend(tempora_filter::kinds());
+    kinds.extend(tempora_split::kinds());
+    kinds.extend(tempora_wayback::stages::kinds());
+    Registry::new(kinds)
+}
+
+/// The plan of `text`, or every problem in words.
+fn plan(text: &str) -> Result<Plan, String> {
+    let file = PipelineFile::parse("test.toml", text, &[]).map_err(|e| e.to_string())?;
+    Plan::new(file, &registry()).map_err(|e| e.to_string())
+}
+
+/// Every problem of `text` in words; the plan must fail.
+fn problems(text: &str) -> String {
+    match plan(text) {
+        Ok(_) => panic!("the plan was made:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// The `wanted` stage of `text`, linked by the plan, and the pipeline's settings.
+fn linked(text: &str) -> (Box<dyn StageConfig>, tempora_engine::PipelineContext) {
+    let mut plan = plan(text).unwrap();
+    let stage = plan.stages.iter_mut().find(|s| s.name == "wanted").unwrap();
+    (stage.config.take().unwrap(), plan.context)
+}
+
+async fn run(text: &str, input: Vec<Record>) -> StageOutput {
+    let (config, ctx) = linked(text);
+    run_stage(config, &ctx, input, HashMap::new()).await.unwrap()
 }
 
 fn passed(out: &StageOutput) -> Vec<(String, String)> {
@@ -35,16 +110,6 @@ fn passed(out: &StageOutput) -> Vec<(String, String)> {
         })
         .collect()
 }
-
-const ALL: &str = r#"
-extract = { sites = ["bbc"] }
-sets = [
-  { name = "in_distribution", from = 2010-01-01, to = 2017-12-31 },
-  { name = "future", from = "after_cutoff", to = 2022-12-31 },
-]
-conflicts = { facts = "facts" }
-feed_items = "feeds.items"
-"#;
 
 #[tokio::test]
 async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
@@ -71,14 +136,8 @@ async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
             "20201119000000",
         ),
     ];
-    let out = run_stage(
-        config(r#"extract = { sites = ["bbc"] }"#),
-        &ctx("2019-12-31"),
-        input,
-        HashMap::new(),
-    )
-    .await
-    .unwrap();
+    let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
+    let out = run(&pipeline(r#"["articles"]"#, SETS, &xsum), input).await;
     assert_eq!(
         passed(&out),
         [(
@@ -109,11 +168,9 @@ async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
 }
 
 #[tokio::test]
-async fn exclusion_windows_and_feed_summaries_decide_before_fetching() {
-    let text = format!(
-        "{ALL}exclude = {{ xsum_split = {:?} }}\n",
-        fixture("exclude/xsum-split.json")
-    );
+async fn exclusion_and_windows_decide_before_fetching_with_the_stages_own_options() {
+    let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
+    let text = pipeline(r#"["articles", "unseen", "split"]"#, SETS, &xsum);
     let input = vec![
         // In XSum train.
         capture(
@@ -126,54 +183,28 @@ async fn exclusion_windows_and_feed_summaries_decide_before_fetching() {
         capture("http://www.bbc.co.uk/news/uk-46000001", "20190301000000"),
         // The same id captured in 2021: the id still says 2018-2019.
         capture("https://www.bbc.com/news/uk-46000002", "20210301000000"),
-        // Its feed summary names no entity of an evolving fact.
+        // Published after the cutoff: fetched, whatever a feed may say of it.
         capture(
             "https://www.bbc.co.uk/news/world-us-canada-55000003",
             "20201201000000",
         ),
-        // Its feed summary names one; and one with no feed item: both fetched.
         capture(
             "https://www.bbc.co.uk/news/world-us-canada-55000004",
             "20201201000000",
         ),
-        capture(
-            "https://www.bbc.co.uk/news/world-us-canada-55000005",
-            "20201201000000",
-        ),
     ];
-    let item = |id: &str, summary: &str| {
-        let mut a = as_article(&article(id, "2020-11-30", summary, "")).clone();
-        a.url = format!(
-            "https://www.bbc.co.uk/news/world-us-canada-{id}?at_medium=RSS&at_campaign=KARANGA"
-        );
-        a.id = String::new();
-        Record::Article(Box::new(a))
-    };
-    let side = HashMap::from([
-        ("facts".to_string(), fixture_facts()),
-        (
-            "feed_items".to_string(),
-            vec![
-                item("55000003", "A storm has closed roads across the north."),
-                item("55000004", "Joe Biden has named his cabinet."),
-            ],
-        ),
-    ]);
-    let out = run_stage(config(&text), &ctx("2019-12-31"), input, side)
-        .await
-        .unwrap();
+    let out = run(&text, input.clone()).await;
     let urls: Vec<String> = passed(&out).into_iter().map(|(_, u)| u).collect();
     assert_eq!(
         urls,
         [
-            "https://www.bbc.co.uk/news/world-us-canada-55000004",
-            "https://www.bbc.co.uk/news/world-us-canada-55000005"
+            "https://www.bbc.co.uk/news/world-us-canada-55000003",
+            "https://www.bbc.co.uk/news/world-us-canada-55000004"
         ]
     );
     let counters = out.stats.counters();
     assert_eq!(counters["skipped_excluded"], 1);
     assert_eq!(counters["skipped_outside_windows"], 3);
-    assert_eq!(counters["skipped_feed_summary"], 1);
     let reasons: Vec<&str> = out.rejected.iter().map(|r| r.reason.as_str()).collect();
     assert!(
         reasons
@@ -185,30 +216,43 @@ async fn exclusion_windows_and_feed_summaries_decide_before_fetching() {
         reasons.iter().any(|r| r.contains("in no window")),
         "{reasons:?}"
     );
+
+    // A new cutoff moves the windows prefetch follows, with no copy to update:
+    // the 2019 capture (id of 2018-2019) now falls in `future`.
+    let moved = text.replace("cutoff = 2019-12-31", "cutoff = 2017-12-31");
+    let out = run(&moved, input.clone()).await;
+    assert_eq!(out.stats.counters()["skipped_outside_windows"], 1);
+
+    // Deciding only for `articles`: nothing is excluded or outside a window.
+    let out = run(&pipeline(r#"["articles"]"#, SETS, &xsum), input).await;
+    assert_eq!(passed(&out).len(), 6);
 }
 
 #[test]
-fn options_that_cannot_work_are_refused_with_their_key() {
-    let errors =
-        PrefetchConfig::configure(options(r#"feed_items = "feeds.items""#), &ctx("2019-12-31"))
-            .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("feed_items"));
-    let errors = PrefetchConfig::configure(
-        options(r#"sets = [{ name = "a", from = 2020-01-01, to = 2019-01-01 }]"#),
-        &ctx("2019-12-31"),
-    )
-    .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("sets[0].from"));
-    let errors = PrefetchConfig::configure(
-        options(r#"extract = { sites = ["nyt"] }"#),
-        &ctx("2019-12-31"),
-    )
-    .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("extract.sites"));
-    let errors = PrefetchConfig::configure(
-        options("conflicts = {}\nfeed_items = \"feeds.items\""),
-        &ctx("2019-12-31"),
-    )
-    .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("conflicts.facts"));
+fn decides_for_must_name_stages_after_it_of_kinds_it_can_stand_for() {
+    let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
+    let err = problems(&pipeline(r#"["articles", "nowhere"]"#, SETS, &xsum));
+    assert!(err.contains("stages.wanted.decides_for: unknown stage `nowhere`"), "{err}");
+    let err = problems(&pipeline(r#"["unseen", "split"]"#, SETS, &xsum));
+    assert!(err.contains("name the `extract` stage"), "{err}");
+    let err = problems(&pipeline(r#"["articles", "pages"]"#, SETS, &xsum));
+    assert!(err.contains("`pages` is a `wayback-fetch` stage"), "{err}");
+    let err = problems(&pipeline(r#"["articles", "captures"]"#, SETS, &xsum));
+    assert!(err.contains("`captures` is a `test-generate` stage"), "{err}");
+    let err = problems(&pipeline("[]", SETS, &xsum));
+    assert!(err.contains("stages.wanted.decides_for"), "{err}");
+    // An `exclude` stage that prefetch does not feed (it reads `captures` directly).
+    let upstream = pipeline(r#"["articles", "unseen"]"#, SETS, &xsum).replace(
+        "[stages.unseen]\nkind = \"exclude\"\ninputs = [\"articles\"]",
+        "[stages.unseen]\nkind = \"exclude\"\ninputs = [\"captures\"]",
+    );
+    let err = problems(&upstream);
+    assert!(
+        err.contains("`unseen` does not read what this stage passes on"),
+        "{err}"
+    );
+    // Every problem at once, each with its line.
+    let err = problems(&pipeline(r#"["nowhere", "pages"]"#, SETS, &xsum));
+    assert!(err.contains("3 errors"), "{err}");
+    assert!(err.contains("line 17: stages.wanted.decides_for"), "{err}");
 }

@@ -3,22 +3,23 @@
 //! In: articles (with their `published` date). Out: each article on the port of the
 //! one set whose window holds its publication date (`split.future`), with
 //! `Article.split` set to the set's name; articles in no window go to the port
-//! `unassigned` with `split` left empty, and are counted. Promises: windows are
-//! checked before the run (unique names, `from <= to`, no overlaps, so an article
-//! lands in exactly one place); ends may be written as `"cutoff"` or
-//! `"after_cutoff"`, so `--set pipeline.cutoff=...` moves the windows together with
-//! the evolving facts; without `sets`, the windows are `in_distribution` (up to and
+//! `unassigned` with `split` left empty, and are counted. The windows are the
+//! pipeline's (`[pipeline.sets]`, see [`tempora_engine::windows`]), written once
+//! for every stage that needs dates. Promises: windows are checked before the run
+//! (unique names, `from <= to`, no overlaps, so an article lands in exactly one
+//! place); ends may be written as `"cutoff"` or `"after_cutoff"`, so `--set
+//! pipeline.cutoff=...` moves the windows together with the evolving facts;
+//! without `[pipeline.sets]`, the windows are `in_distribution` (up to and
 //! including `pipeline.cutoff`) and `future` (after it). `run.json` gets the metric
 //! `sets` (articles per set, `unassigned` included) and `years` (per publication
 //! year, articles per set).
 
 pub mod stage;
-pub mod windows;
 
 use tempora_engine::{RecordKind, Role, StageKind};
 
 pub use stage::{SplitConfig, SplitOptions};
-pub use windows::{Bound, SetSpec, Window, Windows, UNASSIGNED};
+pub use tempora_engine::windows::{Bound, SetSpec, Window, Windows, UNASSIGNED};
 
 /// The stage kinds this crate registers: `split`.
 pub fn kinds() -> Vec<StageKind> {

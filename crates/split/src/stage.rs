@@ -11,19 +11,18 @@ use tempora_engine::{
     StageConfig, StageError, StageIo, StageStats,
 };
 
-use crate::windows::{default_sets, SetSpec, Windows, UNASSIGNED};
+use tempora_engine::windows::{SetSpec, Windows, UNASSIGNED};
 
-/// Options of the `split` stage.
+/// Options of the `split` stage: none of its own; the sets are the pipeline's.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct SplitOptions {
-    /// Named date windows on the publication date, e.g. `[{ name = "future", from =
-    /// "after_cutoff" }]`; each is an output port `split.<name>`. Ends are inclusive
-    /// and may be left open; `"cutoff"` and `"after_cutoff"` follow `pipeline.cutoff`.
-    /// Windows may not overlap. When absent: `in_distribution` = up to and including
-    /// the cutoff, `future` = after the cutoff.
+    /// Not here: the sets are written once, in `[pipeline.sets]` (`name = { from,
+    /// to }`), so that every stage that needs dates follows the same windows.
+    /// Each set is an output port `split.<name>`.
     #[serde(default)]
-    pub sets: Option<Vec<SetSpec>>,
+    #[schemars(with = "Option<Vec<SetSpec>>")]
+    pub sets: Option<toml::Value>,
 }
 
 /// The `split` stage, configured.
@@ -33,23 +32,23 @@ pub struct SplitConfig {
 }
 
 impl SplitConfig {
-    /// Parses and checks the options against the pipeline's cutoff.
+    /// Parses the options and takes the pipeline's windows.
     ///
     /// # Errors
-    /// Every problem with the options, each naming its key.
+    /// Unknown options, and `sets` given here instead of in `[pipeline.sets]`.
     pub fn configure(table: toml::Table, ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
         let options: SplitOptions = parse_options(table)?;
-        let specs = options.sets.unwrap_or_else(default_sets);
-        let windows = Windows::resolve(&specs, ctx.cutoff).map_err(|errors| {
-            errors
-                .into_iter()
-                .map(|(key, message)| OptionError {
-                    key: Some(key),
-                    message,
-                })
-                .collect::<Vec<_>>()
-        })?;
-        Ok(Self { windows })
+        if options.sets.is_some() {
+            return Err(vec![OptionError {
+                key: Some("sets".into()),
+                message: "the sets are written once, for every stage that needs dates: move them \
+                          to [pipeline.sets] as `NAME = { from = ..., to = ... }`"
+                    .into(),
+            }]);
+        }
+        Ok(Self {
+            windows: ctx.windows.clone(),
+        })
     }
 
     /// The resolved windows.
@@ -58,6 +57,7 @@ impl SplitConfig {
     }
 }
 
+#[async_trait(?Send)]
 impl StageConfig for SplitConfig {
     fn outputs(&self) -> Vec<Port> {
         self.windows

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage, StageOutput};
 use tempora_engine::{Article, PipelineContext, Record, StageConfig};
-use tempora_split::SplitConfig;
+use tempora_split::{SplitConfig, Windows};
 
 fn article(id: &str, published: &str) -> Record {
     Record::Article(Box::new(Article {
@@ -32,9 +32,18 @@ fn options(toml_text: &str) -> toml::Table {
     toml_text.parse().unwrap()
 }
 
+/// A pipeline with `cutoff` and the default sets.
 fn ctx_with_cutoff(cutoff: &str) -> PipelineContext {
     let mut ctx = context(std::path::Path::new("out"));
     ctx.cutoff = cutoff.parse::<NaiveDate>().unwrap();
+    ctx.windows = Windows::default_for(ctx.cutoff);
+    ctx
+}
+
+/// A pipeline with `cutoff` and `[pipeline.sets]` written as `sets`.
+fn ctx_with_sets(cutoff: &str, sets: &str) -> PipelineContext {
+    let mut ctx = ctx_with_cutoff(cutoff);
+    ctx.windows = Windows::from_table(&options(sets), ctx.cutoff).unwrap();
     ctx
 }
 
@@ -80,16 +89,19 @@ async fn default_windows_follow_the_cutoff() {
 
 #[tokio::test]
 async fn cutoff_words_in_sets_move_with_the_cutoff() {
-    let table = options(
-        r#"sets = [
-            { name = "in_distribution", from = "2010-01-01", to = "2017-12-31" },
-            { name = "future", from = "after_cutoff" },
-        ]"#,
-    );
+    let sets = r#"
+        in_distribution = { from = "2010-01-01", to = "2017-12-31" }
+        future = { from = "after_cutoff" }
+    "#;
     let input = vec![article("a", "2020-07-01")];
-    let early = run(table.clone(), &ctx_with_cutoff("2019-12-31"), input.clone()).await;
+    let early = run(
+        toml::Table::new(),
+        &ctx_with_sets("2019-12-31", sets),
+        input.clone(),
+    )
+    .await;
     assert_eq!(early.ports["future"].len(), 1);
-    let late = run(table, &ctx_with_cutoff("2020-12-31"), input).await;
+    let late = run(toml::Table::new(), &ctx_with_sets("2020-12-31", sets), input).await;
     assert!(late.ports["future"].is_empty());
     assert_eq!(
         ids_and_sets(&late.ports["unassigned"]),
@@ -99,11 +111,12 @@ async fn cutoff_words_in_sets_move_with_the_cutoff() {
 
 #[tokio::test]
 async fn articles_between_windows_are_unassigned_and_counted_per_set_and_year() {
-    let table = options(
-        r#"sets = [
-            { name = "in_distribution", from = "2010-01-01", to = "2017-12-31" },
-            { name = "future", from = "2020-01-01", to = "2022-12-31" },
-        ]"#,
+    let ctx = ctx_with_sets(
+        "2019-12-31",
+        r#"
+        in_distribution = { from = "2010-01-01", to = "2017-12-31" }
+        future = { from = "2020-01-01", to = "2022-12-31" }
+        "#,
     );
     let input = vec![
         article("old", "2009-05-05"),
@@ -113,7 +126,7 @@ async fn articles_between_windows_are_unassigned_and_counted_per_set_and_year() 
         article("c", "2020-11-30"),
         article("late", "2023-01-01"),
     ];
-    let out = run(table, &ctx_with_cutoff("2019-12-31"), input).await;
+    let out = run(toml::Table::new(), &ctx, input).await;
     let unassigned: Vec<String> = ids_and_sets(&out.ports["unassigned"])
         .into_iter()
         .map(|(id, _)| id)
@@ -144,26 +157,20 @@ fn ports_are_the_sets_then_unassigned() {
 }
 
 #[test]
-fn bad_options_name_their_key() {
+fn bad_options_name_their_key_and_sets_are_the_pipelines() {
     let ctx = ctx_with_cutoff("2019-12-31");
     let errors = SplitConfig::configure(options("windows = []"), &ctx).unwrap_err();
     assert_eq!(errors[0].key.as_deref(), Some("windows"));
 
+    // Sets written in the stage, as before they were the pipeline's: refused with the way out.
     let errors = SplitConfig::configure(
-        options(r#"sets = [{ name = "future", from = "after_cutoff", to = "2019-06-01" }]"#),
+        options(r#"sets = [{ name = "future", from = "after_cutoff" }]"#),
         &ctx,
     )
     .unwrap_err();
-    assert_eq!(errors[0].key.as_deref(), Some("sets[0].from"));
-
-    let errors = SplitConfig::configure(options(r#"sets = [{ name = "x", from = "soon" }]"#), &ctx)
-        .unwrap_err();
-    assert!(errors[0].message.contains("soon"), "{errors:?}");
-
-    let errors = SplitConfig::configure(
-        options(r#"sets = [{ name = "x", start = "2020-01-01" }]"#),
-        &ctx,
-    )
-    .unwrap_err();
-    assert!(errors[0].message.contains("start"), "{errors:?}");
+    assert_eq!(errors[0].key.as_deref(), Some("sets"));
+    assert!(
+        errors[0].message.contains("[pipeline.sets]"),
+        "{errors:?}"
+    );
 }

@@ -53,10 +53,9 @@ pub enum Lookup {
 pub struct DiscoveryConfig {
     /// Feed or sitemap URLs (exact).
     pub feeds: Vec<String>,
-    /// Feed captures from (4-14 digits).
-    pub from: Option<String>,
-    /// Feed captures to.
-    pub to: Option<String>,
+    /// Windows of feed captures, `(from, to)` (4-14 digits, `None` open), listed
+    /// one after the other, every feed of a window before the next.
+    pub windows: Vec<(Option<String>, Option<String>)>,
     /// CDX `collapse` of feed captures (`timestamp:8` = one a day).
     pub feed_collapse: Vec<String>,
     /// How article captures are found.
@@ -169,11 +168,16 @@ impl FeedDiscovery {
         if let Some((url, ts)) = feed {
             return self.read_feed(url, ts).await.map(Some);
         }
+        let feeds = self.cfg.feeds.len().max(1);
         loop {
-            let Some(feed) = self.cfg.feeds.get(self.next_feed).cloned() else {
+            let i = self.next_feed;
+            let (Some(feed), Some(window)) = (
+                self.cfg.feeds.get(i % feeds).cloned(),
+                self.cfg.windows.get(i / feeds).cloned(),
+            ) else {
                 return Ok(None);
             };
-            if let Some(step) = self.list_feed(&feed).await? {
+            if let Some(step) = self.list_feed(&feed, window).await? {
                 return Ok(Some(step));
             }
             self.next_feed += 1;
@@ -206,12 +210,16 @@ impl FeedDiscovery {
     }
 
     /// Lists one page of a feed's captures; `None` when the feed's listing is complete.
-    async fn list_feed(&mut self, feed: &str) -> Result<Option<Discovered>, WaybackError> {
+    async fn list_feed(
+        &mut self,
+        feed: &str,
+        (from, to): (Option<String>, Option<String>),
+    ) -> Result<Option<Discovered>, WaybackError> {
         let mut query = CdxQuery {
             url: feed.to_string(),
             match_type: None,
-            from: self.cfg.from.clone(),
-            to: self.cfg.to.clone(),
+            from,
+            to,
             filters: vec!["statuscode:200".into()],
             collapse: self.cfg.feed_collapse.clone(),
             page_size: 5000,

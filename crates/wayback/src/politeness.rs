@@ -18,12 +18,25 @@ use tokio::time::Instant;
 
 use crate::error::WaybackError;
 
-/// The kind of request, each with its own limiter.
+/// The Archive's published limit on CDX search and timemap requests, per IP and
+/// minute (one pool); above it the Archive answers 429 without `Retry-After`.
+pub const ARCHIVE_CDX_LIMIT: f64 = 30.0;
+
+/// The Archive's published limit on playback requests (archived pages and feeds,
+/// redirects and retries included), per IP and minute.
+pub const ARCHIVE_PLAYBACK_LIMIT: f64 = 600.0;
+
+/// The share of the Archive's limits a client uses by default: its staff asked
+/// client libraries to default to 80% (the `wayback` Python client's
+/// `DEFAULT_MEMENTO_RATE_LIMIT = 0.8 * 600 / 60`, CDX 24 a minute).
+pub const CLIENT_SHARE: f64 = 0.8;
+
+/// The pool a request counts against, each with its own limiter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RequestClass {
-    /// CDX queries (default 20 a minute).
+    /// CDX search and timemaps (default 24 a minute).
     Cdx,
-    /// Page fetches (default 30 a minute).
+    /// Playback: archived pages and feeds (default 480 a minute).
     Page,
 }
 
@@ -51,13 +64,15 @@ pub struct Politeness {
 }
 
 impl Politeness {
-    /// The defaults for a class: 20/min for CDX, 30/min for pages.
+    /// The defaults for a class: 80% of the Archive's limit, 24 a minute for CDX,
+    /// 480 for playback.
     pub fn default_for(class: RequestClass) -> Self {
         Self {
-            rate_per_minute: match class {
-                RequestClass::Cdx => 20.0,
-                RequestClass::Page => 30.0,
-            },
+            rate_per_minute: CLIENT_SHARE
+                * match class {
+                    RequestClass::Cdx => ARCHIVE_CDX_LIMIT,
+                    RequestClass::Page => ARCHIVE_PLAYBACK_LIMIT,
+                },
             min_pause: Duration::from_secs(60),
             max_attempts: 5,
             backoff: Duration::from_secs(2),

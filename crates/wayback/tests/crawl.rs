@@ -23,14 +23,20 @@ fn start() -> chrono::NaiveDateTime {
         .unwrap()
 }
 
-const POLITE: &str = r#"politeness = { min_pause = "300ms", backoff = "20ms", max_backoff = "200ms", block_pause = "100ms", max_attempts = 4 }"#;
+/// The Archive at `endpoint`, `rate` playback requests a minute (0: no limit), short pauses.
+fn archive(endpoint: &str, rate: u32) -> String {
+    format!(
+        r#"archive = {{ endpoint = "{endpoint}", cdx_rate = 0, playback_rate = {rate}, min_pause = "300ms", backoff = "20ms", max_backoff = "200ms", block_pause = "100ms", max_attempts = 4 }}"#
+    )
+}
 
 async fn list(endpoint: &str, dir: &Path, extra: &str) -> StageOutput {
     let ctx = context(dir);
     let cfg = cdx_stage::configure(
         table(&format!(
-            "urls = [\"bbc.co.uk/news/*\"]\nlimit = 3\nrate = 0\nendpoint = \"{endpoint}\"\nstate = \"{}\"\n{extra}\n{POLITE}\n",
-            dir.join("state.sqlite").display()
+            "urls = [\"bbc.co.uk/news/*\"]\nlimit = 3\nstate = \"{}\"\n{extra}\n{}\n",
+            dir.join("state.sqlite").display(),
+            archive(endpoint, 0)
         )),
         &ctx,
     )
@@ -44,9 +50,10 @@ async fn fetch(endpoint: &str, dir: &Path, captures: Vec<Record>, rate: u32) -> 
     let ctx = context(dir);
     let cfg = fetch_stage::configure(
         table(&format!(
-            "rate = {rate}\nconcurrency = 2\ncommit_every = 4\nmax_redirect_distance = \"1day\"\nendpoint = \"{endpoint}\"\nstate = \"{}\"\nwarc_out = \"{}\"\n{POLITE}\n",
+            "concurrency = 2\ncommit_every = 4\nmax_redirect_distance = \"1day\"\nstate = \"{}\"\nwarc_out = \"{}\"\n{}\n",
             dir.join("state.sqlite").display(),
-            dir.join("warc").display()
+            dir.join("warc").display(),
+            archive(endpoint, rate)
         )),
         &ctx,
     )

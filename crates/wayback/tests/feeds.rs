@@ -58,7 +58,7 @@ async fn discover(endpoint: &str, lookup: &str) -> (Vec<Capture>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
     let table: toml::Table = toml::from_str(&format!(
-        "feeds = [\"{RSS}\", \"{SITEMAP}\"]\nlookup = \"{lookup}\"\nrate = 0\npage_rate = 0\nendpoint = \"{endpoint}\"\nstate = \"{}\"\n",
+        "feeds = [\"{RSS}\", \"{SITEMAP}\"]\nlookup = \"{lookup}\"\narchive = {{ endpoint = \"{endpoint}\", cdx_rate = 0, playback_rate = 0 }}\nstate = \"{}\"\n",
         dir.path().join("s.sqlite").display()
     ))
     .unwrap();

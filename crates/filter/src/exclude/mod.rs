@@ -71,6 +71,11 @@ impl ExcludeConfig {
             Err(errors)
         }
     }
+
+    /// The options, checked.
+    pub fn options(&self) -> &ExcludeOptions {
+        &self.options
+    }
 }
 
 impl StageConfig for ExcludeConfig {

@@ -3,15 +3,16 @@
 use std::path::PathBuf;
 
 use async_trait::async_trait;
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, DescribeContext, OptionError, PipelineContext, Port, Record, RecordKind,
-    Stage, StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, DescribeContext, OptionError, Peers, PipelineContext, Port, Record,
+    RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
-use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
+use super::options::{duration, ArchiveOptions, ArchiveSetting};
+use super::windows::{listing_windows, uncovered_sets, Span};
 use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::{CdxLister, Keep, ListerConfig};
 use crate::timestamp;
@@ -20,15 +21,19 @@ use crate::timestamp;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct CdxOptions {
-    /// URL patterns to list, e.g. `bbc.co.uk/news/*` (a trailing `*` lists every URL under the path).
+    /// URL patterns to list, e.g. `bbc.co.uk/news/*` (a trailing `*` lists every URL
+    /// under the path); `{year}` in a pattern (`cnn.com/{year}/*`) stands for each
+    /// year of the listing's windows.
     pub urls: Vec<String>,
     /// How `urls` match (`exact`, `prefix`, `host`, `domain`); by default implied by the pattern.
     #[serde(default)]
     pub match_type: Option<MatchType>,
-    /// Earliest capture day; none: from the Archive's beginning.
+    /// Earliest capture day. With neither `from` nor `to`, the listing covers the
+    /// pipeline's sets (`[pipeline.sets]`), each span of days they cover and not
+    /// the gaps between them; a window set by hand must cover every set.
     #[serde(default)]
     pub from: Option<NaiveDate>,
-    /// Latest capture day; none: up to now.
+    /// Latest capture day (see `from`).
     #[serde(default)]
     pub to: Option<NaiveDate>,
     /// CDX filters (`[!]field:regex`, all must match).
@@ -58,23 +63,17 @@ pub struct CdxOptions {
     #[serde(default = "default_overlap")]
     #[schemars(default = "default_overlap")]
     pub overlap: String,
-    /// CDX requests a minute, shared by every stage that talks to the same host.
-    #[serde(default = "default_rate")]
-    #[schemars(default = "default_rate")]
-    pub rate: f64,
-    /// The Wayback Machine to ask.
-    #[serde(default = "default_endpoint")]
-    #[schemars(default = "default_endpoint")]
-    pub endpoint: String,
-    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    /// The Wayback Machine and its politeness, written once per Archive: a table
+    /// (`endpoint`, `contact`, `cdx_rate`, `playback_rate`, pauses and retries), or
+    /// the name of the wayback stage whose table this one shares (`archive =
+    /// "captures"`). Absent: the public Wayback Machine at its defaults.
     #[serde(default)]
-    pub contact: Option<String>,
-    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
-    #[serde(default)]
-    pub user_agent: Option<String>,
-    /// Pauses, retries and timeouts.
-    #[serde(default)]
-    pub politeness: PolitenessOptions,
+    #[schemars(with = "Option<ArchiveOptions>")]
+    pub archive: ArchiveSetting,
+    /// The capture windows listed: `from`/`to` when given, else the pipeline's
+    /// sets (`[pipeline.sets]`), one window per span they cover.
+    #[serde(skip)]
+    pub windows: Vec<(Option<NaiveDate>, Option<NaiveDate>)>,
 }
 
 const fn default_limit() -> usize {
@@ -83,9 +82,6 @@ const fn default_limit() -> usize {
 fn default_overlap() -> String {
     "1day".into()
 }
-const fn default_rate() -> f64 {
-    20.0
-}
 
 /// Parses the options of `wayback-cdx`.
 ///
@@ -93,30 +89,47 @@ const fn default_rate() -> f64 {
 /// Unknown, missing or mistyped options.
 pub fn configure(
     table: toml::Table,
-    _ctx: &PipelineContext,
+    ctx: &PipelineContext,
 ) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
-    Ok(Box::new(parse_options::<CdxOptions>(table)?))
+    let mut options = parse_options::<CdxOptions>(table)?;
+    options.windows = listing_windows(options.from, options.to, ctx);
+    Ok(Box::new(options))
 }
 
 impl CdxOptions {
-    /// The queries, one per URL pattern.
-    pub fn queries(&self) -> Vec<CdxQuery> {
+    /// The queries, one per window and URL pattern, each with its window; every
+    /// pattern of a window before the next, so the listing goes forward in time. A
+    /// pattern with `{year}` stands for one pattern per year its window spans.
+    pub fn windowed_queries(&self) -> Vec<(Span, CdxQuery)> {
         let collapse = self
             .collapse
             .clone()
             .unwrap_or_else(|| self.keep.default_collapse());
-        self.urls
-            .iter()
-            .map(|url| CdxQuery {
-                url: url.clone(),
-                match_type: self.match_type,
-                from: self.from.map(timestamp::day_start),
-                to: self.to.map(timestamp::day_end),
-                filters: self.filters.clone(),
-                collapse: collapse.clone(),
-                page_size: self.limit,
-            })
-            .collect()
+        let mut queries = Vec::new();
+        for &(from, to) in &self.windows {
+            for pattern in &self.urls {
+                for url in expand_years(pattern, from, to) {
+                    queries.push((
+                        (from, to),
+                        CdxQuery {
+                            url,
+                            match_type: self.match_type,
+                            from: from.map(timestamp::day_start),
+                            to: to.map(timestamp::day_end),
+                            filters: self.filters.clone(),
+                            collapse: collapse.clone(),
+                            page_size: self.limit,
+                        },
+                    ));
+                }
+            }
+        }
+        queries
+    }
+
+    /// The queries of [`CdxOptions::windowed_queries`].
+    pub fn queries(&self) -> Vec<CdxQuery> {
+        self.windowed_queries().into_iter().map(|(_, q)| q).collect()
     }
 
     fn problems(&self) -> Vec<(Option<String>, String)> {
@@ -150,11 +163,24 @@ impl CdxOptions {
         if let Err(e) = duration("overlap", &self.overlap) {
             out.push((Some("overlap".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(self.rate) {
-            out.push((Some("politeness".into()), e.to_string()));
-        }
+        out.extend(self.archive.problems());
         out
     }
+}
+
+/// `pattern` with `{year}` replaced by each year from `from` to `to` (open ends:
+/// the Archive's first year, this year); `pattern` alone when it has none. Sites
+/// whose article URLs carry their year (CNN's `cnn.com/2021/...`) are listed for
+/// the years of the sets only.
+fn expand_years(pattern: &str, from: Option<NaiveDate>, to: Option<NaiveDate>) -> Vec<String> {
+    if !pattern.contains("{year}") {
+        return vec![pattern.to_string()];
+    }
+    let first = from.map_or(1996, |d| d.year());
+    let last = to.map_or_else(|| chrono::Utc::now().year(), |d| d.year());
+    (first..=last)
+        .map(|year| pattern.replace("{year}", &year.to_string()))
+        .collect()
 }
 
 #[async_trait(?Send)]
@@ -163,8 +189,14 @@ impl StageConfig for CdxOptions {
         vec![Port::out(RecordKind::Capture)]
     }
 
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
-        self.problems()
+    fn check(&self, ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+        let mut problems = self.problems();
+        problems.extend(uncovered_sets(self.from, self.to, ctx));
+        problems
+    }
+
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        self.archive.link(peers)
     }
 
     fn incremental(&self) -> bool {
@@ -191,11 +223,12 @@ struct CdxStage {
 impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let archive = archive_of!(o)?;
+        let options = o.archive.options()?;
+        let archive = options.archive(o.state.as_deref())?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
         let mut lister = CdxLister::new(
             archive
-                .cdx(o.rate)?
+                .cdx(options.cdx_rate)?
                 .counting(io.stats().clone(), cost::REQUESTS_CDX),
             archive.state()?,
             ListerConfig {
@@ -242,5 +275,20 @@ impl Stage for CdxStage {
             }
         }
         io.flush().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_year_in_a_pattern_stands_for_each_year_of_its_window() {
+        let d = |s: &str| s.parse::<NaiveDate>().ok();
+        assert_eq!(
+            expand_years("cnn.com/{year}/*", d("2012-01-01"), d("2014-06-30")),
+            ["cnn.com/2012/*", "cnn.com/2013/*", "cnn.com/2014/*"]
+        );
+        assert_eq!(expand_years("bbc.com/news/*", None, None), ["bbc.com/news/*"]);
     }
 }

@@ -11,7 +11,8 @@ use tempora_engine::{DescribeContext, Estimate, Query, Requests, StagePlan};
 use super::cdx_stage::CdxOptions;
 use super::feeds_stage::FeedsOptions;
 use super::fetch_stage::FetchOptions;
-use super::options::{archive_of, PolitenessOptions};
+use super::options::{source_of, ArchiveOptions, ArchiveSetting};
+use super::windows::Span;
 use crate::cdx::INDEX_LINES_PER_BLOCK;
 use crate::discover::Lookup;
 
@@ -66,17 +67,22 @@ fn rate(rate: f64, what: &str) -> String {
     }
 }
 
-/// Rates, pauses and retries in words.
-fn politeness(p: &PolitenessOptions, rates: &[(&str, String)]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = rates
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), v.clone()))
-        .collect();
+/// The Archive's options of a stage: its own, or those of the stage it names
+/// (the defaults if that stage could not be read; the plan says why).
+fn options_of(setting: &ArchiveSetting) -> ArchiveOptions {
+    setting.options().cloned().unwrap_or_default()
+}
+
+/// Where the limits come from, the rates this stage uses, the pauses and retries, in words.
+fn politeness(setting: &ArchiveSetting, rates: &[(&str, String)]) -> Vec<(String, String)> {
+    let p = options_of(setting);
+    let mut out = vec![("set in".to_string(), source_of(setting))];
+    out.extend(rates.iter().map(|(k, v)| ((*k).to_string(), v.clone())));
     out.extend([
         (
             "after a 429".into(),
             format!(
-                "every worker pauses for Retry-After, at least {}; the run stops after {} in a row",
+                "every worker pauses for Retry-After, at least {}; the run stops after {} in a row (exit 75)",
                 p.min_pause, p.max_rate_limits
             ),
         ),
@@ -90,22 +96,48 @@ fn politeness(p: &PolitenessOptions, rates: &[(&str, String)]) -> Vec<(String, S
         (
             "after a refused connection".into(),
             format!(
-                "every worker pauses {}; the run stops after {} in a row",
+                "every worker pauses {}; the run stops after {} in a row (exit 75)",
                 p.block_pause, p.max_blocks
             ),
         ),
-        ("timeout".into(), p.timeout.clone()),
+        ("timeout".into(), p.timeout),
     ]);
     out
 }
 
-/// `wayback-cdx`: one query per URL pattern, and its listing's cost.
+/// The CDX pool's rate in words, with the Archive's limit.
+fn cdx_rate(rate_per_minute: f64) -> String {
+    format!(
+        "{} (CDX search and timemaps, one pool; the Archive allows {} a minute per IP)",
+        rate(rate_per_minute, "requests"),
+        crate::politeness::ARCHIVE_CDX_LIMIT
+    )
+}
+
+/// The playback pool's rate in words, with the Archive's limit.
+fn playback_rate(rate_per_minute: f64) -> String {
+    format!(
+        "{} (pages and feeds, redirects and retries counted, one pool; the Archive allows {} a minute per IP)",
+        rate(rate_per_minute, "requests"),
+        crate::politeness::ARCHIVE_PLAYBACK_LIMIT
+    )
+}
+
+/// Days of every window.
+fn days_of(windows: &[Span]) -> u64 {
+    windows.iter().map(|&(from, to)| window_days(from, to)).sum()
+}
+
+/// `wayback-cdx`: one query per window and URL pattern, and its listing's cost.
 pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
-    let queries = o.queries();
+    let (query_windows, queries): (Vec<Span>, Vec<_>) =
+        o.windowed_queries().into_iter().unzip();
+    let archive = options_of(&o.archive);
     let described = queries
         .iter()
-        .map(|q| {
-            let mut settings = vec![("window".to_string(), window(o.from, o.to))];
+        .zip(&query_windows)
+        .map(|(q, &(from, to))| {
+            let mut settings = vec![("window".to_string(), window(from, to))];
             if let Some(m) = q.match_type {
                 settings.push(("match".into(), m.as_str().into()));
             }
@@ -135,13 +167,16 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
     } else {
         ASSUMED_LINES_PER_FILTERED_ROW
     };
-    let days = window_days(o.from, o.to);
+    let days = days_of(&o.windows);
     let mut basis = Vec::new();
     let mut rows_per_query: Vec<u64> = Vec::new();
     if ctx.online {
-        let all_days = window_days(None, None).max(1);
-        let share = (days as f64 / all_days as f64).min(1.0);
-        match count_rows(o, &queries, lines_per_row, share).await {
+        let all_days = window_days(None, None).max(1) as f64;
+        let shares: Vec<f64> = query_windows
+            .iter()
+            .map(|&(from, to)| (window_days(from, to) as f64 / all_days).min(1.0))
+            .collect();
+        match count_rows(&archive, &queries, lines_per_row, &shares).await {
             Ok(rows) => {
                 basis.push(format!(
                     "asked the CDX server: {} count request{} (showNumPages=true&pageSize=1), one per pattern; a block holds up to {INDEX_LINES_PER_BLOCK} index lines",
@@ -149,8 +184,8 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
                     if queries.len() == 1 { "" } else { "s" }
                 ));
                 basis.push(format!(
-                    "the count spans every year of a pattern: the window's share is taken as its share of days ({:.0}%)",
-                    share * 100.0
+                    "the count spans every year of a pattern: a window's share is taken as its share of days ({:.0}% in all)",
+                    days as f64 / all_days * 100.0
                 ));
                 rows_per_query = rows;
             }
@@ -160,7 +195,10 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
         }
     }
     if rows_per_query.is_empty() {
-        rows_per_query = vec![ASSUMED_LISTED_PER_PATTERN_DAY * days; queries.len()];
+        rows_per_query = query_windows
+            .iter()
+            .map(|&(from, to)| ASSUMED_LISTED_PER_PATTERN_DAY * window_days(from, to))
+            .collect();
         basis.push(format!(
             "assumed {ASSUMED_LISTED_PER_PATTERN_DAY} captures listed a day per pattern over {days} days{}",
             if ctx.online { "" } else { " (run with --estimate to ask the CDX server)" }
@@ -188,7 +226,7 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
     }
     StagePlan {
         queries: described,
-        politeness: politeness(&o.politeness, &[("CDX rate", rate(o.rate, "requests"))]),
+        politeness: politeness(&o.archive, &[("CDX rate", cdx_rate(archive.cdx_rate))]),
         estimate: Some(Estimate {
             requests: Requests {
                 cdx: requests,
@@ -196,7 +234,7 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
             },
             records_out: Some(captures),
             records_name: "captures".into(),
-            hours: hours_at(requests, o.rate),
+            hours: hours_at(requests, archive.cdx_rate),
             basis,
         }),
     }
@@ -204,15 +242,15 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
 
 /// Rows each query would list, from the server's block counts.
 async fn count_rows(
-    o: &CdxOptions,
+    archive: &ArchiveOptions,
     queries: &[crate::cdx::CdxQuery],
     lines_per_row: u64,
-    share: f64,
+    shares: &[f64],
 ) -> Result<Vec<u64>, crate::error::WaybackError> {
     // The stages' one Archive set-up (endpoint, user agent, politeness).
-    let cdx = archive_of!(o)?.cdx(o.rate)?;
+    let cdx = archive.archive(None)?.cdx(archive.cdx_rate)?;
     let mut rows = Vec::with_capacity(queries.len());
-    for q in queries {
+    for (q, share) in queries.iter().zip(shares) {
         let lines = cdx.count_blocks(q).await? * INDEX_LINES_PER_BLOCK;
         rows.push((lines as f64 * share / lines_per_row as f64).ceil() as u64);
     }
@@ -221,12 +259,19 @@ async fn count_rows(
 
 /// `wayback-fetch`: one page request per capture it receives.
 pub(super) fn fetch(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
+    let archive = options_of(&o.archive);
     let mut plan = StagePlan {
         politeness: politeness(
-            &o.politeness,
+            &o.archive,
             &[
-                ("page rate", rate(o.rate, "requests")),
-                ("in flight", o.concurrency.to_string()),
+                ("page rate", playback_rate(archive.playback_rate)),
+                (
+                    "in flight",
+                    format!(
+                        "at most {}: the rate spaces the sends, so what is in flight is the rate times the answer time",
+                        o.concurrency
+                    ),
+                ),
             ],
         ),
         ..StagePlan::default()
@@ -239,7 +284,7 @@ pub(super) fn fetch(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
             },
             records_out: Some(captures),
             records_name: "pages".into(),
-            hours: hours_at(captures, o.rate),
+            hours: hours_at(captures, archive.playback_rate),
             basis: vec![format!(
                 "one request per capture listed upstream; redirects between captures (up to {} each) add requests",
                 o.max_redirects
@@ -255,7 +300,8 @@ pub(super) fn fetch(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
 
 /// `wayback-feeds`: the feed listings, the feed fetches and the article lookups.
 pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
-    let days = window_days(o.from, o.to);
+    let archive = options_of(&o.archive);
+    let days = days_of(&o.windows);
     let per_day = feed_captures_a_day(&o.feed_collapse);
     let feed_fetches = days * per_day * o.feeds.len() as u64;
     let articles = days * ASSUMED_ARTICLES_PER_FEED_DAY * o.feeds.len() as u64;
@@ -263,14 +309,15 @@ pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
         Lookup::Cdx => articles,
         Lookup::Redirect | Lookup::None => 0,
     };
-    let cdx = o.feeds.len() as u64 + lookups;
+    let cdx = (o.feeds.len() * o.windows.len()) as u64 + lookups;
     let queries = o
-        .feeds
+        .windows
         .iter()
-        .map(|feed| Query {
+        .flat_map(|w| o.feeds.iter().map(move |feed| (*w, feed)))
+        .map(|((from, to), feed)| Query {
             what: format!("CDX {feed}"),
             settings: vec![
-                ("window".into(), window(o.from, o.to)),
+                ("window".into(), window(from, to)),
                 ("collapse".into(), o.feed_collapse.join(", ")),
                 (
                     "articles found by".into(),
@@ -286,10 +333,10 @@ pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
     StagePlan {
         queries,
         politeness: politeness(
-            &o.politeness,
+            &o.archive,
             &[
-                ("CDX rate", rate(o.rate, "requests")),
-                ("feed rate", rate(o.page_rate, "requests")),
+                ("CDX rate", cdx_rate(archive.cdx_rate)),
+                ("feed rate", playback_rate(archive.playback_rate)),
             ],
         ),
         estimate: Some(Estimate {
@@ -300,7 +347,7 @@ pub(super) fn feeds(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
             },
             records_out: Some(articles),
             records_name: "captures".into(),
-            hours: hours_at(cdx, o.rate) + hours_at(feed_fetches, o.page_rate),
+            hours: hours_at(cdx, archive.cdx_rate) + hours_at(feed_fetches, archive.playback_rate),
             basis: vec![
                 format!(
                     "{per_day} feed capture{} a day per feed (collapse {}) over {days} days",

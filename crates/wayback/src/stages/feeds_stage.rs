@@ -10,11 +10,12 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Article, DescribeContext, OptionError, PipelineContext, Port, Record,
-    RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan, SummarySource,
+    cost, parse_options, Article, DescribeContext, OptionError, Peers, PipelineContext, Port,
+    Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan, SummarySource,
 };
 
-use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
+use super::options::{duration, ArchiveOptions, ArchiveSetting};
+use super::windows::{listing_windows, uncovered_sets, Span};
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
 use crate::timestamp;
@@ -28,10 +29,12 @@ pub const ITEMS: &str = "items";
 pub struct FeedsOptions {
     /// Feed or news-sitemap URLs, e.g. `feeds.bbci.co.uk/news/rss.xml`, `edition.cnn.com/sitemaps/news.xml`.
     pub feeds: Vec<String>,
-    /// Earliest feed capture day; none: from the Archive's beginning.
+    /// Earliest feed capture day. With neither `from` nor `to`, the feeds are read
+    /// over the pipeline's sets (`[pipeline.sets]`), not the gaps between them; a
+    /// window set by hand must cover every set.
     #[serde(default)]
     pub from: Option<NaiveDate>,
-    /// Latest feed capture day; none: up to now.
+    /// Latest feed capture day (see `from`).
     #[serde(default)]
     pub to: Option<NaiveDate>,
     /// CDX collapse of feed captures: `timestamp:8` reads one capture a day, `timestamp:10` one an hour (busy feeds).
@@ -51,31 +54,19 @@ pub struct FeedsOptions {
     /// Read only feed captures newer than the last completed listing (needs `state`).
     #[serde(default)]
     pub incremental: bool,
-    /// CDX requests a minute, shared by every stage that talks to the same host.
-    #[serde(default = "default_rate")]
-    #[schemars(default = "default_rate")]
-    pub rate: f64,
-    /// Feed fetches a minute, shared with `wayback-fetch` on the same host.
-    #[serde(default = "default_page_rate")]
-    #[schemars(default = "default_page_rate")]
-    pub page_rate: f64,
     /// Largest feed accepted, in bytes.
     #[serde(default = "default_max_body")]
     #[schemars(default = "default_max_body")]
     pub max_body_bytes: u64,
-    /// The Wayback Machine to ask.
-    #[serde(default = "default_endpoint")]
-    #[schemars(default = "default_endpoint")]
-    pub endpoint: String,
-    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    /// The Wayback Machine and its politeness: a table, or the name of the wayback
+    /// stage whose table this one shares (`archive = "captures"`); see `wayback-cdx`.
+    /// Feed captures count against the playback pool, article lookups against CDX.
     #[serde(default)]
-    pub contact: Option<String>,
-    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
-    #[serde(default)]
-    pub user_agent: Option<String>,
-    /// Pauses, retries and timeouts.
-    #[serde(default)]
-    pub politeness: PolitenessOptions,
+    #[schemars(with = "Option<ArchiveOptions>")]
+    pub archive: ArchiveSetting,
+    /// The feed capture windows listed: `from`/`to` when given, else the pipeline's sets.
+    #[serde(skip)]
+    pub windows: Vec<Span>,
 }
 
 fn default_feed_collapse() -> Vec<String> {
@@ -83,12 +74,6 @@ fn default_feed_collapse() -> Vec<String> {
 }
 fn default_within() -> String {
     "30days".into()
-}
-const fn default_rate() -> f64 {
-    20.0
-}
-const fn default_page_rate() -> f64 {
-    30.0
 }
 const fn default_max_body() -> u64 {
     16 * 1024 * 1024
@@ -100,9 +85,11 @@ const fn default_max_body() -> u64 {
 /// Unknown, missing or mistyped options.
 pub fn configure(
     table: toml::Table,
-    _ctx: &PipelineContext,
+    ctx: &PipelineContext,
 ) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
-    Ok(Box::new(parse_options::<FeedsOptions>(table)?))
+    let mut options = parse_options::<FeedsOptions>(table)?;
+    options.windows = listing_windows(options.from, options.to, ctx);
+    Ok(Box::new(options))
 }
 
 impl FeedsOptions {
@@ -128,9 +115,7 @@ impl FeedsOptions {
         if let Err(e) = duration("lookup_within", &self.lookup_within) {
             out.push((Some("lookup_within".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(self.rate) {
-            out.push((Some("politeness".into()), e.to_string()));
-        }
+        out.extend(self.archive.problems());
         out
     }
 }
@@ -144,8 +129,14 @@ impl StageConfig for FeedsOptions {
         ]
     }
 
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
-        self.problems()
+    fn check(&self, ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+        let mut problems = self.problems();
+        problems.extend(uncovered_sets(self.from, self.to, ctx));
+        problems
+    }
+
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        self.archive.link(peers)
     }
 
     fn incremental(&self) -> bool {
@@ -172,7 +163,8 @@ struct FeedsStage {
 impl Stage for FeedsStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let archive = archive_of!(o)?;
+        let options = o.archive.options()?;
+        let archive = options.archive(o.state.as_deref())?;
         let limits = FetchConfig {
             max_body: o.max_body_bytes,
             ..FetchConfig::default()
@@ -180,16 +172,24 @@ impl Stage for FeedsStage {
         let within = duration("lookup_within", &o.lookup_within)?.as_secs();
         let mut discovery = FeedDiscovery::new(
             archive
-                .cdx(o.rate)?
+                .cdx(options.cdx_rate)?
                 .counting(io.stats().clone(), cost::REQUESTS_CDX),
             archive
-                .fetcher(o.page_rate, limits)?
+                .fetcher(options.playback_rate, limits)?
                 .counting(io.stats().clone(), cost::REQUESTS_FEED),
             archive.state()?,
             DiscoveryConfig {
                 feeds: o.feeds.clone(),
-                from: o.from.map(timestamp::day_start),
-                to: o.to.map(timestamp::day_end),
+                windows: o
+                    .windows
+                    .iter()
+                    .map(|(from, to)| {
+                        (
+                            from.map(timestamp::day_start),
+                            to.map(timestamp::day_end),
+                        )
+                    })
+                    .collect(),
                 feed_collapse: o.feed_collapse.clone(),
                 lookup: o.lookup,
                 lookup_within: i64::try_from(within).unwrap_or(i64::MAX),

@@ -6,11 +6,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Capture, DescribeContext, OptionError, Page, PipelineContext, Port,
+    cost, parse_options, Capture, DescribeContext, OptionError, Page, Peers, PipelineContext, Port,
     PortId, Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
-use super::options::{archive_of, default_endpoint, duration, PolitenessOptions};
+use super::options::{duration, ArchiveOptions, ArchiveSetting};
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
 use crate::output::Output;
@@ -19,11 +19,9 @@ use crate::output::Output;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct FetchOptions {
-    /// Page requests a minute, shared by every stage that talks to the same host.
-    #[serde(default = "default_rate")]
-    #[schemars(default = "default_rate")]
-    pub rate: f64,
-    /// Requests in flight at once.
+    /// Most page requests in flight at once. The Archive's `playback_rate` spaces
+    /// the sends; what is in flight is that rate times the answer time (480 a minute
+    /// at 3 s an answer: 24), so this bound only caps it.
     #[serde(default = "default_concurrency")]
     #[schemars(default = "default_concurrency")]
     pub concurrency: usize,
@@ -49,26 +47,16 @@ pub struct FetchOptions {
     #[serde(default = "default_commit_every")]
     #[schemars(default = "default_commit_every")]
     pub commit_every: usize,
-    /// The Wayback Machine to ask.
-    #[serde(default = "default_endpoint")]
-    #[schemars(default = "default_endpoint")]
-    pub endpoint: String,
-    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    /// The Wayback Machine and its politeness: a table, or the name of the wayback
+    /// stage whose table this one shares (`archive = "captures"`); see `wayback-cdx`.
+    /// Page requests, redirects and retries count against the playback pool.
     #[serde(default)]
-    pub contact: Option<String>,
-    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
-    #[serde(default)]
-    pub user_agent: Option<String>,
-    /// Pauses, retries and timeouts.
-    #[serde(default)]
-    pub politeness: PolitenessOptions,
+    #[schemars(with = "Option<ArchiveOptions>")]
+    pub archive: ArchiveSetting,
 }
 
-const fn default_rate() -> f64 {
-    30.0
-}
 const fn default_concurrency() -> usize {
-    2
+    32
 }
 fn default_distance() -> String {
     "7days".into()
@@ -112,9 +100,7 @@ impl FetchOptions {
         if let Err(e) = duration("max_redirect_distance", &self.max_redirect_distance) {
             out.push((Some("max_redirect_distance".into()), e.to_string()));
         }
-        if let Err(e) = self.politeness.resolve(self.rate) {
-            out.push((Some("politeness".into()), e.to_string()));
-        }
+        out.extend(self.archive.problems());
         out
     }
 }
@@ -127,6 +113,10 @@ impl StageConfig for FetchOptions {
 
     fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
         self.problems()
+    }
+
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        self.archive.link(peers)
     }
 
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
@@ -176,10 +166,11 @@ impl PageSink for IoSink<'_> {
 impl Stage for FetchStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let o = self.options;
-        let archive = archive_of!(o)?;
+        let options = o.archive.options()?;
+        let archive = options.archive(o.state.as_deref())?;
         let fetcher = archive
             .fetcher(
-                o.rate,
+                options.playback_rate,
                 FetchConfig {
                     max_redirect_distance: duration(
                         "max_redirect_distance",

@@ -6,6 +6,7 @@ pub mod feeds_stage;
 pub mod fetch_stage;
 pub mod options;
 pub mod warc_stage;
+pub mod windows;
 
 use tempora_engine::{RecordKind, Role, StageKind};
 

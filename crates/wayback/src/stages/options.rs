@@ -1,30 +1,58 @@
-//! Options shared by the wayback stage kinds: where the Archive is, who we are,
-//! and how polite to be.
+//! The Archive's options, declared once and shared by every wayback stage: where
+//! the Wayback Machine is, who we are, and how polite to be. The Archive limits
+//! each IP, not each stage, so a pipeline writes them once, in one stage's
+//! `archive` table, and every other stage that talks to the same Archive names
+//! that stage (`archive = "captures"`). Two stages that write different tables for
+//! one Archive are refused when the plan is made: no stage's option silently
+//! caps another's.
 
 use std::path::Path;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use tempora_engine::{Peer, Peers};
 
 use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
-use crate::politeness::Politeness;
-#[cfg(test)]
-use crate::politeness::RequestClass;
+use crate::politeness::{Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 
-pub(crate) fn default_endpoint() -> String {
-    DEFAULT_ENDPOINT.into()
-}
-
-/// Fine-tuning of politeness; the defaults are what the Archive tolerates.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+/// The Wayback Machine one pipeline talks to, and how politely.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub struct PolitenessOptions {
-    /// Shortest pause of every worker after a 429, whatever `Retry-After` says.
+pub struct ArchiveOptions {
+    /// The Wayback Machine to ask.
+    #[serde(default = "default_endpoint")]
+    #[schemars(default = "default_endpoint")]
+    pub endpoint: String,
+    /// Your contact (email or URL), sent in the User-Agent as the Archive asks of crawlers.
+    #[serde(default)]
+    pub contact: Option<String>,
+    /// A whole User-Agent instead of `tempora/<version> (+contact)`.
+    #[serde(default)]
+    pub user_agent: Option<String>,
+    /// CDX search and timemap requests a minute, one pool at the Archive (listings,
+    /// article lookups). Default 24: 80% of the Archive's limit of 30 a minute per
+    /// IP, as its staff ask client libraries to default to. 0: no limit (tests).
+    #[serde(default = "default_cdx_rate")]
+    #[schemars(default = "default_cdx_rate")]
+    pub cdx_rate: f64,
+    /// Playback requests a minute, one pool at the Archive (pages, feeds, and every
+    /// redirect and retry). Default 480: 80% of the Archive's limit of 600 a minute
+    /// per IP. 0: no limit (tests).
+    #[serde(default = "default_playback_rate")]
+    #[schemars(default = "default_playback_rate")]
+    pub playback_rate: f64,
+    /// Shortest pause of every worker after a 429, whatever `Retry-After` says (the
+    /// Archive sends none, and firewalls an IP that keeps sending into 429s for a minute).
     #[serde(default = "default_min_pause")]
     #[schemars(default = "default_min_pause")]
     pub min_pause: String,
+    /// 429 answers in a row after which the run stops (exit 75: try again later).
+    #[serde(default = "default_max_rate_limits")]
+    #[schemars(default = "default_max_rate_limits")]
+    pub max_rate_limits: u32,
     /// Attempts per request for 5xx answers, timeouts and cut bodies.
     #[serde(default = "default_max_attempts")]
     #[schemars(default = "default_max_attempts")]
@@ -41,22 +69,30 @@ pub struct PolitenessOptions {
     #[serde(default = "default_block_pause")]
     #[schemars(default = "default_block_pause")]
     pub block_pause: String,
-    /// Refused or reset connections in a row after which the run stops.
+    /// Refused or reset connections in a row after which the run stops (exit 75).
     #[serde(default = "default_max_blocks")]
     #[schemars(default = "default_max_blocks")]
     pub max_blocks: u32,
-    /// 429 answers in a row after which the run stops.
-    #[serde(default = "default_max_rate_limits")]
-    #[schemars(default = "default_max_rate_limits")]
-    pub max_rate_limits: u32,
     /// Timeout of one request.
     #[serde(default = "default_timeout")]
     #[schemars(default = "default_timeout")]
     pub timeout: String,
 }
 
+fn default_endpoint() -> String {
+    DEFAULT_ENDPOINT.into()
+}
+fn default_cdx_rate() -> f64 {
+    ARCHIVE_CDX_LIMIT * CLIENT_SHARE
+}
+fn default_playback_rate() -> f64 {
+    ARCHIVE_PLAYBACK_LIMIT * CLIENT_SHARE
+}
 fn default_min_pause() -> String {
     "60s".into()
+}
+const fn default_max_rate_limits() -> u32 {
+    10
 }
 const fn default_max_attempts() -> u32 {
     5
@@ -73,63 +109,28 @@ fn default_block_pause() -> String {
 const fn default_max_blocks() -> u32 {
     3
 }
-const fn default_max_rate_limits() -> u32 {
-    10
-}
 fn default_timeout() -> String {
     "2m".into()
 }
 
-impl Default for PolitenessOptions {
+impl Default for ArchiveOptions {
     fn default() -> Self {
         Self {
+            endpoint: default_endpoint(),
+            contact: None,
+            user_agent: None,
+            cdx_rate: default_cdx_rate(),
+            playback_rate: default_playback_rate(),
             min_pause: default_min_pause(),
+            max_rate_limits: default_max_rate_limits(),
             max_attempts: default_max_attempts(),
             backoff: default_backoff(),
             max_backoff: default_max_backoff(),
             block_pause: default_block_pause(),
             max_blocks: default_max_blocks(),
-            max_rate_limits: default_max_rate_limits(),
             timeout: default_timeout(),
         }
     }
-}
-
-/// The [`Archive`] a wayback stage's options describe: `archive_of!(options)?`.
-///
-/// Every such options struct has the fields `endpoint`, `contact`,
-/// `user_agent`, `politeness`, `rate` and `state`; serde cannot flatten them
-/// into one shared struct under `deny_unknown_fields`, so they are read here
-/// once instead of at each stage.
-macro_rules! archive_of {
-    ($options:expr) => {
-        $crate::stages::options::archive(
-            &$options.endpoint,
-            $options.contact.as_deref(),
-            $options.user_agent.as_deref(),
-            &$options.politeness,
-            $options.rate,
-            $options.state.as_deref(),
-        )
-    };
-}
-pub(crate) use archive_of;
-
-/// The Archive at `endpoint`, asked as `user_agent` or with `contact`, with
-/// `politeness` at `rate`, keeping its crawl state in `state`.
-///
-/// # Errors
-/// A politeness duration that does not parse, or a bad rate.
-pub(crate) fn archive(
-    endpoint: &str,
-    contact: Option<&str>,
-    user_agent: Option<&str>,
-    politeness: &PolitenessOptions,
-    rate: f64,
-    state: Option<&Path>,
-) -> Result<Archive, WaybackError> {
-    let politeness = politeness.resolve(rate)?;
-    Ok(Archive::new(endpoint, contact, user_agent, politeness).with_state(state))
 }
 
 /// Parses a duration such as `60s`, `5m`, `100ms`, `7days`.
@@ -144,54 +145,274 @@ pub fn duration(option: &str, value: &str) -> Result<Duration, WaybackError> {
     })
 }
 
-impl PolitenessOptions {
-    /// The politeness at `rate` requests a minute.
+fn check_rate(option: &str, rate: f64) -> Result<(), WaybackError> {
+    if rate >= 0.0 && rate.is_finite() {
+        Ok(())
+    } else {
+        Err(WaybackError::Config(format!(
+            "`{option}` must be 0 or more requests a minute, not {rate}"
+        )))
+    }
+}
+
+impl ArchiveOptions {
+    /// The pauses, retries and timeouts (their rate is each client's own).
     ///
     /// # Errors
-    /// A duration that does not parse, or a zero attempt count.
-    pub fn resolve(&self, rate: f64) -> Result<Politeness, WaybackError> {
+    /// A duration that does not parse, a count of zero, a bad rate.
+    pub fn politeness(&self) -> Result<Politeness, WaybackError> {
         if self.max_attempts == 0 || self.max_blocks == 0 || self.max_rate_limits == 0 {
             return Err(WaybackError::Config(
-                "`politeness.max_attempts`, `max_blocks` and `max_rate_limits` must be at least 1"
+                "`archive.max_attempts`, `max_blocks` and `max_rate_limits` must be at least 1"
                     .into(),
             ));
         }
-        Politeness {
+        check_rate("archive.cdx_rate", self.cdx_rate)?;
+        check_rate("archive.playback_rate", self.playback_rate)?;
+        Ok(Politeness {
             rate_per_minute: 0.0,
-            min_pause: duration("politeness.min_pause", &self.min_pause)?,
+            min_pause: duration("archive.min_pause", &self.min_pause)?,
             max_attempts: self.max_attempts,
-            backoff: duration("politeness.backoff", &self.backoff)?,
-            max_backoff: duration("politeness.max_backoff", &self.max_backoff)?,
-            block_pause: duration("politeness.block_pause", &self.block_pause)?,
+            backoff: duration("archive.backoff", &self.backoff)?,
+            max_backoff: duration("archive.max_backoff", &self.max_backoff)?,
+            block_pause: duration("archive.block_pause", &self.block_pause)?,
             max_blocks: self.max_blocks,
             max_rate_limits: self.max_rate_limits,
-            timeout: duration("politeness.timeout", &self.timeout)?,
-        }
-        .at_rate(rate)
+            timeout: duration("archive.timeout", &self.timeout)?,
+        })
     }
+
+    /// The Archive these options describe, keeping its crawl state in `state`.
+    ///
+    /// # Errors
+    /// See [`ArchiveOptions::politeness`].
+    pub fn archive(&self, state: Option<&Path>) -> Result<Archive, WaybackError> {
+        Ok(Archive::new(
+            &self.endpoint,
+            self.contact.as_deref(),
+            self.user_agent.as_deref(),
+            self.politeness()?,
+        )
+        .with_state(state))
+    }
+
+    /// The Archive's host and port, as its limits apply to them (the endpoint as
+    /// written when it does not parse; the client refuses it later).
+    fn host(&self) -> String {
+        url::Url::parse(&self.endpoint)
+            .ok()
+            .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)))
+            .unwrap_or_else(|| self.endpoint.clone())
+    }
+}
+
+/// A wayback stage's `archive`: a table of its own, or the name of the stage
+/// whose table it shares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArchiveSetting {
+    /// `archive = { ... }`, or none (the public Wayback Machine at its defaults).
+    Own(ArchiveOptions),
+    /// `archive = "captures"`: that stage's table, read when the plan links the stages.
+    Shared {
+        /// The stage named.
+        stage: String,
+        /// Its table, once linked.
+        options: Option<ArchiveOptions>,
+    },
+}
+
+impl Default for ArchiveSetting {
+    fn default() -> Self {
+        Self::Own(ArchiveOptions::default())
+    }
+}
+
+impl<'de> Deserialize<'de> for ArchiveSetting {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Setting;
+        impl<'de> Visitor<'de> for Setting {
+            type Value = ArchiveSetting;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of the Archive's options, or the name of the stage that has it")
+            }
+
+            fn visit_str<E: de::Error>(self, stage: &str) -> Result<Self::Value, E> {
+                Ok(ArchiveSetting::Shared {
+                    stage: stage.to_string(),
+                    options: None,
+                })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                ArchiveOptions::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(ArchiveSetting::Own)
+            }
+        }
+        deserializer.deserialize_any(Setting)
+    }
+}
+
+/// Where a stage's Archive options come from, in words for the dry run.
+pub(crate) fn source_of(setting: &ArchiveSetting) -> String {
+    match setting {
+        ArchiveSetting::Own(o) if *o == ArchiveOptions::default() => {
+            "the defaults: 80% of the Archive's published per-IP limits".into()
+        }
+        ArchiveSetting::Own(_) => "this stage's `archive`".into(),
+        ArchiveSetting::Shared { stage, .. } => format!("stage `{stage}`'s `archive`"),
+    }
+}
+
+impl ArchiveSetting {
+    /// The options: its own, or the named stage's once linked.
+    ///
+    /// # Errors
+    /// A shared setting not linked yet (a bug: the plan links every stage).
+    pub fn options(&self) -> Result<&ArchiveOptions, WaybackError> {
+        match self {
+            Self::Own(o) | Self::Shared { options: Some(o), .. } => Ok(o),
+            Self::Shared { stage, options: None } => Err(WaybackError::Config(format!(
+                "`archive = \"{stage}\"` was not read from that stage before the run"
+            ))),
+        }
+    }
+
+    /// The problems of the options (a shared setting's are its owner's to report).
+    pub(crate) fn problems(&self) -> Vec<(Option<String>, String)> {
+        match self {
+            Self::Own(o) => o
+                .politeness()
+                .err()
+                .map(|e| (Some("archive".into()), e.to_string()))
+                .into_iter()
+                .collect(),
+            Self::Shared { .. } => Vec::new(),
+        }
+    }
+
+    /// Reads a shared setting's options from the stage it names, and checks that no
+    /// other stage writes other options for the same Archive.
+    pub(crate) fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+        let key = Some("archive".to_string());
+        match self {
+            Self::Shared { stage, options } => {
+                let Some(peer) = peers.get(stage) else {
+                    return vec![(key, format!("unknown stage `{stage}`"))];
+                };
+                match setting_of(&peer) {
+                    Some(Self::Own(o)) => {
+                        *options = Some(o.clone());
+                        Vec::new()
+                    }
+                    Some(Self::Shared { stage: next, .. }) => vec![(
+                        key,
+                        format!("stage `{stage}` shares the Archive of `{next}` itself: name `{next}`"),
+                    )],
+                    None => vec![(
+                        key,
+                        format!(
+                            "`{stage}` is a `{}` stage: name a wayback stage with an `archive` table",
+                            peer.kind
+                        ),
+                    )],
+                }
+            }
+            Self::Own(mine) => {
+                // Each pair is reported once, by the stage whose name sorts later.
+                let me = peers.me();
+                let mut problems = Vec::new();
+                for peer in peers.iter().filter(|p| p.name < me) {
+                    if let Some(Self::Own(theirs)) = setting_of(&peer) {
+                        if theirs.host() == mine.host() && theirs != mine {
+                            problems.push((
+                                key.clone(),
+                                format!(
+                                    "stages `{}` and `{me}` both write Archive options for {}: its \
+                                     limits are per IP, so write them once and share them with \
+                                     `archive = \"{}\"`",
+                                    peer.name,
+                                    mine.host(),
+                                    peer.name
+                                ),
+                            ));
+                        }
+                    }
+                }
+                problems
+            }
+        }
+    }
+}
+
+/// The `archive` setting of a wayback stage.
+fn setting_of<'a>(peer: &Peer<'a>) -> Option<&'a ArchiveSetting> {
+    use super::{cdx_stage::CdxOptions, feeds_stage::FeedsOptions, fetch_stage::FetchOptions};
+    peer.config::<CdxOptions>()
+        .map(|o| &o.archive)
+        .or_else(|| peer.config::<FeedsOptions>().map(|o| &o.archive))
+        .or_else(|| peer.config::<FetchOptions>().map(|o| &o.archive))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::politeness::RequestClass;
 
     #[test]
-    fn defaults_are_the_documented_ones_and_bad_values_name_the_option() {
-        let p = PolitenessOptions::default().resolve(20.0).unwrap();
-        // `tempora cdx` and `wayback-crawl` start from these; the stages from the options.
-        assert_eq!(p, Politeness::default_for(RequestClass::Cdx));
-        assert_eq!(p.min_pause, Duration::from_secs(60));
-        assert_eq!(p.block_pause, Duration::from_secs(300));
-        let bad = PolitenessOptions {
-            min_pause: "soon".into(),
-            ..PolitenessOptions::default()
-        };
-        let err = bad.resolve(20.0).unwrap_err().to_string();
-        assert!(
-            err.contains("politeness.min_pause") && err.contains("soon"),
-            "{err}"
+    fn defaults_are_the_archives_limits_less_a_fifth_and_bad_values_name_the_option() {
+        let o = ArchiveOptions::default();
+        assert_eq!((o.cdx_rate, o.playback_rate), (24.0, 480.0));
+        let p = o.politeness().unwrap();
+        assert_eq!(
+            Politeness {
+                rate_per_minute: 24.0,
+                ..p.clone()
+            },
+            Politeness::default_for(RequestClass::Cdx)
         );
-        let err = PolitenessOptions::default().resolve(-1.0).unwrap_err();
-        assert!(err.to_string().contains("`rate`"));
+        assert_eq!(p.min_pause, Duration::from_secs(60));
+        let bad = ArchiveOptions {
+            min_pause: "soon".into(),
+            ..ArchiveOptions::default()
+        };
+        let err = bad.politeness().unwrap_err().to_string();
+        assert!(err.contains("archive.min_pause") && err.contains("soon"), "{err}");
+        let bad = ArchiveOptions {
+            playback_rate: -1.0,
+            ..ArchiveOptions::default()
+        };
+        let err = bad.politeness().unwrap_err().to_string();
+        assert!(err.contains("`archive.playback_rate`"), "{err}");
+    }
+
+    #[derive(Deserialize)]
+    struct Holder {
+        archive: ArchiveSetting,
+    }
+
+    #[test]
+    fn a_setting_is_a_table_or_a_stage_name() {
+        let own: Holder = toml::from_str("archive = { contact = \"me@example.org\" }").unwrap();
+        let ArchiveSetting::Own(o) = own.archive else {
+            panic!("not a table");
+        };
+        assert_eq!(o.contact.as_deref(), Some("me@example.org"));
+        assert_eq!(o.cdx_rate, 24.0);
+        let shared: Holder = toml::from_str("archive = \"captures\"").unwrap();
+        assert_eq!(
+            shared.archive,
+            ArchiveSetting::Shared {
+                stage: "captures".into(),
+                options: None
+            }
+        );
+        assert!(shared.archive.options().is_err());
+        let err = toml::from_str::<Holder>("archive = { rate = 3 }")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("rate"), "{err}");
+        assert!(toml::from_str::<Holder>("archive = 3").is_err());
     }
 }

@@ -1,6 +1,20 @@
-//! Date windows: how a set is written in TOML ([`SetSpec`], with [`Bound`]s that may
-//! name the cutoff), and the checked, resolved windows an article is assigned by
-//! ([`Windows`]).
+//! A pipeline's date windows, written once in `[pipeline.sets]` and followed by
+//! every stage that needs dates (`split` assigns by them, `prefetch` skips what
+//! they cannot hold, the Archive listings cover them): how a set is written
+//! ([`SetSpec`], with [`Bound`]s that may name the cutoff), and the checked,
+//! resolved windows ([`Windows`]).
+//!
+//! ```toml
+//! [pipeline]
+//! cutoff = 2019-12-31
+//!
+//! [pipeline.sets]
+//! in_distribution = { from = 2010-01-01, to = 2017-12-31 }
+//! future = { from = "after_cutoff", to = 2022-12-31 }
+//! ```
+//!
+//! A new cutoff is then `--set pipeline.cutoff=2023-12-31`, and a later end of the
+//! future set `--set pipeline.sets.future.to=2024-12-31`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -93,6 +107,21 @@ pub struct SetSpec {
     pub to: Option<Bound>,
 }
 
+/// The bounds of one set as written in `[pipeline.sets]`, where the key is its name.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub struct SetBounds {
+    /// First publication day in the set (inclusive): `YYYY-MM-DD`, `"cutoff"` or
+    /// `"after_cutoff"` (the day after `pipeline.cutoff`). Absent: open start.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub from: Option<Bound>,
+    /// Last publication day in the set (inclusive), same forms as `from`. Absent: open end.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub to: Option<Bound>,
+}
+
 /// The port that receives articles outside every window.
 pub const UNASSIGNED: &str = "unassigned";
 
@@ -151,36 +180,102 @@ impl fmt::Display for Window {
     }
 }
 
-/// A problem with the `sets` option: the key (`sets[1].from`) and what is wrong.
+/// A problem with the sets: the key (`sets.future.from`) and what is wrong.
 pub type SetError = (String, String);
 
-/// The sets of a split stage, in the order the pipeline file lists them.
+/// The sets of a pipeline, in the order the pipeline file lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Windows {
     windows: Vec<Window>,
+    /// Written in the pipeline file, not the default sets.
+    written: bool,
 }
 
 impl Windows {
+    /// The default sets ([`default_sets`]) under `cutoff`: they always resolve.
+    pub fn default_for(cutoff: NaiveDate) -> Self {
+        Self {
+            windows: default_sets()
+                .into_iter()
+                .map(|s| Window {
+                    from: s.from.map(|b| b.resolve(cutoff)),
+                    to: s.to.map(|b| b.resolve(cutoff)),
+                    name: s.name,
+                })
+                .collect(),
+            written: false,
+        }
+    }
+
+    /// Whether the sets were written in the pipeline file (`[pipeline.sets]`), not
+    /// the default ones.
+    pub fn is_written(&self) -> bool {
+        self.written
+    }
+
+    /// The sets of `[pipeline.sets]` (a table: set name = `{ from, to }`), resolved
+    /// against `cutoff` and checked as [`Windows::resolve`] does; one set at least
+    /// must hold days after the cutoff, or the pipeline would build no future set.
+    ///
+    /// # Errors
+    /// Every problem found, each with its key path under `[pipeline]`.
+    pub fn from_table(table: &toml::Table, cutoff: NaiveDate) -> Result<Self, Vec<SetError>> {
+        let mut errors = Vec::new();
+        let mut specs = Vec::with_capacity(table.len());
+        for (name, value) in table {
+            match SetBounds::deserialize(value.clone()) {
+                Ok(b) => specs.push(SetSpec {
+                    name: name.clone(),
+                    from: b.from,
+                    to: b.to,
+                }),
+                Err(e) => errors.push((format!("sets.{name}"), e.message().to_string())),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        // Checked on the bounds as written, so it is reported beside any other problem.
+        let past_every_set = specs
+            .iter()
+            .all(|s| s.to.is_some_and(|to| to.resolve(cutoff) <= cutoff));
+        if past_every_set {
+            errors.push((
+                "cutoff".into(),
+                format!(
+                    "the cutoff {cutoff} is past the end of every set: no set can hold future \
+                     articles; move the end of the future set too (`--set pipeline.sets.NAME.to=YYYY-MM-DD`)"
+                ),
+            ));
+        }
+        match Self::resolve(&specs, cutoff) {
+            Ok(windows) if errors.is_empty() => Ok(windows),
+            Ok(_) => Err(errors),
+            Err(mut more) => {
+                more.extend(errors);
+                Err(more)
+            }
+        }
+    }
+
     /// Resolves `specs` against `cutoff` and checks them: at least one set, names
     /// unique and usable as port names, `from <= to`, no two windows overlapping
     /// (an article must land in exactly one set).
     ///
     /// # Errors
-    /// Every problem found, each with the key it is about.
+    /// Every problem found, each with the key it is about (`sets.NAME.from`).
     pub fn resolve(specs: &[SetSpec], cutoff: NaiveDate) -> Result<Self, Vec<SetError>> {
         let mut errors = Vec::new();
         if specs.is_empty() {
             errors.push(("sets".into(), "at least one set is needed".into()));
         }
         let mut windows: Vec<Window> = Vec::with_capacity(specs.len());
-        for (i, spec) in specs.iter().enumerate() {
+        for spec in specs {
+            let key = format!("sets.{}", spec.name);
             if let Some(problem) = name_problem(&spec.name) {
-                errors.push((format!("sets[{i}].name"), problem));
+                errors.push((key.clone(), problem));
             } else if windows.iter().any(|w| w.name == spec.name) {
-                errors.push((
-                    format!("sets[{i}].name"),
-                    format!("set `{}` is listed twice", spec.name),
-                ));
+                errors.push((key.clone(), format!("set `{}` is listed twice", spec.name)));
             }
             let window = Window {
                 name: spec.name.clone(),
@@ -190,9 +285,9 @@ impl Windows {
             if let (Some(from), Some(to)) = (window.from, window.to) {
                 if from > to {
                     errors.push((
-                        format!("sets[{i}].from"),
+                        format!("{key}.to"),
                         format!(
-                            "set `{}` starts on {from}, after its end {to} (cutoff {cutoff})",
+                            "set `{}` ends on {to}, before its start {from} (cutoff {cutoff})",
                             spec.name
                         ),
                     ));
@@ -201,7 +296,7 @@ impl Windows {
             for earlier in &windows {
                 if earlier.overlaps(&window) {
                     errors.push((
-                        format!("sets[{i}]"),
+                        key.clone(),
                         format!(
                             "{window} overlaps {earlier}: an article may belong to one set only"
                         ),
@@ -211,7 +306,10 @@ impl Windows {
             windows.push(window);
         }
         if errors.is_empty() {
-            Ok(Self { windows })
+            Ok(Self {
+                windows,
+                written: true,
+            })
         } else {
             Err(errors)
         }
@@ -231,6 +329,36 @@ impl Windows {
             to,
         };
         self.windows.iter().any(|w| w.overlaps(&span))
+    }
+
+    /// The days the windows cover, as the fewest spans in date order: windows
+    /// that touch or overlap are one span, and the days between windows are in
+    /// none. `None` ends are open. What a listing of captures must cover.
+    pub fn spans(&self) -> Vec<(Option<NaiveDate>, Option<NaiveDate>)> {
+        let mut sorted: Vec<(Option<NaiveDate>, Option<NaiveDate>)> =
+            self.windows.iter().map(|w| (w.from, w.to)).collect();
+        // An open start sorts first (None < Some).
+        sorted.sort();
+        let mut spans: Vec<(Option<NaiveDate>, Option<NaiveDate>)> = Vec::new();
+        for (from, to) in sorted {
+            if let Some(last) = spans.last_mut() {
+                let meets = match (last.1, from) {
+                    (None, _) | (_, None) => true,
+                    (Some(end), Some(start)) => end
+                        .checked_add_days(Days::new(1))
+                        .is_none_or(|next| start <= next),
+                };
+                if meets {
+                    last.1 = match (last.1, to) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        _ => None,
+                    };
+                    continue;
+                }
+            }
+            spans.push((from, to));
+        }
+        spans
     }
 
     /// Index of the window holding `day`, or `None` when it is in no window.
@@ -345,25 +473,73 @@ mod tests {
             spec(UNASSIGNED, Some("2030-01-01"), None),
         ];
         let errors = Windows::resolve(&sets, day("2019-12-31")).unwrap_err();
-        let keys: Vec<&str> = errors.iter().map(|(k, _)| k.as_str()).collect();
-        assert!(keys.contains(&"sets[0].from"), "{errors:?}");
-        assert!(keys.contains(&"sets[1].name"), "{errors:?}");
-        assert!(keys.contains(&"sets[2].name"), "{errors:?}");
-        assert!(keys.contains(&"sets[3].name"), "{errors:?}");
-        // The open set `a` (#1) overlaps everything after it.
-        assert!(
+        let has = |key: &str, words: &str| {
             errors
                 .iter()
-                .any(|(k, m)| k == "sets[2]" && m.contains("overlaps")),
-            "{errors:?}"
-        );
+                .any(|(k, m)| k == key && m.contains(words))
+        };
+        assert!(has("sets.a.to", "before its start"), "{errors:?}");
+        assert!(has("sets.a", "listed twice"), "{errors:?}");
+        assert!(has("sets.bad name", "only letters"), "{errors:?}");
+        assert!(has("sets.unassigned", "pick another name"), "{errors:?}");
+        // The open set `a` (the second) overlaps everything after it.
+        assert!(has("sets.bad name", "overlaps"), "{errors:?}");
         assert!(Windows::resolve(&[], day("2019-12-31")).is_err());
+    }
+
+    fn table(text: &str) -> toml::Table {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn sets_written_as_a_table_keep_the_file_order_and_name_their_keys() {
+        let t = table(
+            "in_distribution = { from = 2010-01-01, to = 2017-12-31 }\n\
+             future = { from = \"after_cutoff\", to = 2022-12-31 }",
+        );
+        let w = Windows::from_table(&t, day("2019-12-31")).unwrap();
+        let names: Vec<&str> = w.windows().iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["in_distribution", "future"]);
+        assert_eq!(w.windows()[1].from, Some(day("2020-01-01")));
+
+        let errors = Windows::from_table(&table("future = { start = 2020-01-01 }"), day("2019-12-31"))
+            .unwrap_err();
+        assert_eq!(errors[0].0, "sets.future", "{errors:?}");
+        assert!(errors[0].1.contains("start"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_cutoff_past_every_set_is_refused_with_the_way_out() {
+        let t = table("in_distribution = { from = 2010-01-01, to = 2017-12-31 }");
+        let errors = Windows::from_table(&t, day("2019-12-31")).unwrap_err();
+        assert_eq!(errors[0].0, "cutoff");
+        assert!(errors[0].1.contains("pipeline.sets"), "{errors:?}");
+    }
+
+    #[test]
+    fn spans_join_touching_windows_and_leave_the_gaps_out() {
+        let sets = [
+            spec("a", Some("2010-01-01"), Some("2017-12-31")),
+            spec("c", Some("2021-01-01"), Some("2022-12-31")),
+            spec("b", Some("2020-01-01"), Some("2020-12-31")),
+        ];
+        let w = Windows::resolve(&sets, day("2019-12-31")).unwrap();
+        assert_eq!(
+            w.spans(),
+            [
+                (Some(day("2010-01-01")), Some(day("2017-12-31"))),
+                (Some(day("2020-01-01")), Some(day("2022-12-31"))),
+            ]
+        );
+        let open = Windows::resolve(&default_sets(), day("2019-12-31")).unwrap();
+        assert_eq!(open.spans(), [(None, None)]);
     }
 
     #[test]
     fn a_cutoff_after_a_fixed_end_empties_the_window_with_a_clear_error() {
         let sets = [spec("future", Some("after_cutoff"), Some("2022-12-31"))];
         let errors = Windows::resolve(&sets, day("2023-06-30")).unwrap_err();
+        assert_eq!(errors[0].0, "sets.future.to");
         assert!(
             errors[0].1.contains("2023-07-01") && errors[0].1.contains("cutoff 2023-06-30"),
             "{errors:?}"

@@ -1,0 +1,158 @@
+//! What one stage may read of the others once every stage is configured: a stage
+//! that acts on behalf of others (`prefetch` decides before fetching what
+//! `extract`, `exclude` and `split` would decide after) takes their resolved,
+//! validated options from here instead of a copy in its own table, and a stage that
+//! shares a resource with another (the Archive's politeness) names it.
+//!
+//! The plan calls [`crate::StageConfig::link`] on each stage with its [`Peers`]:
+//! every other configured stage by name, its kind, its configuration (downcast to
+//! the kind's own type) and where it lies in the graph.
+
+use std::any::Any;
+use std::collections::{HashMap, HashSet};
+
+use crate::registry::StageConfig;
+
+/// Any `'static` type as [`Any`]: the supertrait that lets a peer's
+/// configuration be downcast to its kind's own type.
+pub trait AsAny: Any {
+    /// `self` as [`Any`].
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// One other stage of the pipeline, as a linking stage sees it.
+#[derive(Clone, Copy)]
+pub struct Peer<'a> {
+    /// Its name in the file.
+    pub name: &'a str,
+    /// Its kind's name.
+    pub kind: &'a str,
+    config: &'a dyn StageConfig,
+}
+
+impl<'a> Peer<'a> {
+    /// Its configuration as the kind's own type `T`, if it is one.
+    pub fn config<T: 'static>(&self) -> Option<&'a T> {
+        <dyn StageConfig as AsAny>::as_any(self.config).downcast_ref::<T>()
+    }
+}
+
+/// The other stages of a pipeline, and who reads from whom.
+pub struct Peers<'a> {
+    me: &'a str,
+    stages: HashMap<&'a str, Peer<'a>>,
+    /// Stage -> the stages that read its ports (inputs and side inputs).
+    readers: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Peers<'a> {
+    /// The peers of stage `me`: `(name, kind, configuration)` of every other
+    /// configured stage, and `(producer, consumer)` for every input and side input.
+    pub fn new(
+        me: &'a str,
+        stages: impl IntoIterator<Item = (&'a str, &'a str, &'a dyn StageConfig)>,
+        edges: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        let mut readers: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (from, to) in edges {
+            readers.entry(from).or_default().push(to);
+        }
+        Self {
+            me,
+            stages: stages
+                .into_iter()
+                .map(|(name, kind, config)| (name, Peer { name, kind, config }))
+                .collect(),
+            readers,
+        }
+    }
+
+    /// The stage being linked.
+    pub fn me(&self) -> &'a str {
+        self.me
+    }
+
+    /// The stage named `name`, if it is configured.
+    pub fn get(&self, name: &str) -> Option<Peer<'a>> {
+        self.stages.get(name).copied()
+    }
+
+    /// Every other configured stage, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = Peer<'a>> + '_ {
+        self.stages.values().copied()
+    }
+
+    /// Whether `later` reads, directly or through other stages, what `earlier` emits.
+    pub fn is_downstream(&self, earlier: &str, later: &str) -> bool {
+        let mut seen = HashSet::new();
+        let mut todo = vec![earlier];
+        while let Some(stage) = todo.pop() {
+            for &next in self.readers.get(stage).into_iter().flatten() {
+                if next == later {
+                    return true;
+                }
+                if seen.insert(next) {
+                    todo.push(next);
+                }
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::RecordKind;
+    use crate::registry::Port;
+
+    struct One;
+    struct Two;
+
+    macro_rules! unbuilt {
+        ($t:ty) => {
+            impl StageConfig for $t {
+                fn outputs(&self) -> Vec<Port> {
+                    vec![Port::out(RecordKind::Page)]
+                }
+
+                fn build(
+                    self: Box<Self>,
+                    _ctx: &crate::PipelineContext,
+                ) -> Result<Box<dyn crate::Stage>, crate::StageError> {
+                    Err(crate::StageError::internal("not built in this test"))
+                }
+            }
+        };
+    }
+    unbuilt!(One);
+    unbuilt!(Two);
+
+    #[test]
+    fn a_peer_is_found_by_name_downcast_to_its_type_and_placed_in_the_graph() {
+        let peers = Peers::new(
+            "a",
+            [
+                ("a", "one", &One as &dyn StageConfig),
+                ("b", "two", &Two as &dyn StageConfig),
+            ],
+            [("a", "b"), ("b", "c")],
+        );
+        assert_eq!(peers.me(), "a");
+        let b = peers.get("b").unwrap();
+        assert_eq!((b.name, b.kind), ("b", "two"));
+        assert!(b.config::<Two>().is_some());
+        assert!(b.config::<One>().is_none());
+        assert!(peers.get("c").is_none());
+        assert!(peers.is_downstream("a", "c"));
+        assert!(peers.is_downstream("a", "b"));
+        assert!(!peers.is_downstream("c", "a"));
+        assert!(!peers.is_downstream("b", "a"));
+    }
+}
