@@ -21,7 +21,7 @@ pub struct PipelineArgs {
     /// The pipeline file (TOML).
     pub pipeline: PathBuf,
     /// Override any key, e.g. `--set pipeline.cutoff=2023-06-30` or
-    /// `--set stages.split.sets.1.from=2023-01-01` (the value is TOML, else a string).
+    /// `--set pipeline.sets.future.to=2024-12-31` (the value is TOML, else a string).
     #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
     pub set: Vec<String>,
 }

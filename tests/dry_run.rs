@@ -225,7 +225,7 @@ async fn estimate_asks_the_cdx_server_once_per_pattern() {
 
     // Two and one blocks of index lines, the whole index (no window), the stated
     // index lines per listed capture; rows a request 1000.
-    assert!(text.contains("share of days (100%)"), "{text}");
+    assert!(text.contains("share of days (100% in all)"), "{text}");
     let listed =
         [2, 1].map(|blocks| blocks * INDEX_LINES_PER_BLOCK / ASSUMED_LINES_PER_COLLAPSED_ROW);
     assert_eq!(

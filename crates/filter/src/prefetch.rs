@@ -33,7 +33,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
     parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, OptionError, Peers,
-    PipelineContext, Port, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
+    PipelineContext, Port, Query, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
     StagePlan, Transform, TransformStage, Windows,
 };
 use tempora_extract::{ArticleKey, ExtractConfig, Extractor};
@@ -173,7 +173,30 @@ impl StageConfig for PrefetchConfig {
              run.json's `cost` gives a run's real share",
             ASSUMED_SHARE_PASSED * 100.0
         );
+        let mut decides = vec![(
+            "decides for".to_string(),
+            self.options.decides_for.join(", "),
+        )];
+        if let Some(linked) = &self.linked {
+            if linked.windows {
+                let sets: Vec<String> = ctx
+                    .pipeline
+                    .windows
+                    .windows()
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                decides.push(("skips what no set can hold".into(), sets.join(", ")));
+            }
+            if !linked.exclude.is_empty() {
+                decides.push(("skips".into(), "what the training lists hold".into()));
+            }
+        }
         StagePlan {
+            queries: vec![Query {
+                what: "before fetching".into(),
+                settings: decides,
+            }],
             estimate: Some(Estimate {
                 // Local work: no request of its own.
                 records_out: ctx

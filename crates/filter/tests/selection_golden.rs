@@ -10,15 +10,21 @@ use std::collections::HashMap;
 use common::{as_article, ctx, fixture, fixture_articles, options, run_with_facts};
 use serde_json::json;
 use tempora_engine::testing::run_stage;
-use tempora_engine::{PipelineContext, Record, Rejected};
+use tempora_engine::{PipelineContext, Record, Rejected, Windows};
 use tempora_filter::{ConflictsConfig, ExcludeConfig};
 use tempora_split::SplitConfig;
 
-/// The paper's windows for BBC: in-distribution 2010-2017, future after the cutoff.
-const TEMPOSUM_SETS: &str = r#"sets = [
-    { name = "in_distribution", from = "2010-01-01", to = "2017-12-31" },
-    { name = "future", from = "after_cutoff" },
-]"#;
+/// The paper's sets for BBC under `cutoff`, as `[pipeline.sets]` writes them:
+/// in-distribution 2010-2017, future after the cutoff.
+fn temposum(cutoff: &str) -> PipelineContext {
+    let sets = options(
+        r#"in_distribution = { from = "2010-01-01", to = "2017-12-31" }
+future = { from = "after_cutoff" }"#,
+    );
+    let mut ctx = ctx(cutoff);
+    ctx.windows = Windows::from_table(&sets, ctx.cutoff).unwrap();
+    ctx
+}
 
 struct Selection {
     /// Per set name, the ids that landed there.
@@ -27,7 +33,7 @@ struct Selection {
     rejected: Vec<(&'static str, Rejected)>,
 }
 
-async fn select(ctx: &PipelineContext, split_options: &str) -> Selection {
+async fn select(ctx: &PipelineContext) -> Selection {
     let exclude = ExcludeConfig::configure(
         options(&format!(
             "xsum_split = {:?}",
@@ -45,7 +51,7 @@ async fn select(ctx: &PipelineContext, split_options: &str) -> Selection {
         .await
         .unwrap();
 
-    let split = SplitConfig::configure(options(split_options), ctx).unwrap();
+    let split = SplitConfig::configure(toml::Table::new(), ctx).unwrap();
     let split = run_stage(
         Box::new(split),
         ctx,
@@ -128,7 +134,7 @@ fn outcomes(selection: &Selection) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn the_fixture_corpus_matches_the_golden_selection() {
-    let selection = select(&ctx("2019-12-31"), TEMPOSUM_SETS).await;
+    let selection = select(&temposum("2019-12-31")).await;
     let actual: String = outcomes(&selection)
         .iter()
         .map(|v| format!("{v}\n"))
@@ -149,7 +155,7 @@ async fn the_fixture_corpus_matches_the_golden_selection() {
 
 #[tokio::test]
 async fn every_rejection_names_its_list_or_criterion() {
-    let selection = select(&ctx("2019-12-31"), TEMPOSUM_SETS).await;
+    let selection = select(&temposum("2019-12-31")).await;
     assert!(!selection.rejected.is_empty());
     for (stage, rej) in &selection.rejected {
         let ok = match *stage {
@@ -167,7 +173,7 @@ async fn every_rejection_names_its_list_or_criterion() {
 
 #[tokio::test]
 async fn the_brief_example_lands_in_future() {
-    let selection = select(&ctx("2019-12-31"), TEMPOSUM_SETS).await;
+    let selection = select(&temposum("2019-12-31")).await;
     let future: Vec<&str> = selection.sets["future"]
         .iter()
         .map(|r| as_article(r).id.as_str())
@@ -192,9 +198,9 @@ async fn a_later_cutoff_moves_an_article_from_future_to_in_distribution() {
         selection.sets[set].iter().any(|r| as_article(r).id == id)
     };
     // 60000006 was published on 2020-03-23. Default windows follow the cutoff.
-    let paper = select(&ctx("2019-12-31"), "").await;
+    let paper = select(&ctx("2019-12-31")).await;
     assert!(in_set(&paper, "future", "60000006"));
-    let later = select(&ctx("2020-06-30"), "").await;
+    let later = select(&ctx("2020-06-30")).await;
     assert!(in_set(&later, "in_distribution", "60000006"));
     assert!(!in_set(&later, "future", "60000006"));
     // The facts still hold for that cutoff (every pair changed after it), so the

@@ -97,6 +97,9 @@ pub fn read_summaries(
                                 Ok(String::from_utf8_lossy(line).into_owned())
                             }
                         })
+                        .collect::<Vec<Result<String, NoveltyError>>>()
+                        // The first bad line in file order, whichever thread met it.
+                        .into_iter()
                         .collect::<Result<Vec<String>, NoveltyError>>()?;
                     chunk(summaries)
                 })?;

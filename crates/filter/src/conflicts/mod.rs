@@ -29,7 +29,7 @@ use tempora_engine::{
 
 pub use dictionary::Dictionary;
 pub use options::{ConflictsOptions, PositionNames};
-pub use select::{select, summary_could_qualify, Criterion, Verdict};
+pub use select::{select, Criterion, Verdict};
 
 /// The `conflicts` stage, configured.
 #[derive(Debug)]

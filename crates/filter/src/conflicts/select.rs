@@ -79,14 +79,6 @@ fn licensed_for(licensed: &Licensed, variant: u32) -> impl Iterator<Item = u32> 
         .map(|&(_, position)| position)
 }
 
-/// Whether a summary could meet criterion 2 at all, read alone (before its
-/// article is fetched): it does when the matcher finds any name in it. The
-/// selection then keeps only some of those names (heads need their context), so
-/// a summary with none can never meet criterion 2, whatever its document says.
-pub fn summary_could_qualify(dict: &Dictionary, summary: &str) -> bool {
-    !dict.matcher.scan(summary).is_empty()
-}
-
 /// Decides for `article`. `same_fact`: criterion 2 must be met by a fact that
 /// meets criterion 1.
 pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict {

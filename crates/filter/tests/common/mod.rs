@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Article, Fact, PipelineContext, Record, StageConfig, StageError};
+use tempora_engine::{Article, Fact, PipelineContext, Record, StageConfig, StageError, Windows};
 
 /// A file under `tests/fixtures/`.
 pub fn fixture(relative: &str) -> PathBuf {
@@ -66,6 +66,7 @@ pub fn as_article(record: &Record) -> &Article {
 pub fn ctx(cutoff: &str) -> PipelineContext {
     let mut ctx = context(Path::new("out"));
     ctx.cutoff = cutoff.parse::<NaiveDate>().unwrap();
+    ctx.windows = Windows::default_for(ctx.cutoff);
     ctx
 }
 
