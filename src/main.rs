@@ -105,8 +105,18 @@ fn main() -> ExitCode {
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
+        let asks_to_wait = |c: &(dyn std::error::Error + 'static)| {
+            c.downcast_ref::<tempora_wayback::WaybackError>()
+                .is_some_and(tempora_wayback::WaybackError::asks_to_wait)
+                || matches!(
+                    c.downcast_ref::<tempora_engine::StageError>(),
+                    Some(tempora_engine::StageError::Temporary(_))
+                )
+        };
         if e.chain().any(|c| c.is::<tempora_engine::UsageError>()) {
             exit::usage()
+        } else if e.chain().any(asks_to_wait) {
+            exit::try_later()
         } else {
             exit::failure()
         }

@@ -244,6 +244,17 @@ impl StageIo {
     /// When a downstream stage is gone (the run is stopping).
     pub async fn recv(&mut self) -> Result<Option<Batch>, StageError> {
         self.flush().await?;
+        self.recv_cancel_safe().await
+    }
+
+    /// Like [`StageIo::recv`] but without flushing the outputs first, so it is
+    /// cancel-safe (no batch is lost when the future is dropped unfinished): for a
+    /// stage that waits on its input and on its own work at once (`select!`), and
+    /// flushes by itself.
+    ///
+    /// # Errors
+    /// None today; the signature matches [`StageIo::recv`].
+    pub async fn recv_cancel_safe(&mut self) -> Result<Option<Batch>, StageError> {
         let Some(input) = self.input.as_mut() else {
             return Ok(None);
         };

@@ -10,10 +10,14 @@
 //! and logs every request with its arrival time. Promises: it never touches any
 //! address but 127.0.0.1; faults fire exactly as many times as asked; the log
 //! tells whether a request arrived during a `Retry-After` pause it had asked for.
+//! [`MockWayback::enforce`] adds the Archive's per-IP limits ([`ArchiveLimits`]):
+//! 429s without `Retry-After` above 30 CDX and 600 playback requests a minute, a
+//! firewall for clients that send into them, and answers that take time.
 
 pub mod cdx;
 pub mod corpus;
 pub mod faults;
+pub mod limits;
 pub mod newssite;
 pub mod replay;
 pub mod server;
@@ -22,4 +26,5 @@ pub mod synthetic;
 
 pub use corpus::{sha1_base32, Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
+pub use limits::ArchiveLimits;
 pub use server::{MockWayback, Outcome, RequestRecord};

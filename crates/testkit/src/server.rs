@@ -6,7 +6,7 @@
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cdx::{self, Answer};
 use crate::corpus::{Corpus, MockCapture};
 use crate::faults::{self, Fault, FaultRule, RequestKind};
+use crate::limits::{ArchiveLimits, Enforcer, Verdict};
 use crate::replay;
 
 type Body = BoxBody<Bytes, io::Error>;
@@ -57,6 +58,8 @@ pub struct RequestRecord {
     pub outcome: Outcome,
     /// It arrived while a `Retry-After` the server had sent was still running.
     pub during_pause: bool,
+    /// Requests being answered when it arrived, itself included.
+    pub in_flight: usize,
 }
 
 #[derive(Default)]
@@ -66,11 +69,13 @@ struct State {
     blocked: Vec<String>,
     block_until: Option<Instant>,
     pause_until: Option<Instant>,
+    limits: Option<Enforcer>,
     log: Vec<RequestRecord>,
 }
 
 struct Shared {
     state: Mutex<State>,
+    in_flight: AtomicUsize,
     started: Instant,
     base: String,
 }
@@ -106,6 +111,7 @@ impl MockWayback {
                 corpus,
                 ..State::default()
             }),
+            in_flight: AtomicUsize::new(0),
             started: Instant::now(),
             base: format!("http://{addr}"),
         });
@@ -136,6 +142,42 @@ impl MockWayback {
     /// Adds a fault rule; rules fire in the order they were added.
     pub fn add_fault(&self, rule: FaultRule) {
         self.shared.lock().faults.push(rule);
+    }
+
+    /// Enforces the Archive's per-IP limits from now on (see [`ArchiveLimits`]):
+    /// 429s without `Retry-After` above them, a firewall for clients that keep
+    /// sending into 429s, and every answer after `latency`.
+    pub fn enforce(&self, limits: ArchiveLimits) {
+        self.shared.lock().limits = Some(Enforcer::new(limits));
+    }
+
+    /// The most requests of `kind` that arrived within any `window` (a sliding
+    /// one, as the Archive counts).
+    pub fn busiest(&self, kind: RequestKind, window: Duration) -> usize {
+        let at: Vec<Duration> = self
+            .requests()
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.at)
+            .collect();
+        let mut first = 0;
+        let mut most = 0;
+        for (last, t) in at.iter().enumerate() {
+            while *t - at[first] >= window {
+                first += 1;
+            }
+            most = most.max(last - first + 1);
+        }
+        most
+    }
+
+    /// The most requests that were being answered at once.
+    pub fn most_in_flight(&self) -> usize {
+        self.requests()
+            .iter()
+            .map(|r| r.in_flight)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Excludes a site: every URL whose urlkey starts with that of `url_prefix`.
@@ -211,6 +253,25 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cancel: Cancell
     }
 }
 
+/// Counts a request as being answered until it is dropped.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    at_arrival: usize,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(shared: &'a Shared) -> Self {
+        let at_arrival = shared.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        Self { shared, at_arrival }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A TCP stream that is reset (RST, not FIN) when dropped after a `Reset` fault.
 struct FaultyStream {
     inner: TcpStream,
@@ -278,8 +339,9 @@ async fn handle(
     let user_agent = header("user-agent");
     let accepts_gzip = header("accept-encoding").is_some_and(|v| v.contains("gzip"));
     let now = Instant::now();
+    let in_flight = InFlight::enter(&shared);
 
-    let (fault, during_pause) = {
+    let (fault, during_pause, verdict, latency) = {
         let mut state = shared.lock();
         let during_pause = state.pause_until.is_some_and(|t| now < t);
         let blocked = state.block_until.is_some_and(|t| now < t);
@@ -288,7 +350,14 @@ async fn handle(
         } else {
             faults::pick(&mut state.faults, kind, &target)
         };
-        (fault, during_pause)
+        let (verdict, latency) = match state.limits.as_mut() {
+            Some(limits) if !blocked => (limits.admit(kind, now), limits.latency()),
+            _ => (Verdict::Pass, Duration::ZERO),
+        };
+        if let Verdict::Firewall(length) = verdict {
+            state.block_until = Some(now + length);
+        }
+        (fault, during_pause, verdict, latency)
     };
     let log = |outcome: Outcome| {
         shared.lock().log.push(RequestRecord {
@@ -298,8 +367,29 @@ async fn handle(
             user_agent: user_agent.clone(),
             outcome,
             during_pause,
+            in_flight: in_flight.at_arrival,
         });
     };
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    match verdict {
+        Verdict::Pass => {}
+        Verdict::TooMany => {
+            // The Archive's own limit: no `Retry-After`.
+            log(Outcome::Status(429));
+            let answer = replay::wayback_page(429, "Too Many Requests");
+            return Ok(respond(answer, false, false, false));
+        }
+        Verdict::Firewall(_) => {
+            log(Outcome::Reset);
+            kill.store(true, Ordering::Relaxed);
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionReset,
+                "firewalled for sending into 429s",
+            ));
+        }
+    }
 
     let mut wrong_encoding = false;
     let mut truncate = false;

@@ -64,6 +64,19 @@ pub fn article_capture(article: &SyntheticArticle, delay_minutes: i64, size: usi
     MockCapture::html(&article.url, &timestamp(at), article_html(article, size))
 }
 
+/// The capture of [`article_capture`] as a CDX listing gives it to a fetcher.
+pub fn listed_capture(article: &SyntheticArticle, delay_minutes: i64) -> tempora_engine::Capture {
+    tempora_engine::Capture {
+        url: article.url.clone(),
+        timestamp: timestamp(article.published + Duration::minutes(delay_minutes)),
+        status: Some(200),
+        mime: "text/html".into(),
+        digest: String::new(),
+        length: None,
+        source: "synthetic".into(),
+    }
+}
+
 /// 14-digit capture timestamp of a time.
 pub fn timestamp(t: NaiveDateTime) -> String {
     t.format("%Y%m%d%H%M%S").to_string()

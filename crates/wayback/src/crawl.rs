@@ -1,12 +1,15 @@
 //! The fetch loop shared by the `wayback-fetch` stage and the `wayback-crawl`
-//! binary: captures in, pages out through a [`PageSink`], with `concurrency`
-//! requests in flight (results kept in input order) and the results made durable
-//! every `commit_every` pages or every second, before they go out.
+//! binary: captures in, pages out through a [`PageSink`], with up to
+//! `concurrency` requests in flight across input batches (results kept in input
+//! order) and the results made durable every `commit_every` pages or every
+//! second, before they go out.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use futures_util::stream::FuturesUnordered;
 use futures_util::StreamExt as _;
 use tempora_engine::{Capture, Page, StageError};
 
@@ -25,7 +28,15 @@ pub trait PageSink: Send {
     async fn flush(&mut self) -> Result<(), StageError>;
     /// The run is stopping: finish the work in hand, start no more.
     fn stopping(&self) -> bool;
+    /// More captures to fetch, for [`Crawl::run`]; `None` when there are no more.
+    /// Must be cancel-safe: the crawl stops waiting for it when a fetch finishes.
+    async fn next_captures(&mut self) -> Result<Option<Vec<Capture>>, StageError> {
+        Ok(None)
+    }
 }
+
+/// Finished results held back for input order, in multiples of `concurrency`.
+const REORDER_WINDOWS: usize = 8;
 
 /// Counts for the one summary line of a run.
 #[derive(Debug, Default, Clone, Copy)]
@@ -80,50 +91,106 @@ impl Crawl {
         batch: Vec<Capture>,
         sink: &mut dyn PageSink,
     ) -> Result<(), StageError> {
+        self.drive(batch, sink, false).await
+    }
+
+    /// Fetches what is new in `first`, then in every batch
+    /// [`PageSink::next_captures`] gives until it gives none, keeping up to
+    /// `concurrency` requests in flight across batches: with answers taking
+    /// seconds, a crawl that waited for each batch to finish would fall far below
+    /// the rate whenever batches are small.
+    ///
+    /// # Errors
+    /// What stops the run (blocked, state or file errors), or the sink's.
+    pub async fn run(
+        &mut self,
+        first: Vec<Capture>,
+        sink: &mut dyn PageSink,
+    ) -> Result<(), StageError> {
+        self.drive(first, sink, true).await
+    }
+
+    async fn drive(
+        &mut self,
+        first: Vec<Capture>,
+        sink: &mut dyn PageSink,
+        pull: bool,
+    ) -> Result<(), StageError> {
         if sink.stopping() {
             return Ok(());
         }
-        self.tally.received += batch.len() as u64;
-        let mut todo = Vec::new();
-        for (capture, decision) in self.output.classify(batch).await? {
-            match decision {
-                Decision::Fetch => todo.push(capture),
-                Decision::Skip(_) => self.tally.skipped += 1,
-            }
-        }
+        let concurrency = self.concurrency.max(1);
+        // Results go out in input order; finished ones wait for the slowest one
+        // before them, up to this many, while the others keep fetching.
+        let window = concurrency.saturating_mul(REORDER_WINDOWS);
+        let mut queue: VecDeque<Capture> =
+            classify(&self.output, &mut self.tally, first).await?.into();
+        let mut input_done = !pull;
         let fetcher = &self.fetcher;
-        let mut results = futures_util::stream::iter(todo)
-            .map(|capture| async move {
-                let fetched = fetcher.fetch(&capture).await;
-                (capture, fetched)
-            })
-            .buffered(self.concurrency.max(1));
+        let mut running = FuturesUnordered::new();
+        let mut finished: BTreeMap<u64, (Capture, Result<Fetched, WaybackError>)> = BTreeMap::new();
+        let (mut next_start, mut next_out) = (0u64, 0u64);
         // One commit runs in the background while fetching goes on; its pages go
         // out, in order, before the next commit starts.
         let mut committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>> = None;
         let mut pending: Vec<(Capture, Fetched)> = Vec::new();
         let mut since = Instant::now();
         let mut stop = None;
-        while let Some((capture, fetched)) = results.next().await {
-            match fetched {
-                Ok(f) => pending.push((capture, f)),
-                Err(e) => {
-                    stop = Some(e);
+        'crawl: loop {
+            let stopping = sink.stopping();
+            while !stopping && running.len() < concurrency && next_start - next_out < window as u64
+            {
+                let Some(capture) = queue.pop_front() else {
                     break;
+                };
+                let seq = next_start;
+                next_start += 1;
+                running.push(async move {
+                    let fetched = fetcher.fetch(&capture).await;
+                    (seq, capture, fetched)
+                });
+            }
+            let want_input = !input_done && !stopping && queue.len() < concurrency;
+            if running.is_empty() && !want_input {
+                break;
+            }
+            if running.is_empty() && !pending.is_empty() {
+                // Nothing in flight: what is fetched goes out before waiting for more.
+                deliver(committing.take(), &mut self.tally, sink).await?;
+                let committed = self.output.commit(std::mem::take(&mut pending)).await;
+                emit(committed, &mut self.tally, sink).await?;
+            }
+            tokio::select! {
+                Some((seq, capture, fetched)) = running.next(), if !running.is_empty() => {
+                    finished.insert(seq, (capture, fetched));
+                }
+                more = sink.next_captures(), if want_input => match more? {
+                    Some(batch) => queue.extend(classify(&self.output, &mut self.tally, batch).await?),
+                    None => input_done = true,
+                },
+            }
+            while let Some((capture, fetched)) = finished.remove(&next_out) {
+                next_out += 1;
+                match fetched {
+                    Ok(f) => pending.push((capture, f)),
+                    Err(e) => {
+                        stop = Some(e);
+                        break 'crawl;
+                    }
                 }
             }
-            if pending.len() >= self.commit_every || since.elapsed() >= Duration::from_secs(1) {
+            if pending.len() >= self.commit_every
+                || (!pending.is_empty() && since.elapsed() >= Duration::from_secs(1))
+            {
                 deliver(committing.take(), &mut self.tally, sink).await?;
                 let output = self.output.clone();
                 let batch = std::mem::take(&mut pending);
                 committing = Some(tokio::spawn(async move { output.commit(batch).await }));
                 since = Instant::now();
             }
-            if sink.stopping() {
-                break;
-            }
         }
-        drop(results);
+        // Stopping: what was not fetched stays listed in the state for the next run.
+        drop(running);
         deliver(committing.take(), &mut self.tally, sink).await?;
         if !pending.is_empty() {
             let committed = self.output.commit(pending).await;
@@ -159,6 +226,23 @@ impl Crawl {
         );
         Ok(t)
     }
+}
+
+/// The captures of `batch` that are to be fetched; counts the others as skipped.
+async fn classify(
+    output: &Output,
+    tally: &mut Tally,
+    batch: Vec<Capture>,
+) -> Result<Vec<Capture>, StageError> {
+    tally.received += batch.len() as u64;
+    let mut todo = Vec::new();
+    for (capture, decision) in output.classify(batch).await? {
+        match decision {
+            Decision::Fetch => todo.push(capture),
+            Decision::Skip(_) => tally.skipped += 1,
+        }
+    }
+    Ok(todo)
 }
 
 async fn deliver(

@@ -20,7 +20,7 @@ pub enum WaybackError {
         blocks: u32,
     },
     /// The Archive kept answering 429 after every pause.
-    #[error("{host} kept answering 429 Too Many Requests after {pauses} pauses; lower `rate` and run again later")]
+    #[error("{host} kept answering 429 Too Many Requests after {pauses} pauses; lower `archive.cdx_rate` or `archive.playback_rate` and run again later")]
     RateLimited {
         /// Host.
         host: String,
@@ -110,6 +110,14 @@ impl WaybackError {
     }
 }
 
+impl WaybackError {
+    /// The Archive asks us to wait (it blocked us or kept rate-limiting): the run
+    /// should stop and be run again later, not be counted as a failure of ours.
+    pub fn asks_to_wait(&self) -> bool {
+        matches!(self, Self::Blocked { .. } | Self::RateLimited { .. })
+    }
+}
+
 impl From<WaybackError> for StageError {
     fn from(e: WaybackError) -> Self {
         match e {
@@ -117,9 +125,7 @@ impl From<WaybackError> for StageError {
             WaybackError::Config(_)
             | WaybackError::BadQuery { .. }
             | WaybackError::Locked { .. } => StageError::input(e.to_string()),
-            WaybackError::Blocked { .. } | WaybackError::RateLimited { .. } => {
-                StageError::temporary(e.to_string())
-            }
+            e if e.asks_to_wait() => StageError::temporary(e.to_string()),
             other => StageError::external(other.to_string()),
         }
     }

@@ -158,6 +158,7 @@ impl Client {
         let mut sent = 0u32;
         loop {
             self.limiter.acquire(gate).await;
+            let sent_at = tokio::time::Instant::now();
             attempt += 1;
             sent += 1;
             if let Some((stats, name)) = &self.counter {
@@ -171,8 +172,8 @@ impl Client {
                     let pause = retry_after(&answer.headers)
                         .unwrap_or(p.min_pause)
                         .max(p.min_pause);
-                    let times = gate.close(pause, Closed::RateLimit);
-                    gate.answered(true);
+                    let times = gate.close(pause, Closed::RateLimit, sent_at);
+                    gate.answered(true, sent_at);
                     tracing::warn!(host = %self.host.host, url, pause_s = pause.as_secs_f64(), times, "429 Too Many Requests: every worker pauses");
                     if times >= p.max_rate_limits {
                         return Err(WaybackError::RateLimited {
@@ -186,7 +187,7 @@ impl Client {
                     continue;
                 }
                 Ok(answer) => {
-                    gate.answered(false);
+                    gate.answered(false, sent_at);
                     if answer.status >= 500 && !answer.is_archived() {
                         format!("HTTP {}", answer.status)
                     } else {
@@ -194,11 +195,11 @@ impl Client {
                     }
                 }
                 Err(Attempt::TooLarge) => {
-                    gate.answered(false);
+                    gate.answered(false, sent_at);
                     return Err(GetError::TooLarge);
                 }
                 Err(Attempt::Block(reason)) => {
-                    let blocks = gate.close(p.block_pause, Closed::Block);
+                    let blocks = gate.close(p.block_pause, Closed::Block, sent_at);
                     tracing::warn!(host = %self.host.host, url, %reason, blocks, pause_s = p.block_pause.as_secs_f64(), "connection refused or reset: backing off");
                     if blocks >= p.max_blocks {
                         return Err(WaybackError::Blocked {

@@ -110,7 +110,7 @@ impl Politeness {
 }
 
 /// Why the gate is closed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Closed {
     /// After a 429.
     RateLimit,
@@ -121,6 +121,9 @@ pub enum Closed {
 #[derive(Debug, Default)]
 struct GateState {
     until: Option<Instant>,
+    /// When the gate last closed, per reason: answers to requests sent before it
+    /// belong to the episode that closed it.
+    closed_at: HashMap<Closed, Instant>,
     blocks: u32,
     rate_limits: u32,
 }
@@ -141,31 +144,45 @@ impl Gate {
         self.lock().until.filter(|t| *t > Instant::now())
     }
 
-    /// Closes the gate for `pause` from now (never shortens a longer pause).
-    /// Returns how many times in a row this kind of closing happened.
-    pub fn close(&self, pause: Duration, why: Closed) -> u32 {
+    /// Closes the gate for `pause` from now (never shortens a longer pause), for the
+    /// request sent at `sent`. Returns how many episodes of this kind came in a
+    /// row: the requests that were in flight when the gate closed (sent before
+    /// it) get the same answer, and belong to the episode that closed it.
+    pub fn close(&self, pause: Duration, why: Closed, sent: Instant) -> u32 {
         let mut s = self.lock();
-        let until = Instant::now() + pause;
+        let now = Instant::now();
+        let until = now + pause;
         if s.until.is_none_or(|t| t < until) {
             s.until = Some(until);
         }
-        match why {
-            Closed::RateLimit => {
-                s.rate_limits += 1;
-                s.rate_limits
-            }
-            Closed::Block => {
-                s.blocks += 1;
-                s.blocks
-            }
+        let same_episode = s.closed_at.get(&why).is_some_and(|at| sent <= *at);
+        let count = match why {
+            Closed::RateLimit => &mut s.rate_limits,
+            Closed::Block => &mut s.blocks,
+        };
+        if !same_episode {
+            *count += 1;
         }
+        let times = *count;
+        if !same_episode {
+            s.closed_at.insert(why, now);
+        }
+        times
     }
 
-    /// An answer came through: the host is reachable and not limiting us.
-    pub fn answered(&self, rate_limited: bool) {
+    /// An answer to the request sent at `sent` came through: the host is reachable
+    /// and, unless the answer was a 429, not limiting us. Answers to requests
+    /// sent before the gate last closed say nothing about whether it should have.
+    pub fn answered(&self, rate_limited: bool, sent: Instant) {
         let mut s = self.lock();
-        s.blocks = 0;
-        if !rate_limited {
+        if s.closed_at.get(&Closed::Block).is_none_or(|at| sent > *at) {
+            s.blocks = 0;
+        }
+        if !rate_limited
+            && s.closed_at
+                .get(&Closed::RateLimit)
+                .is_none_or(|at| sent > *at)
+        {
             s.rate_limits = 0;
         }
     }
@@ -295,12 +312,60 @@ mod tests {
         let limiter = RateLimiter::new(600.0);
         limiter.acquire(&gate).await;
         let start = Instant::now();
-        assert_eq!(gate.close(Duration::from_secs(60), Closed::RateLimit), 1);
+        assert_eq!(
+            gate.close(Duration::from_secs(60), Closed::RateLimit, start),
+            1
+        );
         limiter.acquire(&gate).await;
         assert!(Instant::now() - start >= Duration::from_secs(60));
-        assert_eq!(gate.close(Duration::from_secs(1), Closed::RateLimit), 2);
-        gate.answered(false);
-        assert_eq!(gate.close(Duration::from_secs(1), Closed::Block), 1);
+        let sent = Instant::now();
+        assert_eq!(
+            gate.close(Duration::from_secs(1), Closed::RateLimit, sent),
+            2
+        );
+        tokio::time::advance(Duration::from_secs(2)).await;
+        gate.answered(false, Instant::now());
+        assert_eq!(
+            gate.close(Duration::from_secs(1), Closed::Block, Instant::now()),
+            1
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn answers_to_requests_in_flight_when_the_gate_closed_are_one_episode() {
+        let gate = Gate::default();
+        let sent = Instant::now();
+        tokio::time::advance(Duration::from_millis(500)).await;
+        // 32 requests were in flight; all 32 come back 429.
+        for _ in 0..32 {
+            assert_eq!(
+                gate.close(Duration::from_secs(60), Closed::RateLimit, sent),
+                1
+            );
+        }
+        // An answer sent before the closing does not end the episode either.
+        gate.answered(false, sent);
+        tokio::time::advance(Duration::from_secs(60)).await;
+        // The first request sent after the pause is 429 again: a second episode.
+        let after = Instant::now();
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert_eq!(
+            gate.close(Duration::from_secs(60), Closed::RateLimit, after),
+            2
+        );
+        // Resets work the same way.
+        for _ in 0..8 {
+            assert_eq!(gate.close(Duration::from_secs(1), Closed::Block, sent), 1);
+        }
+        // An answer to a request sent after the last 429 ends the run of them.
+        tokio::time::advance(Duration::from_secs(61)).await;
+        gate.answered(false, Instant::now());
+        let later = Instant::now();
+        tokio::time::advance(Duration::from_millis(10)).await;
+        assert_eq!(
+            gate.close(Duration::from_secs(60), Closed::RateLimit, later),
+            1
+        );
     }
 
     #[test]

@@ -73,6 +73,8 @@ struct Args {
 struct JsonLines {
     out: std::io::BufWriter<std::fs::File>,
     failed: u64,
+    /// The listing, batch by batch, from the task that runs it.
+    listed: tokio::sync::mpsc::Receiver<anyhow::Result<Vec<Capture>>>,
 }
 
 #[async_trait]
@@ -96,6 +98,14 @@ impl PageSink for JsonLines {
 
     fn stopping(&self) -> bool {
         false
+    }
+
+    async fn next_captures(&mut self) -> Result<Option<Vec<Capture>>, StageError> {
+        match self.listed.recv().await {
+            Some(Ok(captures)) => Ok(Some(captures)),
+            Some(Err(e)) => Err(StageError::external(format!("{e:#}"))),
+            None => Ok(None),
+        }
     }
 }
 
@@ -154,15 +164,30 @@ async fn main() -> anyhow::Result<()> {
     };
     let file = std::fs::File::create(&args.pages_out)
         .with_context(|| args.pages_out.display().to_string())?;
+    // The listing runs beside the fetching, a batch or two ahead of it.
+    let (tx, listed) = tokio::sync::mpsc::channel(2);
+    let listing = tokio::spawn(async move {
+        loop {
+            let next = lister.next().await.map_err(anyhow::Error::from);
+            let batch = match next {
+                Ok(Some(l)) => Ok(l.captures),
+                Ok(None) => return,
+                Err(e) => Err(e),
+            };
+            let failed = batch.is_err();
+            if tx.send(batch).await.is_err() || failed {
+                return;
+            }
+        }
+    });
     let mut sink = JsonLines {
         out: std::io::BufWriter::new(file),
         failed: 0,
+        listed,
     };
     let refetch = crawl.replay(&mut sink).await?;
-    crawl.captures(refetch, &mut sink).await?;
-    while let Some(listed) = lister.next().await? {
-        crawl.captures(listed.captures, &mut sink).await?;
-    }
+    crawl.run(refetch, &mut sink).await?;
+    listing.await?;
     sink.flush().await?;
     let t = crawl.finish(false).await?;
     println!(

@@ -135,10 +135,13 @@ struct FetchStage {
     options: FetchOptions,
 }
 
-/// The stage's output as a [`PageSink`].
+/// The stage's input and output as a [`PageSink`].
 struct IoSink<'a> {
     io: &'a mut StageIo,
     port: PortId,
+    /// Records of the input that are not captures, rejected at the next flush
+    /// (taking captures must not await anything but the input, to stay cancel-safe).
+    misfits: Vec<Record>,
 }
 
 #[async_trait]
@@ -154,11 +157,30 @@ impl PageSink for IoSink<'_> {
     }
 
     async fn flush(&mut self) -> Result<(), StageError> {
+        for other in std::mem::take(&mut self.misfits) {
+            self.io
+                .reject(other.to_json(), "wayback-fetch takes captures only", None)
+                .await?;
+        }
         self.io.flush().await
     }
 
     fn stopping(&self) -> bool {
         self.io.shutdown().is_cancelled()
+    }
+
+    async fn next_captures(&mut self) -> Result<Option<Vec<Capture>>, StageError> {
+        let Some(batch) = self.io.recv_cancel_safe().await? else {
+            return Ok(None);
+        };
+        let mut captures = Vec::with_capacity(batch.len());
+        for record in batch {
+            match record {
+                Record::Capture(c) => captures.push(*c),
+                other => self.misfits.push(other),
+            }
+        }
+        Ok(Some(captures))
     }
 }
 
@@ -197,27 +219,15 @@ impl Stage for FetchStage {
             tally: Tally::default(),
         };
         let port = io.port(Port::DEFAULT)?;
-        let refetch = crawl.replay(&mut IoSink { io: &mut io, port }).await?;
-        crawl
-            .captures(refetch, &mut IoSink { io: &mut io, port })
-            .await?;
-        while let Some(batch) = io.recv().await? {
-            let mut captures = Vec::with_capacity(batch.len());
-            for record in batch {
-                match record {
-                    Record::Capture(c) => captures.push(*c),
-                    other => {
-                        io.reject(other.to_json(), "wayback-fetch takes captures only", None)
-                            .await?
-                    }
-                }
-            }
-            // When stopping, what is left stays listed in the state for the next run.
-            crawl
-                .captures(captures, &mut IoSink { io: &mut io, port })
-                .await?;
-        }
-        io.flush().await?;
+        let mut sink = IoSink {
+            io: &mut io,
+            port,
+            misfits: Vec::new(),
+        };
+        let refetch = crawl.replay(&mut sink).await?;
+        // When stopping, what is left stays listed in the state for the next run.
+        crawl.run(refetch, &mut sink).await?;
+        sink.flush().await?;
         let tally = crawl.finish(io.shutdown().is_cancelled()).await?;
         let stats = io.stats().clone();
         for (name, n) in [

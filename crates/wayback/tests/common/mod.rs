@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: fast politeness, clients of a mock.
 #![allow(dead_code)]
 
+pub mod one_by_one;
+
 use std::time::Duration;
 
 use tempora_wayback::archive::Archive;
