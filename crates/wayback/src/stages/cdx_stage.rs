@@ -66,7 +66,10 @@ pub struct CdxOptions {
     /// The Wayback Machine and its politeness, written once per Archive: a table
     /// (`endpoint`, `contact`, `cdx_rate`, `playback_rate`, pauses and retries), or
     /// the name of the wayback stage whose table this one shares (`archive =
-    /// "captures"`). Absent: the public Wayback Machine at its defaults.
+    /// "captures"`). Absent: the public Wayback Machine at its defaults, 80% of
+    /// its published per-IP limits: `cdx_rate` 24 a minute (it allows 30 CDX
+    /// and timemap requests) and `playback_rate` 480 (it allows 600 pages and
+    /// feeds, redirects and retries counted); `min_pause` 60 s after a 429.
     #[serde(default)]
     #[schemars(with = "Option<ArchiveOptions>")]
     pub archive: ArchiveSetting,
