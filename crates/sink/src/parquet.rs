@@ -154,12 +154,41 @@ pub fn write_json_lines<'a>(
     Ok(())
 }
 
+/// A polars reader of `file`, whose footer arrow-rs has read first: polars 0.55
+/// panics on some corrupt footers ("thrift bool field") where arrow-rs returns an
+/// error.
+///
+/// # Errors
+/// The file's footer is not Parquet metadata.
+pub fn checked_reader(file: std::fs::File) -> PolarsResult<ParquetReader<std::fs::File>> {
+    ::parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&file)
+        .map_err(|e| polars_err!(ComputeError: "not a Parquet file: {e}"))?;
+    Ok(ParquetReader::new(file))
+}
+
+/// Runs a polars read, turning a panic of the reader (a corrupt page the footer
+/// check cannot see) into an error.
+///
+/// # Errors
+/// `f`'s error, or the reader's panic as an error.
+pub fn guarded<T>(f: impl FnOnce() -> PolarsResult<T>) -> PolarsResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(ToString::to_string)
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(polars_err!(ComputeError: "the Parquet file is corrupt (the reader failed: {message})"))
+    })
+}
+
 /// Reads a Parquet file as JSON lines (one per row).
 ///
 /// # Errors
 /// polars' error when the file is not Parquet or cannot be read.
 pub fn read_json_lines(file: std::fs::File) -> PolarsResult<Vec<u8>> {
-    let mut frame = ParquetReader::new(file).finish()?;
+    let mut frame = guarded(|| checked_reader(file)?.finish())?;
     let mut buffer = Vec::new();
     JsonWriter::new(&mut buffer)
         .with_json_format(JsonFormat::JsonLines)
@@ -175,15 +204,13 @@ pub fn read_json_lines(file: std::fs::File) -> PolarsResult<Vec<u8>> {
 /// the file has when `column` is not one of them; `SchemaMismatch` for a column that
 /// is not text.
 pub fn read_text_column(file: std::fs::File, column: &str) -> PolarsResult<Vec<Option<String>>> {
-    let mut reader = ParquetReader::new(file);
-    let schema = reader.schema()?;
+    let mut reader = checked_reader(file)?;
+    let schema = guarded(|| reader.schema())?;
     if schema.get(column).is_none() {
         let names: Vec<String> = schema.iter_names().map(|n| n.to_string()).collect();
         polars_bail!(ColumnNotFound: "no column `{column}` (the file has: {})", names.join(", "));
     }
-    let frame = reader
-        .with_columns(Some(vec![column.to_string()]))
-        .finish()?;
+    let frame = guarded(|| reader.with_columns(Some(vec![column.to_string()])).finish())?;
     let values = frame.column(column)?;
     match values.dtype() {
         DataType::String => Ok(values
@@ -226,7 +253,7 @@ pub fn write_rows_where(
     keep: &[bool],
     out: &std::fs::File,
 ) -> PolarsResult<()> {
-    let frame = ParquetReader::new(file).finish()?;
+    let frame = guarded(|| checked_reader(file)?.finish())?;
     if frame.height() != keep.len() {
         polars_bail!(ShapeMismatch: "{} rows, {} selections", frame.height(), keep.len());
     }

@@ -17,6 +17,7 @@
 pub mod cdx;
 pub mod corpus;
 pub mod faults;
+pub mod fuzz;
 pub mod limits;
 pub mod newssite;
 pub mod replay;

@@ -1,12 +1,16 @@
 //! WARC writing and reading: our records round-trip, the Archive's style is read,
 //! cut and foreign files are errors with a place, and the `warc` stage rebuilds pages.
 
+mod common;
+
+use common::sample_page as sample;
+
 use std::collections::HashMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{Capture, Page, Record};
+use tempora_engine::{Page, Record};
 use tempora_wayback::makewarc::warc_from_dir;
 use tempora_wayback::stages::warc_stage;
 use tempora_wayback::warc::{
@@ -17,24 +21,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
-}
-
-fn sample(i: u32) -> Page {
-    Page {
-        capture: Capture {
-            url: format!("http://www.bbc.co.uk/news/uk-{i}"),
-            timestamp: "20150601083000".into(),
-            status: Some(200),
-            mime: "text/html".into(),
-            digest: "ABCD".into(),
-            length: Some(1234),
-            source: "captures".into(),
-        },
-        body: format!("<html><body>caf\u{e9} {i}</body></html>").into_bytes(),
-        content_type: Some("text/html; charset=utf-8".into()),
-        final_url: format!("http://www.bbc.co.uk/news/uk-{i}"),
-        memento_datetime: Some("Mon, 01 Jun 2015 08:30:00 GMT".into()),
-    }
 }
 
 fn write(dir: &Path, pages: &[Page]) -> Vec<(PathBuf, u64)> {

@@ -46,3 +46,22 @@ pub fn fetcher(endpoint: &str, p: Politeness) -> Fetcher {
         .fetcher(p.rate_per_minute, limits)
         .unwrap()
 }
+
+/// A fetched BBC page, the `i`th of a run (non-ASCII body, charset, memento time).
+pub fn sample_page(i: u32) -> tempora_engine::Page {
+    tempora_engine::Page {
+        capture: tempora_engine::Capture {
+            url: format!("http://www.bbc.co.uk/news/uk-{i}"),
+            timestamp: "20150601083000".into(),
+            status: Some(200),
+            mime: "text/html".into(),
+            digest: "ABCD".into(),
+            length: Some(1234),
+            source: "captures".into(),
+        },
+        body: format!("<html><body>caf\u{e9} {i}</body></html>").into_bytes(),
+        content_type: Some("text/html; charset=utf-8".into()),
+        final_url: format!("http://www.bbc.co.uk/news/uk-{i}"),
+        memento_datetime: Some("Mon, 01 Jun 2015 08:30:00 GMT".into()),
+    }
+}
