@@ -58,12 +58,7 @@ fn main() {
         (shipped.page_requests + shipped.feed_requests) as f64 / base
     );
     println!("share of the naive page requests each saving removes:");
-    for reason in [
-        "not_article",
-        "duplicate",
-        "excluded",
-        "outside_windows",
-    ] {
+    for reason in ["not_article", "duplicate", "excluded", "outside_windows"] {
         let n = counter(&shipped.run, "wanted", &format!("skipped_{reason}"));
         println!("  {reason:<16} {n:>6}  {:>5.1}%", 100.0 * n as f64 / base);
     }

@@ -223,9 +223,13 @@ async fn a_killed_night_adds_nothing_and_the_next_one_catches_up() {
     }
     server.clear_log();
     // A slow night (two pages a second), killed once its first page was asked for.
-    let mut child = nightly(&server, dir.path(), &["--set", "stages.captures.archive.playback_rate=120"])
-        .spawn()
-        .unwrap();
+    let mut child = nightly(
+        &server,
+        dir.path(),
+        &["--set", "stages.captures.archive.playback_rate=120"],
+    )
+    .spawn()
+    .unwrap();
     let mut asked = false;
     for _ in 0..1000 {
         asked = server

@@ -473,11 +473,8 @@ mod tests {
             spec(UNASSIGNED, Some("2030-01-01"), None),
         ];
         let errors = Windows::resolve(&sets, day("2019-12-31")).unwrap_err();
-        let has = |key: &str, words: &str| {
-            errors
-                .iter()
-                .any(|(k, m)| k == key && m.contains(words))
-        };
+        let has =
+            |key: &str, words: &str| errors.iter().any(|(k, m)| k == key && m.contains(words));
         assert!(has("sets.a.to", "before its start"), "{errors:?}");
         assert!(has("sets.a", "listed twice"), "{errors:?}");
         assert!(has("sets.bad name", "only letters"), "{errors:?}");
@@ -502,8 +499,9 @@ mod tests {
         assert_eq!(names, ["in_distribution", "future"]);
         assert_eq!(w.windows()[1].from, Some(day("2020-01-01")));
 
-        let errors = Windows::from_table(&table("future = { start = 2020-01-01 }"), day("2019-12-31"))
-            .unwrap_err();
+        let errors =
+            Windows::from_table(&table("future = { start = 2020-01-01 }"), day("2019-12-31"))
+                .unwrap_err();
         assert_eq!(errors[0].0, "sets.future", "{errors:?}");
         assert!(errors[0].1.contains("start"), "{errors:?}");
     }

@@ -98,7 +98,9 @@ fn linked(text: &str) -> (Box<dyn StageConfig>, tempora_engine::PipelineContext)
 
 async fn run(text: &str, input: Vec<Record>) -> StageOutput {
     let (config, ctx) = linked(text);
-    run_stage(config, &ctx, input, HashMap::new()).await.unwrap()
+    run_stage(config, &ctx, input, HashMap::new())
+        .await
+        .unwrap()
 }
 
 fn passed(out: &StageOutput) -> Vec<(String, String)> {
@@ -232,13 +234,19 @@ async fn exclusion_and_windows_decide_before_fetching_with_the_stages_own_option
 fn decides_for_must_name_stages_after_it_of_kinds_it_can_stand_for() {
     let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
     let err = problems(&pipeline(r#"["articles", "nowhere"]"#, SETS, &xsum));
-    assert!(err.contains("stages.wanted.decides_for: unknown stage `nowhere`"), "{err}");
+    assert!(
+        err.contains("stages.wanted.decides_for: unknown stage `nowhere`"),
+        "{err}"
+    );
     let err = problems(&pipeline(r#"["unseen", "split"]"#, SETS, &xsum));
     assert!(err.contains("name the `extract` stage"), "{err}");
     let err = problems(&pipeline(r#"["articles", "pages"]"#, SETS, &xsum));
     assert!(err.contains("`pages` is a `wayback-fetch` stage"), "{err}");
     let err = problems(&pipeline(r#"["articles", "captures"]"#, SETS, &xsum));
-    assert!(err.contains("`captures` is a `test-generate` stage"), "{err}");
+    assert!(
+        err.contains("`captures` is a `test-generate` stage"),
+        "{err}"
+    );
     let err = problems(&pipeline("[]", SETS, &xsum));
     assert!(err.contains("stages.wanted.decides_for"), "{err}");
     // An `exclude` stage that prefetch does not feed (it reads `captures` directly).

@@ -101,7 +101,12 @@ async fn cutoff_words_in_sets_move_with_the_cutoff() {
     )
     .await;
     assert_eq!(early.ports["future"].len(), 1);
-    let late = run(toml::Table::new(), &ctx_with_sets("2020-12-31", sets), input).await;
+    let late = run(
+        toml::Table::new(),
+        &ctx_with_sets("2020-12-31", sets),
+        input,
+    )
+    .await;
     assert!(late.ports["future"].is_empty());
     assert_eq!(
         ids_and_sets(&late.ports["unassigned"]),
@@ -169,8 +174,5 @@ fn bad_options_name_their_key_and_sets_are_the_pipelines() {
     )
     .unwrap_err();
     assert_eq!(errors[0].key.as_deref(), Some("sets"));
-    assert!(
-        errors[0].message.contains("[pipeline.sets]"),
-        "{errors:?}"
-    );
+    assert!(errors[0].message.contains("[pipeline.sets]"), "{errors:?}");
 }

@@ -107,10 +107,7 @@ async fn main() -> anyhow::Result<()> {
         State::in_memory()?,
         DiscoveryConfig {
             feeds: vec![FEED.into()],
-            windows: vec![(
-                Some("20190101000000".into()),
-                Some("20191231235959".into()),
-            )],
+            windows: vec![(Some("20190101000000".into()), Some("20191231235959".into()))],
             feed_collapse: vec!["timestamp:8".into()],
             lookup: Lookup::Cdx,
             lookup_within: 30 * 86_400,

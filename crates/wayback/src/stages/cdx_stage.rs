@@ -129,7 +129,10 @@ impl CdxOptions {
 
     /// The queries of [`CdxOptions::windowed_queries`].
     pub fn queries(&self) -> Vec<CdxQuery> {
-        self.windowed_queries().into_iter().map(|(_, q)| q).collect()
+        self.windowed_queries()
+            .into_iter()
+            .map(|(_, q)| q)
+            .collect()
     }
 
     fn problems(&self) -> Vec<(Option<String>, String)> {
@@ -289,6 +292,9 @@ mod tests {
             expand_years("cnn.com/{year}/*", d("2012-01-01"), d("2014-06-30")),
             ["cnn.com/2012/*", "cnn.com/2013/*", "cnn.com/2014/*"]
         );
-        assert_eq!(expand_years("bbc.com/news/*", None, None), ["bbc.com/news/*"]);
+        assert_eq!(
+            expand_years("bbc.com/news/*", None, None),
+            ["bbc.com/news/*"]
+        );
     }
 }

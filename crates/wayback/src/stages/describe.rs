@@ -125,13 +125,15 @@ fn playback_rate(rate_per_minute: f64) -> String {
 
 /// Days of every window.
 fn days_of(windows: &[Span]) -> u64 {
-    windows.iter().map(|&(from, to)| window_days(from, to)).sum()
+    windows
+        .iter()
+        .map(|&(from, to)| window_days(from, to))
+        .sum()
 }
 
 /// `wayback-cdx`: one query per window and URL pattern, and its listing's cost.
 pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
-    let (query_windows, queries): (Vec<Span>, Vec<_>) =
-        o.windowed_queries().into_iter().unzip();
+    let (query_windows, queries): (Vec<Span>, Vec<_>) = o.windowed_queries().into_iter().unzip();
     let archive = options_of(&o.archive);
     let described = queries
         .iter()

@@ -183,12 +183,7 @@ impl Stage for FeedsStage {
                 windows: o
                     .windows
                     .iter()
-                    .map(|(from, to)| {
-                        (
-                            from.map(timestamp::day_start),
-                            to.map(timestamp::day_end),
-                        )
-                    })
+                    .map(|(from, to)| (from.map(timestamp::day_start), to.map(timestamp::day_end)))
                     .collect(),
                 feed_collapse: o.feed_collapse.clone(),
                 lookup: o.lookup,

@@ -234,7 +234,9 @@ impl<'de> Deserialize<'de> for ArchiveSetting {
             type Value = ArchiveSetting;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a table of the Archive's options, or the name of the stage that has it")
+                f.write_str(
+                    "a table of the Archive's options, or the name of the stage that has it",
+                )
             }
 
             fn visit_str<E: de::Error>(self, stage: &str) -> Result<Self::Value, E> {
@@ -271,8 +273,14 @@ impl ArchiveSetting {
     /// A shared setting not linked yet (a bug: the plan links every stage).
     pub fn options(&self) -> Result<&ArchiveOptions, WaybackError> {
         match self {
-            Self::Own(o) | Self::Shared { options: Some(o), .. } => Ok(o),
-            Self::Shared { stage, options: None } => Err(WaybackError::Config(format!(
+            Self::Own(o)
+            | Self::Shared {
+                options: Some(o), ..
+            } => Ok(o),
+            Self::Shared {
+                stage,
+                options: None,
+            } => Err(WaybackError::Config(format!(
                 "`archive = \"{stage}\"` was not read from that stage before the run"
             ))),
         }
@@ -377,7 +385,10 @@ mod tests {
             ..ArchiveOptions::default()
         };
         let err = bad.politeness().unwrap_err().to_string();
-        assert!(err.contains("archive.min_pause") && err.contains("soon"), "{err}");
+        assert!(
+            err.contains("archive.min_pause") && err.contains("soon"),
+            "{err}"
+        );
         let bad = ArchiveOptions {
             playback_rate: -1.0,
             ..ArchiveOptions::default()

@@ -97,6 +97,9 @@ mod tests {
         assert_eq!(problems[0].0.as_deref(), Some("from"));
         assert!(problems[0].1.contains("`a`"), "{problems:?}");
         assert_eq!(problems[1].0.as_deref(), Some("to"));
-        assert!(problems[1].1.contains("`b` (2020-01-01 to open)"), "{problems:?}");
+        assert!(
+            problems[1].1.contains("`b` (2020-01-01 to open)"),
+            "{problems:?}"
+        );
     }
 }
