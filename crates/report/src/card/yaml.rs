@@ -240,7 +240,7 @@ features:
   - name: after_change
     dtype: bool
 empty: []
-n: 12
+\"n\": 12
 ";
         assert_eq!(render(&doc), expected);
     }
