@@ -69,6 +69,9 @@ enum Command {
     Pairs(tempora_filter::pairs::cli::PairsArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
     Report(tempora_report::cli::ReportArgs),
+    /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
+    /// features and provenance, so `datasets.load_dataset(DIR)` loads the sets.
+    Card(tempora_report::cli::CardArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +105,7 @@ fn main() -> ExitCode {
             tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
         }
         Command::Report(args) => tempora_report::cli::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Card(args) => tempora_report::cli::run_card(&args).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

@@ -197,6 +197,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     print_summary(&report, &out);
+    if matches!(report.status, RunStatus::Completed | RunStatus::Interrupted) {
+        if let Some(code) = write_card(&out) {
+            return Ok(code);
+        }
+    }
     Ok(match report.status {
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Failed
@@ -252,4 +257,43 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
         out.join("rejected.jsonl").display(),
         out.join("run.json").display()
     );
+}
+
+/// Every run that published its outputs rewrites the dataset card (`README.md`),
+/// so an accumulating folder's card names its latest release. A folder without
+/// Parquet output gets none (the card's configs point at Parquet), with a line
+/// saying so; a card that cannot be written fails the run (exit 1), the outputs
+/// staying as written.
+fn write_card(out: &std::path::Path) -> Option<ExitCode> {
+    let has_parquet = report_has_parquet(out);
+    if !has_parquet {
+        println!("dataset card: none (no Parquet output; add a `parquet` sink for one)");
+        return None;
+    }
+    match tempora_report::card::write_card(out) {
+        Ok(card) => {
+            tempora_report::cli::print_card(&card);
+            println!("dataset card: {}", out.join("README.md").display());
+            None
+        }
+        Err(e) => {
+            eprintln!("error: dataset card of {}: {e}", out.display());
+            Some(exit::failure())
+        }
+    }
+}
+
+/// Whether any `*.parquet` file lies under `dir`.
+fn report_has_parquet(dir: &std::path::Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|e| {
+        let path = e.path();
+        if path.is_dir() {
+            report_has_parquet(&path)
+        } else {
+            path.extension().is_some_and(|x| x == "parquet")
+        }
+    })
 }

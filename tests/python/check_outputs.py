@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.json
 import pyarrow.parquet as pq
+from huggingface_hub import DatasetCard
 
 problems = []
 
@@ -165,6 +166,50 @@ def concatenate(columns, loaded):
     print(f"ok  {len(loaded)} Parquet files of columns {columns[:3]}...: {rows} rows")
 
 
+def check_card(out):
+    """The card's configs load with one call each, with the declared features and
+    sizes, and those are the Parquet files' own."""
+    readme = out / "README.md"
+    if not readme.exists():
+        problem(f"{readme}: no dataset card")
+        return
+    meta = DatasetCard.load(readme).data.to_dict()
+    configs = {c["config_name"]: c for c in meta.get("configs", [])}
+    infos = {i["config_name"]: i for i in meta.get("dataset_info", [])}
+    if [n for n, c in configs.items() if c.get("default")] != ["sets"]:
+        problem(f"{readme}: `sets` is not the one default config: {list(configs)}")
+    for name, config in configs.items():
+        info = infos.get(name)
+        if info is None:
+            problem(f"{readme}: config `{name}` has no dataset_info")
+            continue
+        declared = datasets.Features._from_yaml_list(info["features"])
+        sizes = {s["name"]: s for s in info["splits"]}
+        loaded = datasets.load_dataset(str(out)) if name == "sets" else \
+            datasets.load_dataset(str(out), name)
+        splits = [f["split"] for f in config["data_files"]]
+        if list(loaded) != splits:
+            problem(f"{readme}: config `{name}` loads splits {list(loaded)}, declares {splits}")
+        for entry in config["data_files"]:
+            split = entry["split"]
+            paths = entry["path"] if isinstance(entry["path"], list) else [entry["path"]]
+            rows = sum(pq.read_metadata(out / p).num_rows for p in paths)
+            size = sum((out / p).stat().st_size for p in paths)
+            for p in paths:
+                own = datasets.Features.from_arrow_schema(pq.read_schema(out / p))
+                if own != declared:
+                    problem(f"{out / p}: features {own} differ from the card's {declared}")
+            if (sizes[split]["num_examples"], sizes[split]["num_bytes"]) != (rows, size):
+                problem(f"{readme}: {name}/{split} declares {sizes[split]}, files hold "
+                        f"{rows} rows in {size} bytes")
+            if split in loaded and (loaded[split].num_rows != rows
+                                    or loaded[split].features != declared):
+                problem(f"{readme}: {name}/{split} loads {loaded[split].num_rows} rows with "
+                        f"{loaded[split].features}")
+        print(f"ok  load_dataset({str(out)!r}{'' if name == 'sets' else ', ' + repr(name)}): "
+              + ", ".join(f"{s} {d.num_rows}" for s, d in loaded.items()))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -182,6 +227,7 @@ def main():
         kinds[tuple(loaded[0].schema.names)].append((path, loaded))
     for columns, loaded in kinds.items():
         concatenate(columns, loaded)
+    check_card(out)
     print(f"{len(jsonl)} JSONL and {len(parquet)} Parquet files in {out}, "
           f"{len(kinds)} record kinds in Parquet")
     if problems:

@@ -27,6 +27,7 @@
 //! on the 2-core development machine, nearly all of it the per-article statistics
 //! (3.2-3.3 s timed alone); 6.0 s while other builds loaded it.
 
+pub mod card;
 pub mod charts;
 pub mod cli;
 pub mod error;
@@ -181,7 +182,7 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
     })
 }
 
-fn assemble(
+pub(crate) fn assemble(
     discovery: Discovery,
     tables: Tables,
     run: Option<RunInfo>,
@@ -316,7 +317,7 @@ fn upper_end(series: &[(String, Vec<f64>)]) -> f64 {
 
 /// Writes `path` through the engine's atomic write, so a file under its final name
 /// is complete.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     use std::io::Write as _;
     tempora_engine::runtime::write_atomically(path, |w| w.write_all(bytes))
         .map_err(ReportError::io(path))

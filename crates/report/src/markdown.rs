@@ -22,6 +22,26 @@ pub fn render(report: &Report) -> String {
     md
 }
 
+/// The report's main tables for the dataset card: the run, articles per source,
+/// set and year, the evolving facts, the novelty bins and the dataset
+/// characteristics, each heading one level down (`###`).
+pub(crate) fn main_tables(report: &Report) -> String {
+    let mut md = String::new();
+    if let Some(run) = &report.run {
+        run_section(&mut md, run);
+    }
+    counts(&mut md, report);
+    facts(&mut md, report);
+    novelty(&mut md, report);
+    characteristics(&mut md, report);
+    md.lines()
+        .map(|line| match line.strip_prefix("## ") {
+            Some(heading) => format!("### {heading}\n"),
+            None => format!("{line}\n"),
+        })
+        .collect()
+}
+
 fn pairs(md: &mut String, report: &Report) {
     if report.pairs.is_empty() {
         return;
@@ -287,11 +307,11 @@ fn number(x: Option<f64>, decimals: usize) -> String {
 }
 
 /// Text safe in a table cell.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
 /// Inline code.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     format!("`{}`", text.replace('`', "'"))
 }

@@ -12,6 +12,7 @@
 //! sinks wrote.
 
 mod append;
+pub mod features;
 mod file_sink;
 pub mod parquet;
 pub mod schema;

@@ -71,6 +71,30 @@ pub enum WriteError {
     Batch(serde_arrow::Error),
 }
 
+/// What a Parquet file's footer says about it, read without its rows.
+#[derive(Debug, Clone)]
+pub struct Footer {
+    /// The Arrow schema (the one stored in the file's metadata, else the one
+    /// derived from the Parquet schema).
+    pub schema: arrow_schema::SchemaRef,
+    /// Rows in the file.
+    pub rows: u64,
+}
+
+/// Reads the footer of a Parquet file: its Arrow schema and row count.
+///
+/// # Errors
+/// The file is not Parquet (bad magic, truncated footer) or its schema has no
+/// Arrow form.
+pub fn read_footer(file: std::fs::File) -> Result<Footer, parquet::errors::ParquetError> {
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)?;
+    let rows = builder.metadata().file_metadata().num_rows();
+    Ok(Footer {
+        schema: builder.schema().clone(),
+        rows: u64::try_from(rows).unwrap_or(0),
+    })
+}
+
 /// Writes `records`, all of `kind`, as one Parquet file (zstd) with `kind`'s
 /// declared schema, in the given order. No records give a file with the schema and
 /// no rows.

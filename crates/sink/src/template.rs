@@ -129,6 +129,62 @@ impl PathTemplate {
         files
     }
 
+    /// The placeholder values under which this template names `relative` (a path
+    /// relative to the output directory, `/`-separated), in template order, as
+    /// `(placeholder, value)`; `None` when the template cannot name it. A value
+    /// never holds a `/` (sanitized values have none), and the first way to match
+    /// wins when several do (`{split}.{novelty}` on `future.T_nov`: `future`,
+    /// `T_nov`).
+    pub fn captures(&self, relative: &str) -> Option<Vec<(&'static str, String)>> {
+        let mut values = Vec::new();
+        self.match_from(0, relative, &mut values).then_some(values)
+    }
+
+    fn match_from(
+        &self,
+        part: usize,
+        rest: &str,
+        values: &mut Vec<(&'static str, String)>,
+    ) -> bool {
+        let Some(current) = self.parts.get(part) else {
+            return rest.is_empty();
+        };
+        match current {
+            Part::Text(t) => rest
+                .strip_prefix(t.as_str())
+                .is_some_and(|rest| self.match_from(part + 1, rest, values)),
+            Part::Field(_) | Part::Run(_) => {
+                let name = placeholder_name(current);
+                let longest = rest.find('/').unwrap_or(rest.len());
+                // Each placeholder takes at least one character (sanitizing never
+                // gives an empty value).
+                for end in 1..=longest {
+                    if !rest.is_char_boundary(end) {
+                        continue;
+                    }
+                    values.push((name, rest[..end].to_string()));
+                    if self.match_from(part + 1, &rest[end..], values) {
+                        return true;
+                    }
+                    values.pop();
+                }
+                false
+            }
+        }
+    }
+
+    /// How many characters of the template are literal text: of two templates
+    /// that name one file, the one with more literal text names it on purpose.
+    pub fn literal_chars(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => t.chars().count(),
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// The relative path for `record`.
     ///
     /// # Errors
@@ -149,6 +205,20 @@ impl PathTemplate {
             }
         }
         Ok(PathBuf::from(path))
+    }
+}
+
+/// The placeholder's name as written in the template (`split`, `run`).
+fn placeholder_name(part: &Part) -> &'static str {
+    match part {
+        Part::Field(f) => FIELDS
+            .iter()
+            .find(|name| **name == f)
+            .copied()
+            .unwrap_or("field"),
+        Part::Run(RunField::Run) => "run",
+        Part::Run(RunField::Date) => "date",
+        Part::Text(_) => "",
     }
 }
 
@@ -197,6 +267,38 @@ mod tests {
             .contains("unclosed"));
         assert!(PathTemplate::parse("../x.jsonl").is_err());
         assert!(PathTemplate::parse("/tmp/x.jsonl").is_err());
+    }
+
+    #[test]
+    fn captures_read_the_values_back_from_a_path() {
+        let t = PathTemplate::parse("novelty/{split}.{novelty}.parquet").unwrap();
+        assert_eq!(
+            t.captures("novelty/future.T_nov.parquet"),
+            Some(vec![
+                ("split", "future".to_string()),
+                ("novelty", "T_nov".to_string())
+            ])
+        );
+        assert_eq!(
+            t.captures("novelty/in_distribution.0-100.parquet").unwrap()[1].1,
+            "0-100"
+        );
+        assert_eq!(t.captures("future.T_nov.parquet"), None);
+        assert_eq!(t.captures("novelty/x/y.z.parquet"), None);
+        let run = PathTemplate::parse("runs/{run}/articles.parquet").unwrap();
+        assert_eq!(
+            run.captures("runs/2026-11-23T023015Z/articles.parquet"),
+            Some(vec![("run", "2026-11-23T023015Z".to_string())])
+        );
+        let fixed = PathTemplate::parse("facts.parquet").unwrap();
+        assert_eq!(fixed.captures("facts.parquet"), Some(vec![]));
+        assert_eq!(fixed.captures("facts.parquet.x"), None);
+        assert!(
+            fixed.literal_chars()
+                > PathTemplate::parse("{split}.parquet")
+                    .unwrap()
+                    .literal_chars()
+        );
     }
 
     #[test]

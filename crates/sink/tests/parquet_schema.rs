@@ -308,3 +308,22 @@ async fn records_of_two_kinds_in_one_file_are_an_error_that_says_what_to_do() {
     assert!(err.contains("{kind}"), "{err}");
     assert!(!dir.path().join("mixed.parquet").exists());
 }
+
+#[tokio::test]
+async fn the_footer_gives_the_declared_schema_and_the_row_count_without_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let articles: Vec<Record> = (1..=3)
+        .map(|i| Record::Article(Box::new(full_article(&i.to_string()))))
+        .collect();
+    write(dir.path(), "three.parquet", articles).await;
+    let file = std::fs::File::open(dir.path().join("three.parquet")).unwrap();
+    let footer = tempora_sink::parquet::read_footer(file).unwrap();
+    assert_eq!(footer.rows, 3);
+    assert_eq!(
+        footer.schema.fields(),
+        arrow_schema(RecordKind::Article).fields()
+    );
+    std::fs::write(dir.path().join("not.parquet"), b"PAR1 not really").unwrap();
+    let file = std::fs::File::open(dir.path().join("not.parquet")).unwrap();
+    assert!(tempora_sink::parquet::read_footer(file).is_err());
+}

@@ -1,0 +1,378 @@
+//! What the card describes: the output folder's Parquet files, told apart by
+//! their schema (one record kind each) and by the `parquet` sink of `run.json`
+//! whose path template names them, grouped into configs and splits; and the
+//! checks that the files agree with `run.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tempora_engine::RecordKind;
+use tempora_sink::features::{features, Feature};
+use tempora_sink::parquet::read_footer;
+use tempora_sink::schema::arrow_schema;
+use tempora_sink::template::PathTemplate;
+
+use super::CardError;
+
+/// One Parquet file of the folder.
+#[derive(Debug, Clone)]
+pub struct DataFile {
+    /// Path relative to the folder, `/`-separated.
+    pub path: String,
+    /// Its rows.
+    pub rows: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The features of its schema.
+    pub features: Vec<(String, Feature)>,
+}
+
+/// A config: files of one record kind, by split.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `sets`, `pairs`, `novelty`, `facts`, `captures` or `pages`.
+    pub name: &'static str,
+    /// The record kind of its files.
+    pub kind: RecordKind,
+    /// Split name to its files, in the card's order.
+    pub splits: Vec<(String, Vec<DataFile>)>,
+}
+
+impl Config {
+    /// The config's features (every file of a config has the same).
+    pub fn features(&self) -> &[(String, Feature)] {
+        self.splits
+            .first()
+            .and_then(|(_, files)| files.first())
+            .map_or(&[], |f| &f.features)
+    }
+}
+
+/// `run.json`, parsed, with its path for errors.
+#[derive(Debug, Clone)]
+pub struct RunJson {
+    /// The file.
+    pub path: PathBuf,
+    /// Its content (a JSON object with `run` and `config.stages`).
+    pub value: Value,
+}
+
+impl RunJson {
+    /// Reads `dir/run.json`.
+    ///
+    /// # Errors
+    /// It is missing, not JSON, not a run's record, or of a run that failed.
+    pub fn read(dir: &Path) -> Result<Self, CardError> {
+        let path = dir.join("run.json");
+        let not_output = |reason: String| CardError::NotOutput {
+            path: path.clone(),
+            reason,
+        };
+        let bytes =
+            match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_output(
+                    "missing: a Tempora output folder has the `run.json` of the run that wrote it"
+                        .into(),
+                )),
+                Err(e) => return Err(CardError::io(&path)(e)),
+            };
+        let value: Value =
+            serde_json::from_slice(&bytes).map_err(|e| not_output(format!("not JSON: {e}")))?;
+        if value.get("run").and_then(Value::as_str).is_none()
+            || !value
+                .pointer("/config/stages")
+                .is_some_and(Value::is_object)
+        {
+            return Err(not_output(
+                "not a run's record: no `run` name or no `config.stages`".into(),
+            ));
+        }
+        let status = value.get("status").and_then(Value::as_str).unwrap_or("");
+        if !matches!(status, "completed" | "interrupted") {
+            return Err(not_output(format!(
+                "the last run's status is `{status}`: its outputs were not published; run it again"
+            )));
+        }
+        Ok(Self { path, value })
+    }
+
+    /// A text field by JSON pointer.
+    pub fn text(&self, pointer: &str) -> Option<&str> {
+        self.value.pointer(pointer).and_then(Value::as_str)
+    }
+
+    /// The stages of the resolved configuration, in file order.
+    pub fn config_stages(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.value
+            .pointer("/config/stages")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+    }
+
+    /// Stages of the resolved configuration of `kind`.
+    pub fn stages_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = (&'a String, &'a Value)> {
+        self.config_stages()
+            .filter(move |(_, s)| s.get("kind").and_then(Value::as_str) == Some(kind))
+    }
+
+    /// The pipeline's set names, in the order the pipeline declares them.
+    pub fn set_names(&self) -> Vec<String> {
+        self.value
+            .pointer("/config/pipeline/sets")
+            .and_then(Value::as_object)
+            .map(|sets| sets.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// A `parquet` sink of `run.json`'s configuration.
+struct ParquetSink {
+    template: PathTemplate,
+    has_novelty: bool,
+}
+
+fn parquet_sinks(run: &RunJson) -> Result<Vec<ParquetSink>, CardError> {
+    run.stages_of("parquet")
+        .map(|(stage, options)| {
+            let bad = |reason: String| CardError::NotOutput {
+                path: run.path.clone(),
+                reason: format!("stage `{stage}`: {reason}"),
+            };
+            let path = options
+                .get("path")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("a `parquet` sink without a `path`".into()))?;
+            let template = PathTemplate::parse(path).map_err(bad)?;
+            Ok(ParquetSink {
+                template,
+                has_novelty: path.contains("{novelty}"),
+            })
+        })
+        .collect()
+}
+
+/// Every `*.parquet` under `dir`, relative and sorted; hidden names (temporary
+/// files of a run in flight) are left out.
+fn parquet_files(dir: &Path) -> Result<Vec<String>, CardError> {
+    let mut found = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let here = dir.join(&relative);
+        for entry in std::fs::read_dir(&here).map_err(CardError::io(&here))? {
+            let entry = entry.map_err(CardError::io(&here))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let file_type = entry.file_type().map_err(CardError::io(entry.path()))?;
+            if file_type.is_dir() {
+                pending.push(relative.join(&name));
+            } else if file_type.is_file() && name.ends_with(".parquet") {
+                let path = relative.join(&name);
+                let parts: Vec<String> = path
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                found.push(parts.join("/"));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// A split name `datasets` accepts (`^\w+(\.\w+)*$`): ASCII letters, digits and `_`.
+pub fn split_name(text: &str) -> String {
+    let name: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if name.is_empty() {
+        "_".into()
+    } else {
+        name
+    }
+}
+
+fn config_name(kind: RecordKind, novelty: bool) -> &'static str {
+    match kind {
+        RecordKind::Article if novelty => "novelty",
+        RecordKind::Article => "sets",
+        RecordKind::Pair => "pairs",
+        RecordKind::Fact => "facts",
+        RecordKind::Capture => "captures",
+        RecordKind::Page => "pages",
+    }
+}
+
+/// The split of a file: the values of its template's record placeholders
+/// (`{split}`, `{novelty}`, ...; not `{run}`/`{date}`, whose files accumulate in
+/// one split), joined with `_`; without any, the file's stem for the sets, `test`
+/// for the pairs (evaluation data), `train` for the rest (the Hub's name for a
+/// lone table).
+fn split_of(config: &str, path: &str, values: &[(&'static str, String)]) -> String {
+    let parts: Vec<&str> = values
+        .iter()
+        .filter(|(name, _)| !matches!(*name, "run" | "date"))
+        .map(|(_, v)| v.as_str())
+        .collect();
+    if !parts.is_empty() {
+        return split_name(&parts.join("_"));
+    }
+    match config {
+        "sets" => {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            split_name(file.strip_suffix(".parquet").unwrap_or(file))
+        }
+        "pairs" => "test".into(),
+        _ => "train".into(),
+    }
+}
+
+/// Reads the folder's Parquet files, checks them against `run.json`, and groups
+/// them into configs: `sets` (the sets, the default), `pairs`, `novelty`,
+/// `facts`, then `captures` and `pages`; splits in the pipeline's order of sets,
+/// then by name.
+///
+/// # Errors
+/// No Parquet file; a file that is not Parquet, whose columns are no record
+/// kind's, or that no `parquet` sink of `run.json` names; a file `run.json` says
+/// was written that is missing or holds another number of rows.
+pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError> {
+    let sinks = parquet_sinks(run)?;
+    let files = parquet_files(dir)?;
+    if files.is_empty() {
+        return Err(CardError::NotOutput {
+            path: dir.to_path_buf(),
+            reason: "no Parquet files: the card's configs point at Parquet (add a `parquet` sink)"
+                .into(),
+        });
+    }
+    let written = written_counts(run);
+    let mut grouped: BTreeMap<(usize, &'static str), BTreeMap<String, Vec<DataFile>>> =
+        BTreeMap::new();
+    let kinds = RecordKind::ALL.map(|k| (k, arrow_schema(k)));
+    for relative in &files {
+        let path = dir.join(relative);
+        let disagrees = |reason: String| CardError::Disagrees {
+            path: path.clone(),
+            reason,
+        };
+        let file = std::fs::File::open(&path).map_err(CardError::io(&path))?;
+        let bytes = file.metadata().map_err(CardError::io(&path))?.len();
+        let footer = read_footer(file).map_err(|e| CardError::NotOutput {
+            path: path.clone(),
+            reason: format!("not a Parquet file: {e}"),
+        })?;
+        let (kind, _) = kinds
+            .iter()
+            .find(|(_, schema)| schema.fields() == footer.schema.fields())
+            .ok_or_else(|| CardError::NotOutput {
+                path: path.clone(),
+                reason: format!(
+                    "its columns ({}) are not those of a Tempora record kind",
+                    footer
+                        .schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
+        let (sink, values) = sinks
+            .iter()
+            .filter_map(|s| Some((s, s.template.captures(relative)?)))
+            .max_by_key(|(s, _)| s.template.literal_chars())
+            .ok_or_else(|| disagrees("no `parquet` sink of run.json writes to this path".into()))?;
+        if let Some((stage, count)) = written.get(relative.as_str()) {
+            if *count != footer.rows {
+                return Err(disagrees(format!(
+                    "holds {} rows, but run.json says stage `{stage}` wrote {count}",
+                    footer.rows
+                )));
+            }
+        }
+        let features = features(&footer.schema).map_err(disagrees)?;
+        let name = config_name(*kind, sink.has_novelty);
+        let order = ["sets", "pairs", "novelty", "facts", "captures", "pages"]
+            .iter()
+            .position(|n| *n == name)
+            .unwrap_or(usize::MAX);
+        grouped
+            .entry((order, name))
+            .or_default()
+            .entry(split_of(name, relative, &values))
+            .or_default()
+            .push(DataFile {
+                path: relative.clone(),
+                rows: footer.rows,
+                bytes,
+                features,
+            });
+    }
+    for (file, (stage, count)) in &written {
+        if !files.iter().any(|f| f == file) {
+            return Err(CardError::Disagrees {
+                path: dir.join(file),
+                reason: format!(
+                    "run.json says stage `{stage}` wrote {count} rows to it, but it is missing"
+                ),
+            });
+        }
+    }
+    let set_order = run.set_names();
+    Ok(grouped
+        .into_iter()
+        .map(|((_, name), splits)| {
+            let kind = match name {
+                "pairs" => RecordKind::Pair,
+                "facts" => RecordKind::Fact,
+                "captures" => RecordKind::Capture,
+                "pages" => RecordKind::Page,
+                _ => RecordKind::Article,
+            };
+            let mut splits: Vec<(String, Vec<DataFile>)> = splits.into_iter().collect();
+            splits.sort_by_key(|(split, _)| {
+                let rank = set_order.iter().position(|s| split.starts_with(s.as_str()));
+                (rank.unwrap_or(usize::MAX), split.clone())
+            });
+            Config { name, kind, splits }
+        })
+        .collect())
+}
+
+/// The Parquet files the last run wrote, with the stage and rows: the `file X`
+/// counters of its `parquet` stages.
+fn written_counts(run: &RunJson) -> BTreeMap<String, (String, u64)> {
+    let parquet: Vec<&String> = run.stages_of("parquet").map(|(name, _)| name).collect();
+    let mut out = BTreeMap::new();
+    for stage in run
+        .value
+        .get("stages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = stage.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if !parquet.iter().any(|p| p.as_str() == name) {
+            continue;
+        }
+        for (counter, count) in stage
+            .get("counters")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(file), Some(count)) = (counter.strip_prefix("file "), count.as_u64()) {
+                out.insert(file.to_string(), (name.to_string(), count));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,239 @@
+//! The dataset card (`README.md` of an output folder), which makes the folder a
+//! Hugging Face dataset: `datasets.load_dataset(DIR)` gives the sets as splits,
+//! `load_dataset(DIR, "pairs")` the minimal pairs.
+//!
+//! In: an output folder of `tempora run`: its Parquet files and `run.json`. Out:
+//! `DIR/README.md`, YAML front matter then Markdown:
+//!
+//! - `configs` (the Hub's "manual configuration"): `sets` (the default: one split
+//!   per set, `future`, `in_distribution`, ...), `pairs` (split `test`),
+//!   `novelty` (one split per set and bin or tag, `future_T_nov`), `facts` (split
+//!   `train`), and `captures` / `pages` when the run wrote them. Each split lists
+//!   its Parquet files; a `{run}` path gathers every run's file in one split, so
+//!   an accumulating (nightly) folder stays one dataset.
+//! - `dataset_info` per config: the features of the files' Parquet schema, read
+//!   back from the files ([`tempora_sink::features`]), and per split
+//!   `num_examples` (the files' rows) and `num_bytes` (the files' size on disk;
+//!   `download_size` and `dataset_size` are their sums).
+//! - The body: the release (run name and date), what the sets are and how they
+//!   were built (from `run.json`), the report's main tables, the fields, the
+//!   licence note and how to cite.
+//!
+//! Promised: the card is written only when every check passes (else nothing is
+//! written, and the error names the file and why): `run.json` is a completed (or
+//! interrupted) run's record; every Parquet file has a record kind's declared
+//! schema and is named by a `parquet` sink of `run.json`; every file the last run
+//! says it wrote is there with that many rows; a `README.md` already there was
+//! written by `tempora card`. The same folder gives the same bytes.
+
+mod body;
+pub mod layout;
+pub mod yaml;
+
+use std::path::{Path, PathBuf};
+
+use tempora_sink::features::Feature;
+
+use crate::ReportError;
+use layout::{Config, RunJson};
+use yaml::Yaml;
+
+/// The line that marks a card written by Tempora (a `README.md` without it is
+/// not overwritten).
+pub const MARKER: &str = "<!-- Written by `tempora card` from run.json and the Parquet files: `tempora card DIR` rewrites it. -->";
+
+/// What can stop a card.
+#[derive(Debug, thiserror::Error)]
+pub enum CardError {
+    /// The folder (or a file in it) is not what `tempora run` writes.
+    #[error("{}: not a Tempora output: {reason}", path.display())]
+    NotOutput {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A file disagrees with `run.json`.
+    #[error("{}: disagrees with run.json: {reason}", path.display())]
+    Disagrees {
+        /// The file.
+        path: PathBuf,
+        /// How.
+        reason: String,
+    },
+    /// A file cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The report's tables could not be computed.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+impl CardError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io { path, source }
+    }
+}
+
+/// A card, ready to write.
+#[derive(Debug, Clone)]
+pub struct Card {
+    /// The configs it declares.
+    pub configs: Vec<Config>,
+    /// The whole `README.md`.
+    pub text: String,
+}
+
+/// Builds the card of `dir` without writing anything.
+///
+/// # Errors
+/// See [`CardError`]: what is wrong, naming the file.
+pub fn build_card(dir: &Path) -> Result<Card, CardError> {
+    let run = RunJson::read(dir)?;
+    let readme = dir.join("README.md");
+    match std::fs::read_to_string(&readme) {
+        Ok(text) if !text.contains(MARKER) => {
+            return Err(CardError::NotOutput {
+                path: readme,
+                reason: "a README.md that `tempora card` did not write: move it away first, \
+                         the card replaces it"
+                    .into(),
+            })
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(CardError::io(&readme)(e)),
+    }
+    let configs = layout::read_configs(dir, &run)?;
+    let front = yaml::render(&front_matter(&run, &configs));
+    let body = body::render(dir, &run, &configs)?;
+    Ok(Card {
+        text: format!("---\n{front}---\n\n{MARKER}\n\n{body}"),
+        configs,
+    })
+}
+
+/// Writes `dir/README.md`, the dataset card; nothing when a check fails.
+///
+/// # Errors
+/// See [`build_card`]; or the card cannot be written.
+pub fn write_card(dir: &Path) -> Result<Card, CardError> {
+    let card = build_card(dir)?;
+    let readme = dir.join("README.md");
+    crate::write_atomically(&readme, card.text.as_bytes()).map_err(|e| match e {
+        ReportError::Io { path, source } => CardError::Io { path, source },
+        other => CardError::Report(other),
+    })?;
+    Ok(card)
+}
+
+fn front_matter(run: &RunJson, configs: &[Config]) -> Yaml {
+    let name = run.text("/pipeline").unwrap_or("tempora");
+    let mut entries = vec![
+        (
+            "pretty_name".to_string(),
+            Yaml::text(format!("{name} (Tempora future test sets)")),
+        ),
+        ("license".into(), Yaml::text("other")),
+        (
+            "task_categories".into(),
+            Yaml::List(vec![Yaml::text("summarization")]),
+        ),
+        (
+            "tags".into(),
+            Yaml::List(
+                ["temporal", "knowledge-conflicts", "news", "tempora"]
+                    .map(Yaml::text)
+                    .to_vec(),
+            ),
+        ),
+    ];
+    let has_sets = configs.iter().any(|c| c.name == "sets");
+    let config_list = configs
+        .iter()
+        .map(|c| {
+            let mut entries = vec![("config_name".to_string(), Yaml::text(c.name))];
+            if c.name == "sets" || (!has_sets && configs.len() == 1) {
+                entries.push(("default".into(), Yaml::Flag(true)));
+            }
+            let data_files = c
+                .splits
+                .iter()
+                .map(|(split, files)| {
+                    let paths = files.iter().map(|f| Yaml::text(&f.path)).collect();
+                    Yaml::map([("split", Yaml::text(split)), ("path", Yaml::List(paths))])
+                })
+                .collect();
+            entries.push(("data_files".into(), Yaml::List(data_files)));
+            Yaml::Map(entries)
+        })
+        .collect();
+    entries.push(("configs".into(), Yaml::List(config_list)));
+    let info = configs
+        .iter()
+        .map(|c| {
+            let splits: Vec<Yaml> = c
+                .splits
+                .iter()
+                .map(|(split, files)| {
+                    Yaml::map([
+                        ("name", Yaml::text(split)),
+                        (
+                            "num_bytes",
+                            Yaml::Count(files.iter().map(|f| f.bytes).sum()),
+                        ),
+                        (
+                            "num_examples",
+                            Yaml::Count(files.iter().map(|f| f.rows).sum()),
+                        ),
+                    ])
+                })
+                .collect();
+            let size: u64 = c.splits.iter().flat_map(|(_, f)| f).map(|f| f.bytes).sum();
+            Yaml::map([
+                ("config_name", Yaml::text(c.name)),
+                ("features", features_yaml(c.features())),
+                ("splits", Yaml::List(splits)),
+                ("download_size", Yaml::Count(size)),
+                ("dataset_size", Yaml::Count(size)),
+            ])
+        })
+        .collect();
+    entries.push(("dataset_info".into(), Yaml::List(info)));
+    Yaml::Map(entries)
+}
+
+/// Features as the Hub writes them: `- name: x` with `dtype`, `list` or `struct`.
+fn features_yaml(fields: &[(String, Feature)]) -> Yaml {
+    Yaml::List(
+        fields
+            .iter()
+            .map(|(name, feature)| {
+                let mut entries = vec![("name".to_string(), Yaml::text(name))];
+                entries.push(feature_entry(feature));
+                Yaml::Map(entries)
+            })
+            .collect(),
+    )
+}
+
+fn feature_entry(feature: &Feature) -> (String, Yaml) {
+    match feature {
+        Feature::Value(dtype) => ("dtype".into(), Yaml::text(dtype)),
+        Feature::Struct(fields) => ("struct".into(), features_yaml(fields)),
+        Feature::List(item) => {
+            let item = match item.as_ref() {
+                Feature::Value(dtype) => Yaml::text(dtype),
+                Feature::Struct(fields) => features_yaml(fields),
+                list @ Feature::List(_) => Yaml::Map(vec![feature_entry(list)]),
+            };
+            ("list".into(), item)
+        }
+    }
+}

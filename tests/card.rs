@@ -1,0 +1,199 @@
+//! The dataset card (`README.md` of an output folder), through the real binary:
+//! the demo's card declares the configs over its Parquet files with the row counts
+//! the files hold, `tempora card` rewrites the same bytes, and every bad folder is
+//! refused with the file and the reason, writing nothing.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tempora(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+fn run_demo(out: &Path) {
+    let set = format!("pipeline.out=\"{}\"", out.display());
+    let o = tempora(&[
+        "run",
+        "pipelines/demo.toml",
+        "--progress",
+        "off",
+        "--set",
+        &set,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn card(dir: &Path) -> Output {
+    tempora(&["card", dir.to_str().unwrap()])
+}
+
+fn rows(path: &Path) -> u64 {
+    tempora_sink::parquet::read_footer(std::fs::File::open(path).unwrap())
+        .unwrap()
+        .rows
+}
+
+/// The `split:`/`path:` pairs and `name:`/`num_examples:` pairs of the front matter.
+fn front_matter(readme: &str) -> &str {
+    let rest = readme.strip_prefix("---\n").expect("front matter first");
+    &rest[..rest.find("\n---\n").expect("front matter closed")]
+}
+
+#[test]
+fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
+    let out = tempfile::tempdir().unwrap();
+    run_demo(out.path());
+    let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    let yaml = front_matter(&readme);
+    assert!(
+        yaml.contains("- config_name: sets\n  default: true\n"),
+        "{yaml}"
+    );
+    for config in ["pairs", "novelty", "facts"] {
+        assert!(
+            yaml.contains(&format!("- config_name: {config}\n  data_files:")),
+            "{config}"
+        );
+    }
+    // Each split's num_examples is its file's row count, read from the file.
+    for (split, file) in [
+        ("future", "future.parquet"),
+        ("in_distribution", "in_distribution.parquet"),
+        ("test", "pairs.parquet"),
+        ("train", "facts.parquet"),
+        ("future_T_nov", "novelty/future.T_nov.parquet"),
+    ] {
+        let path = out.path().join(file);
+        let declared = format!(
+            "  - name: {split}\n    num_bytes: {}\n    num_examples: {}\n",
+            std::fs::metadata(&path).unwrap().len(),
+            rows(&path)
+        );
+        assert!(yaml.contains(&declared), "{declared} not in\n{yaml}");
+        assert!(yaml.contains(&format!("  - split: {split}\n    path:\n    - {file}\n")));
+    }
+    assert!(yaml.contains("    dtype: \"timestamp[us, tz=UTC]\"\n"));
+    // The body: release, provenance, tables, fields, citations.
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("run.json")).unwrap())
+            .unwrap();
+    assert!(readme.contains(&format!("Release `{}`", run["run"].as_str().unwrap())));
+    for needle in [
+        "Knowledge cutoff**: `2019-12-31`",
+        "pipelines/demo/wikidata.json.gz",
+        "pipelines/demo/xsum-split.json",
+        "pipelines/demo/train-summaries.jsonl",
+        "### Articles per source, set and year",
+        "### `pair` (configs pairs)",
+        "cheang-etal-2023-temposum",
+        "narayan-etal-2018-dont",
+        "choubey-etal-2023-lexical",
+    ] {
+        assert!(readme.contains(needle), "{needle}");
+    }
+
+    // `tempora card` rewrites the same card from the same folder.
+    std::fs::remove_file(out.path().join("README.md")).unwrap();
+    let o = card(out.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("README.md")).unwrap(),
+        readme
+    );
+}
+
+/// Runs `tempora card` on a broken copy of the demo's output and checks the error
+/// names `file` and says `why`, and that no README.md was written.
+fn refused(out: &Path, file: &str, why: &str) {
+    let readme = out.join("README.md");
+    let before = std::fs::read(&readme).ok();
+    let o = card(out);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "accepted; expected {why}");
+    assert!(stderr.contains(file) && stderr.contains(why), "{stderr}");
+    assert_eq!(
+        std::fs::read(&readme).ok(),
+        before,
+        "the card changed on {why}"
+    );
+}
+
+#[test]
+fn a_folder_that_is_not_a_tempora_output_or_disagrees_with_run_json_is_refused() {
+    let empty = tempfile::tempdir().unwrap();
+    refused(empty.path(), "run.json", "not a Tempora output: missing");
+
+    let out = tempfile::tempdir().unwrap();
+    run_demo(out.path());
+    let dir = out.path();
+    std::fs::remove_file(dir.join("README.md")).unwrap();
+    let copy = |from: &str, to: &str| std::fs::copy(dir.join(from), dir.join(to)).unwrap();
+    let put_back = tempfile::tempdir().unwrap();
+    let keep = |name: &str| std::fs::copy(dir.join(name), put_back.path().join(name)).unwrap();
+    let restore = |name: &str| std::fs::copy(put_back.path().join(name), dir.join(name)).unwrap();
+    for name in ["run.json", "in_distribution.parquet", "pairs.parquet"] {
+        keep(name);
+    }
+
+    // Rows that differ from what run.json says was written.
+    copy("future.parquet", "in_distribution.parquet");
+    refused(
+        dir,
+        "in_distribution.parquet",
+        "holds 2 rows, but run.json says stage `write_parquet` wrote 1",
+    );
+    restore("in_distribution.parquet");
+
+    // A file run.json names that is gone.
+    std::fs::remove_file(dir.join("pairs.parquet")).unwrap();
+    refused(dir, "pairs.parquet", "it is missing");
+    restore("pairs.parquet");
+
+    // A Parquet file no sink writes.
+    std::fs::create_dir(dir.join("extra")).unwrap();
+    copy("pairs.parquet", "extra/other.parquet");
+    refused(
+        dir,
+        "extra/other.parquet",
+        "no `parquet` sink of run.json writes to this path",
+    );
+    std::fs::remove_dir_all(dir.join("extra")).unwrap();
+
+    // A file that is not Parquet.
+    std::fs::write(dir.join("pairs.parquet"), b"not parquet").unwrap();
+    refused(dir, "pairs.parquet", "not a Parquet file");
+    restore("pairs.parquet");
+
+    // A Parquet file of other columns (a novelty partition where the pairs are).
+    copy("future.parquet", "pairs.parquet");
+    refused(dir, "pairs.parquet", "disagrees with run.json");
+    restore("pairs.parquet");
+
+    // A README.md someone else wrote is not replaced.
+    std::fs::write(dir.join("README.md"), "# my notes\n").unwrap();
+    refused(dir, "README.md", "did not write");
+    std::fs::remove_file(dir.join("README.md")).unwrap();
+
+    // run.json: not JSON, not a run's record, a failed run.
+    let run = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    std::fs::write(dir.join("run.json"), "{").unwrap();
+    refused(dir, "run.json", "not JSON");
+    std::fs::write(dir.join("run.json"), "{\"pipeline\": \"x\"}").unwrap();
+    refused(dir, "run.json", "not a run's record");
+    std::fs::write(
+        dir.join("run.json"),
+        run.replace("\"status\": \"completed\"", "\"status\": \"failed\""),
+    )
+    .unwrap();
+    refused(dir, "run.json", "status is `failed`");
+    restore("run.json");
+
+    // Put together again, the folder gets its card.
+    assert!(card(dir).status.success());
+    assert!(dir.join("README.md").exists());
+}
