@@ -170,6 +170,20 @@ async fn every_article_of_every_night_is_in_the_dataset_once() {
         );
     }
 
+    // The dataset card is current: both nights' Parquet files are the split
+    // `articles`, and the card names the latest run as its release.
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    for folder in &runs {
+        let run = folder.file_name().and_then(|n| n.to_str()).unwrap();
+        assert!(
+            card.contains(&format!("runs/{run}/articles.parquet")),
+            "{run} not in the card:\n{card}"
+        );
+    }
+    assert!(card.contains("split: articles"), "{card}");
+    let latest = runs[1].file_name().and_then(|n| n.to_str()).unwrap();
+    assert!(card.contains(latest), "{card}");
+
     // A night with nothing new leaves the dataset as it was.
     let before = std::fs::read(&dataset).unwrap();
     let third = run_ok(nightly(&server, dir.path(), &[])).await;

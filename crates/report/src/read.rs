@@ -179,10 +179,11 @@ fn first_record_fields(path: &Path) -> Result<Option<Vec<String>>, ReportError> 
 
 /// The column names of a Parquet file; `None` when it has no rows.
 fn parquet_columns(path: &Path) -> Result<Option<Vec<String>>, ReportError> {
-    use polars::prelude::*;
     let file = File::open(path).map_err(ReportError::io(path))?;
-    let mut reader = ParquetReader::new(file);
-    let rows = reader.num_rows().map_err(|e| parquet_error(path, &e))?;
+    let mut reader =
+        tempora_sink::parquet::checked_reader(file).map_err(|e| parquet_error(path, &e))?;
+    let rows = tempora_sink::parquet::guarded(|| reader.num_rows())
+        .map_err(|e| parquet_error(path, &e))?;
     if rows == 0 {
         return Ok(None);
     }
@@ -255,16 +256,16 @@ pub fn for_each_chunk(
 fn parquet_as_json_lines(path: &Path) -> Result<Vec<u8>, ReportError> {
     use polars::prelude::*;
     let file = File::open(path).map_err(ReportError::io(path))?;
-    let mut reader = ParquetReader::new(file);
-    let schema = reader.schema().map_err(|e| parquet_error(path, &e))?;
+    let mut reader =
+        tempora_sink::parquet::checked_reader(file).map_err(|e| parquet_error(path, &e))?;
+    let schema =
+        tempora_sink::parquet::guarded(|| reader.schema()).map_err(|e| parquet_error(path, &e))?;
     let columns: Vec<String> = PARQUET_COLUMNS
         .iter()
         .filter(|c| schema.contains(c))
         .map(|c| (*c).to_string())
         .collect();
-    let mut frame = reader
-        .with_columns(Some(columns))
-        .finish()
+    let mut frame = tempora_sink::parquet::guarded(|| reader.with_columns(Some(columns)).finish())
         .map_err(|e| parquet_error(path, &e))?;
     let mut buffer = Vec::new();
     JsonWriter::new(&mut buffer)
