@@ -37,7 +37,8 @@ pub use plan::Plan;
 pub use progress::ProgressMode;
 pub use records::{
     Article, Capture, EditedFact, EntityRef, Fact, FactError, FactMatch, Mention, MinimalPair,
-    Novelty, Page, PairSpan, Record, RecordKind, Rejected, SummarySource, TextField,
+    Novelty, Page, PairSpan, PublishedSource, Record, RecordKind, Rejected, SummarySource,
+    TextField,
 };
 pub use registry::{
     parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,

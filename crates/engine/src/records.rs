@@ -230,7 +230,8 @@ impl Novelty {
 pub enum SummarySource {
     /// The story highlights, one per line (CNN, as CNN/DailyMail takes them).
     Highlights,
-    /// The bold introductory sentence (BBC, as XSum takes it).
+    /// The introductory sentence: BBC's bold intro, as XSum takes it (or a layout's
+    /// own intro element).
     Intro,
     /// The page's meta description (`summary_fallback = "description"`).
     Description,
@@ -238,6 +239,10 @@ pub enum SummarySource {
     Title,
     /// The body's first sentence, taken out of the document (`summary_fallback = "lead"`).
     Lead,
+    /// The body's first paragraph, taken out of the document, standing in for a bold
+    /// intro the page does not have (`summary_fallback = "first_paragraph"`: BBC
+    /// pages of 2024 on often set their opening paragraph in plain type).
+    FirstParagraph,
 }
 
 impl SummarySource {
@@ -249,6 +254,34 @@ impl SummarySource {
             Self::Description => "description",
             Self::Title => "title",
             Self::Lead => "lead",
+            Self::FirstParagraph => "first_paragraph",
+        }
+    }
+}
+
+/// Where an article's publication date came from. A capture's time is never one:
+/// a page is archived hours to years after it was published.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PublishedSource {
+    /// The page states it: JSON-LD, a meta tag, a `<time>` element, BBC's `data-seconds`.
+    Page,
+    /// The page states none and its URL carries it (CNN's `/2016/01/17/...` and
+    /// `/2010/WORLD/africa/03/20/...`): the day only.
+    Url,
+    /// The archived feed or sitemap that listed the article (its `pubDate`).
+    Feed,
+}
+
+impl PublishedSource {
+    /// The name used in records: `page`, `url`, `feed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Page => "page",
+            Self::Url => "url",
+            Self::Feed => "feed",
         }
     }
 }
@@ -268,11 +301,16 @@ pub struct Article {
     /// where the URL names none. Empty in records written before the field existed.
     #[serde(default)]
     pub section: String,
-    /// Publication date (UTC) as stated by the page, never the capture time.
+    /// Publication date (UTC) as stated by the page, or by its URL where the page
+    /// states none (see `published_source`); never the capture time.
     pub published: NaiveDate,
     /// Publication time (UTC), where the page states one.
     #[serde(default)]
     pub published_at: Option<DateTime<Utc>>,
+    /// Where `published` came from (see [`PublishedSource`]); null in records
+    /// written before the field existed.
+    #[serde(default)]
+    pub published_source: Option<PublishedSource>,
     /// Capture time, 14 digits.
     pub captured: String,
     /// Headline.

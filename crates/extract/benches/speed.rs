@@ -113,8 +113,13 @@ fn main() {
     let rounds = per_run.div_ceil(pages.len()).max(1);
     let bytes: usize = pages.iter().map(|p| p.bytes.len()).sum();
     let profiles = load_profiles(None).unwrap_or_else(|e| panic!("{e}"));
-    let extractor = Extractor::new(profiles, Some("bbc"), SummaryFallback::None, 100)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let extractor = Extractor::new(
+        profiles,
+        Some("bbc"),
+        Some(&SummaryFallback::None.into()),
+        100,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 
     let trials: usize = std::env::var("TEMPORA_BENCH_TRIALS")
         .ok()

@@ -10,7 +10,7 @@ use anyhow::{bail, Context as _};
 use rayon::prelude::*;
 
 use crate::eval::evaluate;
-use crate::extract::{Extractor, PageInput, SummaryFallback};
+use crate::extract::{Extractor, FallbackChoice, PageInput, SummaryFallback};
 use crate::profile::load_profiles;
 
 /// Extract articles from saved HTML pages: one Article JSON line per page on stdout,
@@ -27,9 +27,11 @@ pub struct ExtractArgs {
     /// The capture's 14-digit timestamp (one FILE only).
     #[arg(long)]
     pub captured: Option<String>,
-    /// Summary for pages whose layout has none where the profile allows it (CNN without highlights).
-    #[arg(long, value_enum, default_value_t = SummaryFallback::None)]
-    pub summary_fallback: SummaryFallback,
+    /// Summary for pages whose layout has none where the profile allows it (CNN
+    /// without highlights, BBC without a bold intro); without it, each site's profile
+    /// decides (`none` in the shipped profiles: such pages are rejected).
+    #[arg(long, value_enum)]
+    pub summary_fallback: Option<SummaryFallback>,
     /// Directory of more site profiles (`*.toml`).
     #[arg(long)]
     pub profiles: Option<PathBuf>,
@@ -57,7 +59,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
     let extractor = Extractor::new(
         profiles,
         forced,
-        args.summary_fallback,
+        args.summary_fallback.map(FallbackChoice::from).as_ref(),
         args.min_document_chars,
     )
     .map_err(anyhow::Error::msg)

@@ -5,6 +5,7 @@ use regex::Regex;
 use serde::Deserialize;
 use tempora_engine::SummarySource;
 
+use crate::extract::SummaryFallback;
 use crate::index::Sel;
 use crate::profile::{
     DateRule, DatelineParts, IdDates, KeepElements, Layout, ProfileError, RejectRule, SectionRule,
@@ -42,6 +43,8 @@ struct RawSite {
     section: String,
     #[serde(default)]
     dates: Vec<RawDate>,
+    #[serde(default)]
+    summary_fallback: SummaryFallback,
     layouts: Vec<RawLayout>,
 }
 
@@ -87,6 +90,7 @@ struct RawReject {
     select: Option<String>,
     #[serde(default)]
     unless: Option<String>,
+    key: String,
     reason: String,
 }
 
@@ -204,8 +208,17 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
             .collect::<Result<_, _>>()?,
         section: raw.section,
         dates: c.dates("dates", &raw.dates)?,
+        summary_fallback: raw.summary_fallback,
         layouts,
     })
+}
+
+/// A stable counter key: `live_page`, `world_service`.
+fn is_reason_key(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 struct Compiler<'a> {
@@ -310,7 +323,20 @@ impl Compiler<'_> {
         if raw.url.is_none() && raw.select.is_none() {
             return Err(self.err(field, "give `url` or `select`"));
         }
+        if !is_reason_key(&raw.key) {
+            return Err(self.err(
+                &format!("{field}.key"),
+                format!(
+                    "`{}` is not a reason key: lowercase letters, digits and `_` (e.g. `live_page`)",
+                    raw.key
+                ),
+            ));
+        }
+        if raw.reason.trim().is_empty() {
+            return Err(self.err(&format!("{field}.reason"), "a reason cannot be empty"));
+        }
         Ok(RejectRule {
+            key: raw.key.clone(),
             url: self.opt_regex(&format!("{field}.url"), raw.url.as_deref())?,
             select: self.opt_selector(&format!("{field}.select"), raw.select.as_deref())?,
             unless: self.opt_selector(&format!("{field}.unless"), raw.unless.as_deref())?,

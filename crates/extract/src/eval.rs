@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::extract::{Extractor, PageInput, SummaryFallback};
+use crate::extract::{Extractor, FallbackChoice, PageInput, SummaryFallback};
 use crate::profile::load_profiles;
 use crate::score::score;
 pub use crate::score::{Expected, PageScore, Report};
@@ -192,7 +192,8 @@ pub fn evaluate(
             .iter()
             .any(|p| p.site == site)
             .then_some(site.as_str());
-        let extractor = Extractor::new(profiles, forced, fallback, min_document_chars)
+        let choice = FallbackChoice::from(fallback);
+        let extractor = Extractor::new(profiles, forced, Some(&choice), min_document_chars)
             .map_err(EvalError::Setup)?;
         for (file, expected) in expectations(&site_dir)? {
             let path = site_dir.join(&file);

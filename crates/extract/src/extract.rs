@@ -1,7 +1,7 @@
 //! One page in, one article or one rejection out: the steps every site shares,
 //! driven by the site's profile.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -16,7 +16,8 @@ use crate::text::split_first_sentence;
 use crate::url::{host, host_in};
 use crate::wayback;
 
-/// What stands in for the summary on layouts that allow it (CNN pages without highlights).
+/// What stands in for the summary on layouts that allow it (CNN pages without
+/// highlights, BBC pages of 2020 on without a bold intro).
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
 )]
@@ -32,6 +33,62 @@ pub enum SummaryFallback {
     /// The headline (the document stays whole): TempoSum's released CNN sets pair
     /// each document with its title.
     Title,
+    /// The body's first paragraph, which is then removed from the document: where
+    /// a BBC page sets its opening paragraph in plain type instead of bold.
+    FirstParagraph,
+}
+
+/// The `summary_fallback` a pipeline chooses: one for every site, or one per site.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FallbackChoice {
+    /// The same fallback on every site.
+    Every(SummaryFallback),
+    /// A fallback per site name (`{ bbc = "first_paragraph", cnn = "title" }`); a
+    /// site not named keeps its profile's `summary_fallback`.
+    PerSite(BTreeMap<String, SummaryFallback>),
+}
+
+/// By hand rather than `untagged`, so that a wrong value names the values allowed.
+impl<'de> Deserialize<'de> for FallbackChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{self, IntoDeserializer as _};
+
+        struct Choice;
+        impl<'de> de::Visitor<'de> for Choice {
+            type Value = FallbackChoice;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a fallback (`none`, `description`, `lead`, `first_paragraph`, `title`) or a table of them by site")
+            }
+
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {
+                SummaryFallback::deserialize(value.into_deserializer()).map(FallbackChoice::Every)
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                BTreeMap::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(FallbackChoice::PerSite)
+            }
+        }
+        deserializer.deserialize_any(Choice)
+    }
+}
+
+impl From<SummaryFallback> for FallbackChoice {
+    fn from(fallback: SummaryFallback) -> Self {
+        Self::Every(fallback)
+    }
+}
+
+impl FallbackChoice {
+    /// The fallback chosen for `site`, if this choice names one.
+    pub fn for_site(&self, site: &str) -> Option<SummaryFallback> {
+        match self {
+            Self::Every(fallback) => Some(*fallback),
+            Self::PerSite(sites) => sites.get(site).copied(),
+        }
+    }
 }
 
 /// A page to extract: its decoded HTML and what the crawl knows about it.
@@ -57,19 +114,39 @@ pub struct Extraction {
     pub summary_in_text: bool,
 }
 
-/// Why a page gave no article.
+/// Why a page (or a URL, before fetching) gives no article.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejection {
-    /// A short, stable category for counters (`no reference summary`, `not an article`, ...).
-    pub kind: &'static str,
+    /// What kind of page it is, a stable key for counters (`rejected: <key>` in
+    /// `run.json`): a profile's `reject` rule key (`live_page`, `world_service`,
+    /// ...) for pages the site names as not wanted, else one of [`Rejection::KEYS`].
+    pub kind: String,
     /// The full reason for `rejected.jsonl`.
     pub reason: String,
 }
 
 impl Rejection {
-    fn new(kind: &'static str, reason: impl Into<String>) -> Self {
+    /// The keys of rejections that no profile rule names, each with what it means.
+    /// `not_recognised` is the one for pages that are truly unknown: a site's page
+    /// in none of its layouts and named by none of its `reject` rules.
+    pub const KEYS: [(&'static str, &'static str); 11] = [
+        ("no_site_profile", "the URL's host belongs to no site profile"),
+        ("no_article_id", "the URL holds no article id of its site"),
+        ("not_recognised", "no layout of the site recognises the page"),
+        ("no_title", "the layout found no headline"),
+        ("no_summary", "the layout found no reference summary and no fallback stood in"),
+        ("no_bold_intro", "the layout's summary must be bold (BBC's intro), the page's is not, and no fallback stood in"),
+        ("ambiguous_summary", "several elements match a summary the layout takes exactly one of"),
+        ("no_text", "the page has no article text"),
+        ("document_too_short", "the document is shorter than `min_document_chars`"),
+        ("no_date", "no publication date on the page or in its URL"),
+        ("not_a_page", "the record is not a page"),
+    ];
+
+    /// A rejection of kind `kind` (a key) saying `reason`.
+    pub fn new(kind: impl Into<String>, reason: impl Into<String>) -> Self {
         Self {
-            kind,
+            kind: kind.into(),
             reason: reason.into(),
         }
     }
@@ -80,7 +157,8 @@ impl Rejection {
 pub struct Extractor {
     profiles: Vec<SiteProfile>,
     forced: Option<usize>,
-    fallback: SummaryFallback,
+    /// The fallback of each profile, by index: the pipeline's choice, else the profile's.
+    fallbacks: Vec<SummaryFallback>,
     min_document_chars: usize,
     canonical: [Sel; 2],
     viewer: Sel,
@@ -89,12 +167,41 @@ pub struct Extractor {
 impl Extractor {
     /// An extractor choosing among `profiles` by URL host. With `forced`, that site
     /// is used for pages whose host belongs to no profile (files without a URL).
+    /// `fallback` is what stands in for a missing summary where a layout allows it;
+    /// a site it does not name (or all, without it) keeps its profile's
+    /// `summary_fallback`.
+    ///
+    /// # Errors
+    /// A forced site or a site of `fallback` that no profile has.
     pub fn new(
         profiles: Vec<SiteProfile>,
         forced: Option<&str>,
-        fallback: SummaryFallback,
+        fallback: Option<&FallbackChoice>,
         min_document_chars: usize,
     ) -> Result<Self, String> {
+        let known = || {
+            let names: Vec<&str> = profiles.iter().map(|p| p.site.as_str()).collect();
+            names.join(", ")
+        };
+        if let Some(FallbackChoice::PerSite(sites)) = fallback {
+            if let Some(site) = sites
+                .keys()
+                .find(|s| !profiles.iter().any(|p| &p.site == *s))
+            {
+                return Err(format!(
+                    "`{site}` is not a site extracted here (sites: {})",
+                    known()
+                ));
+            }
+        }
+        let fallbacks = profiles
+            .iter()
+            .map(|p| {
+                fallback
+                    .and_then(|f| f.for_site(&p.site))
+                    .unwrap_or(p.summary_fallback)
+            })
+            .collect();
         let forced =
             match forced {
                 None => None,
@@ -109,7 +216,7 @@ impl Extractor {
         Ok(Self {
             profiles,
             forced,
-            fallback,
+            fallbacks,
             min_document_chars,
             canonical: [
                 parse(r#"link[rel="canonical"]"#)?,
@@ -139,17 +246,31 @@ impl Extractor {
     ///
     /// # Errors
     /// Why the URL is not an article's: no profile for its host, a `reject` rule,
-    /// no article id.
-    pub fn identify(&self, url: &str) -> Result<ArticleKey, String> {
+    /// no article id; with the same keys extraction rejects the page with.
+    pub fn identify(&self, url: &str) -> Result<ArticleKey, Rejection> {
         let url = wayback::unrewrite(url.trim());
         self.profile_for(&url)
-            .ok_or_else(|| format!("no site profile for `{}`", host(&url)))?
+            .ok_or_else(|| {
+                Rejection::new(
+                    "no_site_profile",
+                    format!("no site profile for `{}`", host(&url)),
+                )
+            })?
             .identify(&url)
     }
 
     /// The profile of the site named `site`.
     pub fn profile(&self, site: &str) -> Option<&SiteProfile> {
         self.profiles.iter().find(|p| p.site == site)
+    }
+
+    /// What stands in for a missing summary on `site`'s layouts that allow it.
+    pub fn fallback(&self, site: &str) -> SummaryFallback {
+        self.profiles
+            .iter()
+            .position(|p| p.site == site)
+            .and_then(|i| self.fallbacks.get(i).copied())
+            .unwrap_or_default()
     }
 
     /// Extracts one page.
@@ -187,7 +308,7 @@ impl Extractor {
             .or_else(|| self.profile_for(&lookup_url))
             .ok_or_else(|| {
                 Rejection::new(
-                    "no site profile",
+                    "no_site_profile",
                     format!("no site profile for `{}`", host(&lookup_url)),
                 )
             })?;
@@ -201,7 +322,7 @@ impl Extractor {
             let by_page = rule.select.as_ref().is_some_and(|s| parsed.has(s));
             let spared = || rule.unless.as_ref().is_some_and(|s| parsed.has(s));
             if (by_url || by_page) && !spared() {
-                return Err(Rejection::new("not an article", rule.reason.clone()));
+                return Err(Rejection::new(rule.key.clone(), rule.reason.clone()));
             }
         }
         let layout = site
@@ -213,9 +334,9 @@ impl Extractor {
             })
             .ok_or_else(|| {
                 Rejection::new(
-                    "no known layout",
+                    "not_recognised",
                     format!(
-                        "no {} article layout recognised (index, live or unsupported page)",
+                        "not recognised: no {} article layout matches the page, and no `reject` rule names it",
                         site.site
                     ),
                 )
@@ -226,29 +347,36 @@ impl Extractor {
 
         let title = parsed
             .first_value(&layout.title)
-            .ok_or_else(|| Rejection::new("no title", format!("{name}: no headline found")))?;
+            .ok_or_else(|| Rejection::new("no_title", format!("{name}: no headline found")))?;
         let summary = self.summary(&parsed, site, layout, &title, &name)?;
         let (paragraphs, summary_in_body) = parsed.body(layout, site, &summary.elements);
         let (dateline, mut paragraphs) = split_dateline(site, paragraphs);
         let dateline = dateline.or_else(|| dateline_from_parts(&parsed, layout));
         let (summary_text, summary_in_text) = match summary.text {
             Some(text) => (text, summary_in_body),
-            None => match lead(&mut paragraphs) {
-                Some(text) => (text, true),
-                None => return Err(no_summary(&name)),
-            },
+            None => {
+                let taken = if summary.source == SummarySource::FirstParagraph {
+                    first_paragraph(&mut paragraphs)
+                } else {
+                    lead(&mut paragraphs)
+                };
+                match taken {
+                    Some(text) => (text, true),
+                    None => return Err(no_summary(&name)),
+                }
+            }
         };
         let document = paragraphs.join("\n");
         let chars = document.chars().count();
         if chars == 0 {
             return Err(Rejection::new(
-                "no article text",
+                "no_text",
                 format!("{name}: no article text (a video, gallery or index page?)"),
             ));
         }
         if chars < self.min_document_chars {
             return Err(Rejection::new(
-                "document too short",
+                "document_too_short",
                 format!(
                     "{name}: document has {chars} characters, fewer than min_document_chars = {}",
                     self.min_document_chars
@@ -257,17 +385,17 @@ impl Extractor {
         }
 
         let urls = [url.as_str(), page_url.as_str()];
-        let published = parsed
+        let (published, published_source) = parsed
             .published(layout.dates.iter().chain(&site.dates), &urls)
             .ok_or_else(|| {
                 Rejection::new(
-                    "no date",
-                    format!("{name}: no publication date on the page"),
+                    "no_date",
+                    format!("{name}: no publication date on the page or in its URL"),
                 )
             })?;
-        let id = site
-            .article_id(&url)
-            .ok_or_else(|| Rejection::new("no id", format!("{name}: no article id in `{url}`")))?;
+        let id = site.article_id(&url).ok_or_else(|| {
+            Rejection::new("no_article_id", format!("{name}: no article id in `{url}`"))
+        })?;
         let section = site.section_of(&url);
         let captured = match (page.captured.trim(), &capture) {
             ("", Some(c)) => c.timestamp.clone(),
@@ -282,6 +410,7 @@ impl Extractor {
                 section,
                 published: published.date,
                 published_at: published.at,
+                published_source: Some(published_source),
                 captured,
                 title,
                 summary: summary_text,
@@ -318,25 +447,52 @@ impl Extractor {
                 source: layout.summary.source,
             }),
             SummaryFound::Ambiguous(n) => Err(Rejection::new(
-                "no reference summary",
+                "ambiguous_summary",
                 format!("{name}: no reference summary ({n} elements match the summary selector, the layout takes exactly one)"),
             )),
             SummaryFound::Missing if !layout.fallback => Err(no_summary(name)),
-            SummaryFound::Missing => match self.fallback {
-                SummaryFallback::None => Err(no_summary(name)),
-                SummaryFallback::Description => parsed
-                    .first_value(&site.description)
-                    .map(|text| beside(text, SummarySource::Description))
-                    .ok_or_else(|| no_summary(name)),
-                SummaryFallback::Title => Ok(beside(title.to_string(), SummarySource::Title)),
-                SummaryFallback::Lead => Ok(Summary {
+            SummaryFound::NotBold if !layout.fallback => Err(no_bold_intro(name, None)),
+            found @ (SummaryFound::Missing | SummaryFound::NotBold) => {
+                let missing = || match found {
+                    SummaryFound::NotBold => no_bold_intro(name, Some(&site.site)),
+                    _ => no_summary(name),
+                };
+                let from_body = |source| Summary {
                     text: None,
                     elements: HashSet::new(),
-                    source: SummarySource::Lead,
-                }),
-            },
+                    source,
+                };
+                match self.fallback(&site.site) {
+                    SummaryFallback::None => Err(missing()),
+                    SummaryFallback::Description => parsed
+                        .first_value(&site.description)
+                        .map(|text| beside(text, SummarySource::Description))
+                        .ok_or_else(missing),
+                    SummaryFallback::Title => Ok(beside(title.to_string(), SummarySource::Title)),
+                    SummaryFallback::Lead => Ok(from_body(SummarySource::Lead)),
+                    SummaryFallback::FirstParagraph => {
+                        Ok(from_body(SummarySource::FirstParagraph))
+                    }
+                }
+            }
         }
     }
+}
+
+/// The layout's summary must be bold and is not: BBC's page without a bold intro.
+fn no_bold_intro(name: &str, site: Option<&str>) -> Rejection {
+    let choice = match site {
+        Some(site) => format!(
+            "; summary_fallback = \"none\" for {site} (`first_paragraph` takes the opening paragraph instead)"
+        ),
+        None => String::new(),
+    };
+    Rejection::new(
+        "no_bold_intro",
+        format!(
+            "{name}: no bold introductory sentence (the opening paragraph is not bold){choice}"
+        ),
+    )
 }
 
 struct Summary {
@@ -346,10 +502,7 @@ struct Summary {
 }
 
 fn no_summary(name: &str) -> Rejection {
-    Rejection::new(
-        "no reference summary",
-        format!("{name}: no reference summary"),
-    )
+    Rejection::new("no_summary", format!("{name}: no reference summary"))
 }
 
 /// Moves a leading dateline (`WASHINGTON (CNN) --`) of the first paragraph into its own field.
@@ -390,6 +543,11 @@ fn dateline_from_parts(parsed: &ParsedPage, layout: &Layout) -> Option<String> {
         Some(place) => format!("{place} ({source})"),
         None => format!("({source})"),
     })
+}
+
+/// Takes the first paragraph out of the body.
+fn first_paragraph(paragraphs: &mut Vec<String>) -> Option<String> {
+    (!paragraphs.is_empty()).then(|| paragraphs.remove(0))
 }
 
 /// Takes the first sentence of the first paragraph out of the body.

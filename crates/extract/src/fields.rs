@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html};
+use tempora_engine::PublishedSource;
 
 use crate::dates::{from_parts, json_ld_value, parse_date, Published};
 use crate::index::{DocIndex, Sel};
@@ -27,6 +28,8 @@ pub enum SummaryFound {
     Text(String, HashSet<NodeId>),
     /// The page has none.
     Missing,
+    /// The layout's summary must be wholly bold (BBC's intro) and the element found is not.
+    NotBold,
     /// `take = "single"` and several elements match.
     Ambiguous(usize),
 }
@@ -105,13 +108,15 @@ impl ParsedPage {
                 all
             }
         };
-        if picked.is_empty()
-            || (rule.bold
-                && !picked
-                    .iter()
-                    .all(|(e, _)| is_wholly_bold(*e, &self.stripped)))
-        {
+        if picked.is_empty() {
             return SummaryFound::Missing;
+        }
+        if rule.bold
+            && !picked
+                .iter()
+                .all(|(e, _)| is_wholly_bold(*e, &self.stripped))
+        {
+            return SummaryFound::NotBold;
         }
         let ids = picked.iter().map(|(e, _)| e.id()).collect();
         let lines: Vec<String> = picked.into_iter().map(|(_, t)| t).collect();
@@ -153,13 +158,24 @@ impl ParsedPage {
         (paragraphs, summary_in_body)
     }
 
-    /// The publication date by the first rule that yields one.
+    /// The publication date by the first rule that yields one, and whether the page
+    /// or its URL gave it.
     pub fn published<'r>(
         &mut self,
         rules: impl IntoIterator<Item = &'r DateRule>,
         urls: &[&str],
-    ) -> Option<Published> {
-        rules.into_iter().find_map(|rule| match rule {
+    ) -> Option<(Published, PublishedSource)> {
+        rules.into_iter().find_map(|rule| {
+            let source = match rule {
+                DateRule::Url(_) => PublishedSource::Url,
+                DateRule::JsonLd(_) | DateRule::Element { .. } => PublishedSource::Page,
+            };
+            self.published_by(rule, urls).map(|date| (date, source))
+        })
+    }
+
+    fn published_by(&mut self, rule: &DateRule, urls: &[&str]) -> Option<Published> {
+        match rule {
             DateRule::JsonLd(key) => self
                 .json_ld()
                 .iter()
@@ -183,7 +199,7 @@ impl ParsedPage {
                     caps.get(3)?.as_str(),
                 )
             }),
-        })
+        }
     }
 
     fn json_ld(&mut self) -> &[serde_json::Value] {

@@ -6,6 +6,7 @@
 use chrono::{Days, NaiveDate};
 use tempora_engine::CanonicalUrl;
 
+use crate::extract::Rejection;
 use crate::profile::SiteProfile;
 
 /// An article of a site, whatever host, port, scheme or query its URL had.
@@ -73,18 +74,22 @@ impl SiteProfile {
     /// URL (live, gallery, video, index pages) or no article id in it.
     ///
     /// # Errors
-    /// The reason the URL is not an article's.
-    pub fn identify(&self, url: &str) -> Result<ArticleKey, String> {
+    /// The reason the URL is not an article's, keyed as extraction keys it (the
+    /// rule's `key`, or `no_article_id`).
+    pub fn identify(&self, url: &str) -> Result<ArticleKey, Rejection> {
         if let Some(rule) = self
             .reject
             .iter()
             .find(|r| r.url.as_ref().is_some_and(|re| re.is_match(url)))
         {
-            return Err(rule.reason.clone());
+            return Err(Rejection::new(rule.key.clone(), rule.reason.clone()));
         }
-        let id = self
-            .article_id(url)
-            .ok_or_else(|| format!("no {} article id in the URL", self.site))?;
+        let id = self.article_id(url).ok_or_else(|| {
+            Rejection::new(
+                "no_article_id",
+                format!("no {} article id in the URL", self.site),
+            )
+        })?;
         Ok(ArticleKey {
             site: self.site.clone(),
             id,
@@ -131,16 +136,99 @@ mod tests {
     }
 
     #[test]
+    fn every_spelling_of_a_cnn_story_url_is_one_article() {
+        let profiles = load_profiles(None).unwrap();
+        let cnn = profiles.iter().find(|p| p.site == "cnn").unwrap();
+        let id = "/2015/04/01/europe/germanwings-crash-main";
+        for url in [
+            "http://www.cnn.com/2015/04/01/europe/germanwings-crash-main/index.html",
+            "https://www.cnn.com/2015/04/01/europe/germanwings-crash-main/index.html",
+            "https://www.cnn.com/2015/04/01/europe/germanwings-crash-main/",
+            "https://www.cnn.com/2015/04/01/europe/germanwings-crash-main",
+            "http://cnn.com/2015/04/01/europe/germanwings-crash-main/index.htm",
+            "https://edition.cnn.com/2015/04/01/europe/germanwings-crash-main/index.html",
+            "https://us.cnn.com/2015/04/01/europe/germanwings-crash-main/index.html?iid=ob_lockedrail_topeditorial",
+            "http://edition.cnn.com:80/2015/04/01/europe/germanwings-crash-main/?eref=rss_topstories#comments",
+            "HTTPS://WWW.CNN.COM/2015/04/01/europe/germanwings-crash-main//",
+        ] {
+            assert_eq!(cnn.article_id(url).as_deref(), Some(id), "{url}");
+        }
+        // The older shape, upper case kept (CNN's paths are case-sensitive).
+        assert_eq!(
+            cnn.article_id("http://edition.cnn.com/2010/WORLD/africa/03/20/nigeria.violence/index.html?iref=allsearch")
+                .as_deref(),
+            Some("/2010/WORLD/africa/03/20/nigeria.violence")
+        );
+        assert_ne!(
+            cnn.article_id("https://www.cnn.com/2015/A/b"),
+            cnn.article_id("https://www.cnn.com/2015/a/b")
+        );
+    }
+
+    #[test]
     fn pages_that_are_not_articles_say_why() {
         let bbc = bbc();
         let live = bbc.identify("https://www.bbc.co.uk/news/live/uk-politics-50000001");
-        assert_eq!(live, Err("live page, not an article".to_string()));
+        assert_eq!(
+            live,
+            Err(Rejection::new("live_page", "live page, not an article"))
+        );
         let gallery = bbc.identify("http://www.bbc.co.uk/news/in-pictures-30000011");
-        assert!(gallery.unwrap_err().contains("gallery"));
+        assert_eq!(gallery.unwrap_err().kind, "gallery");
         let index = bbc
             .identify("http://www.bbc.co.uk/news/world/europe")
             .unwrap_err();
-        assert!(index.contains("no bbc article id"), "{index}");
+        assert_eq!(index.kind, "no_article_id");
+        assert!(index.reason.contains("no bbc article id"), "{index:?}");
+        // Each World Service language, feature section and long-form page under its own key.
+        for (url, key) in [
+            (
+                "https://www.bbc.com/mundo/noticias-america-latina-68000001",
+                "world_service",
+            ),
+            (
+                "https://www.bbc.com/zhongwen/simp/world-68000002",
+                "world_service",
+            ),
+            (
+                "https://www.bbc.co.uk/persian/articles/c0abc123def4",
+                "world_service",
+            ),
+            (
+                "http://news.bbc.co.uk/hi/arabic/news/newsid_8011000/8011000.stm",
+                "world_service",
+            ),
+            (
+                "https://www.bbc.com/future/article/20190101-why-we-sleep",
+                "feature_section",
+            ),
+            (
+                "http://www.bbc.com/travel/story/20150101-a-river-town",
+                "feature_section",
+            ),
+            (
+                "https://www.bbc.com/worklife/article/20200101-the-commute",
+                "feature_section",
+            ),
+            (
+                "https://www.bbc.com/culture/article/20240301-a-film",
+                "feature_section",
+            ),
+            (
+                "https://www.bbc.co.uk/news/extra/aBcD3fGh1j/the-crossing",
+                "longform",
+            ),
+        ] {
+            assert_eq!(bbc.identify(url).unwrap_err().kind, key, "{url}");
+        }
+        // English pages whose path merely contains a language's name stay articles.
+        for url in [
+            "https://www.bbc.co.uk/news/world-latin-america-68000003",
+            "https://www.bbc.co.uk/news/uk-wales-arabic-68000004",
+            "https://www.bbc.com/news/articles/c0mundo12345",
+        ] {
+            assert!(bbc.identify(url).is_ok(), "{url}");
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ mod text;
 mod url;
 pub mod wayback;
 
-pub use extract::{Extraction, Extractor, PageInput, Rejection, SummaryFallback};
+pub use extract::{Extraction, Extractor, FallbackChoice, PageInput, Rejection, SummaryFallback};
 pub use identity::{ArticleKey, IdDates};
 pub use profile::{load_profiles, ProfileError, SiteProfile};
 pub use stage::{ExtractConfig, ExtractOptions, ExtractStage};

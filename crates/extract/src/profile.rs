@@ -100,6 +100,9 @@ pub struct SiteProfile {
     pub section: String,
     /// Where the publication date is, tried after the layout's own rules.
     pub dates: Vec<DateRule>,
+    /// What stands in for a missing summary on layouts with `fallback = true`, unless
+    /// the pipeline's `summary_fallback` names one for the site.
+    pub summary_fallback: crate::extract::SummaryFallback,
     /// Layouts, tried in order; the first recognised one extracts the page.
     pub layouts: Vec<Layout>,
 }
@@ -114,6 +117,9 @@ pub struct RejectRule {
     /// But not when the page has an element matching this one (an article's
     /// introduction on a match page that also carries live text or tables).
     pub unless: Option<Sel>,
+    /// What kind of page it is, as a stable key (`live_page`, `world_service`):
+    /// the counter `rejected: <key>` in `run.json`.
+    pub key: String,
     /// The reason written to `rejected.jsonl`.
     pub reason: String,
 }
@@ -429,7 +435,7 @@ body = ["article p"]
             )
             .replace(
                 "id = ['/(\\d+)$']",
-                "id = ['/(\\d+)$']\nreject = [{ select = \"table\", unless = \"p.lead\", reason = \"tables\" }]",
+                "id = ['/(\\d+)$']\nreject = [{ select = \"table\", unless = \"p.lead\", key = \"tables\", reason = \"tables\" }]",
             );
         let p = parse_profile("example.toml", &text).unwrap();
         assert_eq!(p.layouts[0].summary.source, SummarySource::Highlights);

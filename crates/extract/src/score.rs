@@ -265,6 +265,7 @@ mod tests {
             section: "sport".into(),
             published: chrono::NaiveDate::from_ymd_opt(2016, 1, 1).unwrap_or_default(),
             published_at: None,
+            published_source: None,
             captured: String::new(),
             title: "Title".into(),
             summary: summary.into(),

@@ -11,7 +11,7 @@ use tempora_engine::{
     Stage, StageConfig, StageError, StageKind, Transform, TransformStage,
 };
 
-use crate::extract::{Extractor, PageInput, Rejection, SummaryFallback};
+use crate::extract::{Extractor, FallbackChoice, PageInput, Rejection};
 use crate::profile::load_profiles;
 
 /// Options of the `extract` stage.
@@ -23,13 +23,17 @@ pub struct ExtractOptions {
     #[serde(default = "default_sites")]
     pub sites: Vec<String>,
     /// What stands in for the summary where a layout allows it and the page has none
-    /// (CNN pages without story highlights, most of them after 2017): `none` rejects
-    /// the page ("no reference summary"), `description` takes the meta description,
-    /// `lead` the body's first sentence (removed from the document), `title` the
-    /// headline. `title` reproduces TempoSum's released CNN sets, which pair each
-    /// document with its title. Each article's `summary_source` records which it got.
+    /// (CNN pages without story highlights, most of them after 2017; BBC pages of
+    /// 2020 on without a bold intro, many of 2024 on): `none` rejects the page
+    /// (`no_summary`, `no_bold_intro`), `description` takes the meta description,
+    /// `lead` the body's first sentence and `first_paragraph` its first paragraph
+    /// (either removed from the document), `title` the headline. `title` reproduces
+    /// TempoSum's released CNN sets, which pair each document with its title. One
+    /// value for every site, or a table per site (`{ bbc = "first_paragraph", cnn =
+    /// "title" }`); a site not named keeps its profile's `summary_fallback` (`none`
+    /// in the shipped profiles). Each article's `summary_source` records which it got.
     #[serde(default)]
-    pub summary_fallback: SummaryFallback,
+    pub summary_fallback: Option<FallbackChoice>,
     /// Directory of more site profiles (`*.toml`, the format of `config/sites/`);
     /// a site of the same name replaces the shipped one.
     #[serde(default)]
@@ -51,7 +55,7 @@ impl Default for ExtractOptions {
     fn default() -> Self {
         Self {
             sites: default_sites(),
-            summary_fallback: SummaryFallback::None,
+            summary_fallback: None,
             profiles: None,
             min_document_chars: default_min_document_chars(),
         }
@@ -85,10 +89,13 @@ impl ExtractOptions {
         Extractor::new(
             profiles,
             None,
-            self.summary_fallback,
+            self.summary_fallback.as_ref(),
             self.min_document_chars,
         )
-        .map_err(|message| OptionError { key: None, message })
+        .map_err(|message| OptionError {
+            key: Some("summary_fallback".into()),
+            message,
+        })
     }
 }
 
@@ -171,10 +178,10 @@ impl Transform for ExtractStage {
                         url: &page.capture.url,
                         captured: &page.capture.timestamp,
                     }),
-                    other => Err(Rejection {
-                        kind: "not a page",
-                        reason: format!("extract accepts pages, got a {}", other.kind()),
-                    }),
+                    other => Err(Rejection::new(
+                        "not_a_page",
+                        format!("extract accepts pages, got a {}", other.kind()),
+                    )),
                 };
                 (record, result)
             })
@@ -184,6 +191,9 @@ impl Transform for ExtractStage {
                 Ok(extraction) => {
                     out.count(&format!("layout {}", extraction.layout), 1);
                     out.count(&format!("section {}", extraction.article.section), 1);
+                    if let Some(source) = extraction.article.summary_source {
+                        out.count(&format!("summary_source {}", source.as_str()), 1);
+                    }
                     out.push(Record::Article(Box::new(extraction.article)));
                 }
                 Err(rejection) => {
@@ -240,7 +250,8 @@ mod tests {
                 .and_then(|d| d.default.clone())
         };
         assert_eq!(default("sites").as_deref(), Some(r#"["auto"]"#));
-        assert_eq!(default("summary_fallback").as_deref(), Some(r#""none""#));
+        // Without it, each site's profile decides.
+        assert_eq!(default("summary_fallback"), None);
         assert_eq!(default("min_document_chars").as_deref(), Some("100"));
     }
 
@@ -254,7 +265,10 @@ min_document_chars = 250
         let table: toml::Table = toml::from_str(text).unwrap();
         let options: ExtractOptions = parse_options(table).unwrap();
         assert_eq!(options.sites, ["bbc", "cnn"]);
-        assert_eq!(options.summary_fallback, SummaryFallback::Lead);
+        assert_eq!(
+            options.summary_fallback,
+            Some(FallbackChoice::Every(crate::SummaryFallback::Lead))
+        );
         assert_eq!(options.min_document_chars, 250);
         let back: toml::Table = toml::from_str(&toml::to_string(&options).unwrap()).unwrap();
         let again: ExtractOptions = parse_options(back).unwrap();

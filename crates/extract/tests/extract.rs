@@ -291,18 +291,95 @@ async fn sport_non_articles_are_rejected_naming_what_they_are() {
 }
 
 #[tokio::test]
-async fn bbc_layouts_take_no_fallback() {
-    // The bold intro *is* BBC's summary: without it the page is rejected whatever the option.
+async fn a_bbc_page_without_a_bold_intro_follows_the_chosen_fallback() {
+    // The bold intro *is* BBC's summary (XSum's rule): without it the page has none,
+    // and is rejected unless the pipeline chooses what stands in for BBC.
     let file = "pages/bbc/text-block-2021-no-bold-intro.html";
-    for fallback in ["description", "lead", "title"] {
-        let out = common::run(
-            &format!("summary_fallback = \"{fallback}\""),
-            vec![common::fixture_page(file)],
-        )
-        .await;
-        assert!(out.out().is_empty(), "{fallback}");
-        assert!(out.rejected[0].reason.contains("no reference summary"));
+    for options in [
+        "",
+        r#"summary_fallback = "none""#,
+        r#"summary_fallback = { cnn = "title" }"#,
+    ] {
+        let out = common::run(options, vec![common::fixture_page(file)]).await;
+        assert!(out.out().is_empty(), "{options}");
+        assert!(
+            out.rejected[0]
+                .reason
+                .contains("no bold introductory sentence"),
+            "{options}: {}",
+            out.rejected[0].reason
+        );
+        assert_eq!(
+            out.stats.counters().get("rejected: no_bold_intro"),
+            Some(&1)
+        );
     }
+    let page = || vec![common::fixture_page(file)];
+
+    // The opening paragraph stands in, out of the document, and the article says so.
+    for options in [
+        r#"summary_fallback = "first_paragraph""#,
+        r#"summary_fallback = { bbc = "first_paragraph", cnn = "title" }"#,
+    ] {
+        let out = common::run(options, page()).await;
+        let a = &common::articles(&out)[0];
+        assert_eq!(
+            a.summary_source,
+            Some(tempora_engine::SummarySource::FirstParagraph),
+            "{options}"
+        );
+        assert!(!a.summary.is_empty() && !a.summary.contains('\n'));
+        assert!(!a.document.contains(&a.summary), "{options}");
+        assert_eq!(
+            out.stats.counters().get("summary_source first_paragraph"),
+            Some(&1)
+        );
+    }
+    // A page with its bold intro keeps it whatever the fallback.
+    let out = common::run(
+        r#"summary_fallback = "first_paragraph""#,
+        vec![common::fixture_page(
+            "pages/bbc/text-block-2020-johnson.html",
+        )],
+    )
+    .await;
+    let a = &common::articles(&out)[0];
+    assert_eq!(a.summary_source, Some(tempora_engine::SummarySource::Intro));
+    assert_eq!(out.stats.counters().get("summary_source intro"), Some(&1));
+}
+
+#[tokio::test]
+async fn older_bbc_layouts_take_no_fallback() {
+    // A 2009 `.stm` table page whose first paragraph is not bold: the layout allows
+    // no fallback (its intro is always bold), whatever the pipeline chooses.
+    let page = r#"<html><head><meta name="OriginalPublicationDate" content="2009/04/21 19:50:44"></head><body><table><tr><td class="storybody"><h1>Council approves bridge</h1>
+<p>A new bridge over the river has been approved by the council after a two-year campaign.</p>
+<p>Work is expected to start in the spring and to last eighteen months, the council said.</p></td></tr></table></body></html>"#;
+    let input = vec![common::page(
+        page.as_bytes().to_vec(),
+        "http://news.bbc.co.uk/2/hi/uk_news/8011001.stm",
+        "20090422000000",
+        None,
+    )];
+    let out = common::run(r#"summary_fallback = "first_paragraph""#, input).await;
+    assert!(out.out().is_empty());
+    assert_eq!(
+        out.stats.counters().get("rejected: no_bold_intro"),
+        Some(&1),
+        "{:?}",
+        out.rejected
+    );
+}
+
+#[test]
+fn a_fallback_for_a_site_not_extracted_is_refused() {
+    let errors =
+        match common::configure("sites = [\"bbc\"]\nsummary_fallback = { cnn = \"title\" }") {
+            Ok(_) => panic!("accepted"),
+            Err(errors) => errors,
+        };
+    assert_eq!(errors[0].key.as_deref(), Some("summary_fallback"));
+    assert!(errors[0].message.contains("`cnn`"), "{}", errors[0].message);
 }
 
 #[tokio::test]
@@ -325,9 +402,10 @@ async fn highlights_are_one_per_line_and_the_dateline_is_a_field() {
         .starts_with("Vice President Kamala Harris cast the tie-breaking vote"));
     assert!(!a.document.contains("(CNN)"));
     assert!(!a.document.contains("Editor's note"), "{}", a.document);
+    // The id is the story's path without `index.html`, as its other spellings give it.
     assert_eq!(
         a.id,
-        "/2021/03/06/politics/kamala-harris-tie-breaking-vote-covid-relief/index.html"
+        "/2021/03/06/politics/kamala-harris-tie-breaking-vote-covid-relief"
     );
 }
 
@@ -647,11 +725,279 @@ fn cli_refuses_url_with_several_files() {
         site: "auto".into(),
         url: Some("http://www.bbc.co.uk/news/uk-1".into()),
         captured: None,
-        summary_fallback: tempora_extract::SummaryFallback::None,
+        summary_fallback: None,
         profiles: None,
         min_document_chars: 100,
         files: vec!["a.html".into(), "b.html".into()],
     };
     let err = tempora_extract::cli::run(args).unwrap_err().to_string();
     assert!(err.contains("one FILE"), "{err}");
+}
+
+/// A story page in BBC's 2020+ text-block layout: extracted wherever no `reject`
+/// rule names its URL.
+const BBC_STORY: &str = r#"<html><head><script type="application/ld+json">{"@type":"NewsArticle","datePublished":"2024-03-01T10:00:00Z"}</script></head>
+<body><article><h1 id="main-heading">Council approves new bridge</h1>
+<div data-component="text-block"><p><b>A new bridge over the river has been approved by the council after a two-year campaign.</b></p></div>
+<div data-component="text-block"><p>Work is expected to start in the spring and to last eighteen months, the council said on Friday.</p></div>
+<div data-component="text-block"><p>Residents had asked for a crossing since the old ferry stopped running.</p></div>
+</article></body></html>"#;
+
+/// A story page in CNN's 2018+ layout with its date in the page.
+const CNN_STORY: &str = r#"<html><head><meta property="article:published_time" content="2019-05-01T10:00:00Z"></head>
+<body><h1 class="headline__text">Council approves new bridge</h1><div class="article__content">
+<p class="paragraph">A new bridge over the river has been approved by the council after a two-year campaign, officials said.</p>
+<p class="paragraph">Work is expected to start in the spring and to last eighteen months, the council said on Wednesday.</p>
+<p class="paragraph">Residents had asked for a crossing since the old ferry stopped running.</p></div></body></html>"#;
+
+#[tokio::test]
+async fn every_page_a_site_does_not_want_says_what_it_is() {
+    let cases = [
+        (
+            "https://www.bbc.com/mundo/noticias-internacional-68000001",
+            BBC_STORY,
+            "world_service",
+        ),
+        (
+            "https://www.bbc.com/arabic/articles/c0abc123def4",
+            BBC_STORY,
+            "world_service",
+        ),
+        (
+            "http://www.bbc.co.uk/hindi/news/2012/10/121016_x.shtml",
+            BBC_STORY,
+            "world_service",
+        ),
+        (
+            "http://news.bbc.co.uk/hi/spanish/news/newsid_8011268/8011268.stm",
+            BBC_STORY,
+            "world_service",
+        ),
+        (
+            "https://www.bbc.com/future/article/20240301-why-bridges-sway",
+            BBC_STORY,
+            "feature_section",
+        ),
+        (
+            "https://www.bbc.com/travel/article/20240301-a-town-by-the-river",
+            BBC_STORY,
+            "feature_section",
+        ),
+        (
+            "https://www.bbc.com/worklife/article/20200101-the-commute",
+            BBC_STORY,
+            "feature_section",
+        ),
+        (
+            "https://www.bbc.com/culture/article/20240301-a-film-about-bridges",
+            BBC_STORY,
+            "feature_section",
+        ),
+        (
+            "https://www.bbc.co.uk/news/extra/aBcD3fGh1j/the-river-crossing",
+            BBC_STORY,
+            "longform",
+        ),
+        (
+            "https://www.bbc.co.uk/news/live/uk-68000002",
+            BBC_STORY,
+            "live_page",
+        ),
+        (
+            "https://www.bbc.co.uk/news/in-pictures-68000003",
+            BBC_STORY,
+            "gallery",
+        ),
+        (
+            "https://www.bbc.co.uk/sport/football/av/68000004",
+            BBC_STORY,
+            "video",
+        ),
+        (
+            "https://www.bbc.com/reel/video/p0abc123/how-bridges-are-built",
+            BBC_STORY,
+            "video",
+        ),
+        ("https://www.bbc.co.uk/news/uk", BBC_STORY, "index_page"),
+        (
+            "https://cnnespanol.cnn.com/2019/05/01/un-puente-nuevo/",
+            CNN_STORY,
+            "other_language",
+        ),
+        (
+            "https://www.cnn.com/interactive/2019/05/world/bridges/",
+            CNN_STORY,
+            "interactive",
+        ),
+        (
+            "https://edition.cnn.com/videos/world/2019/05/01/bridge.cnn",
+            CNN_STORY,
+            "video",
+        ),
+        (
+            "https://www.cnn.com/2019/05/01/world/gallery/bridges/index.html",
+            CNN_STORY,
+            "gallery",
+        ),
+        (
+            "https://www.cnn.com/world/live-news/bridge-05-01-19/index.html",
+            CNN_STORY,
+            "live_page",
+        ),
+        (
+            "http://www.cnn.com/TRANSCRIPTS/1905/01/sitroom.01.html",
+            CNN_STORY,
+            "transcript",
+        ),
+        // Nothing names these: no article id, and a page no layout recognises.
+        (
+            "https://www.bbc.co.uk/news/topics/c0abc/bridges",
+            BBC_STORY,
+            "no_article_id",
+        ),
+        (
+            "https://www.bbc.co.uk/news/uk-68000005",
+            "<html><body><div class=\"radio-schedule\"><p>Listings</p></div></body></html>",
+            "not_recognised",
+        ),
+    ];
+    for (url, html, key) in cases {
+        let input = vec![common::page(
+            html.as_bytes().to_vec(),
+            url,
+            "20240302000000",
+            None,
+        )];
+        let out = common::run("", input).await;
+        let counters = out.stats.counters();
+        assert_eq!(
+            counters.get(&format!("rejected: {key}")),
+            Some(&1),
+            "{url}: {counters:?} {:?}",
+            out.rejected
+        );
+        assert_eq!(out.rejected.len(), 1, "{url}");
+    }
+    // The same pages at story URLs are articles: the rules, not the markup, reject them.
+    for (url, html) in [
+        ("https://www.bbc.co.uk/news/uk-68000006", BBC_STORY),
+        (
+            "https://www.cnn.com/2019/05/01/world/bridge-approved/index.html",
+            CNN_STORY,
+        ),
+    ] {
+        let input = vec![common::page(
+            html.as_bytes().to_vec(),
+            url,
+            "20240302000000",
+            None,
+        )];
+        let out = common::run(r#"summary_fallback = "lead""#, input).await;
+        assert!(out.rejected.is_empty(), "{url}: {:?}", out.rejected);
+    }
+}
+
+#[test]
+fn prefetch_and_extract_name_a_page_with_the_same_key() {
+    let extractor = tempora_extract::ExtractOptions::default()
+        .extractor()
+        .unwrap();
+    for (url, key) in [
+        (
+            "https://www.bbc.com/mundo/noticias-68000001",
+            "world_service",
+        ),
+        (
+            "https://www.bbc.com/future/article/20240301-x",
+            "feature_section",
+        ),
+        ("https://www.bbc.co.uk/news/extra/aBcD3fGh1j/x", "longform"),
+        (
+            "https://www.cnn.com/interactive/2019/05/world/x/",
+            "interactive",
+        ),
+        (
+            "https://www.reuters.com/world/x-2024-03-01/",
+            "no_site_profile",
+        ),
+        (
+            "https://www.bbc.co.uk/news/topics/c0abc/bridges",
+            "no_article_id",
+        ),
+    ] {
+        let rejection = extractor.identify(url).unwrap_err();
+        assert_eq!(rejection.kind, key, "{url}: {}", rejection.reason);
+        assert!(!rejection.reason.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_date_in_the_url_dates_the_article_only_where_the_page_states_none() {
+    let undated = CNN_STORY.replace(
+        r#"<meta property="article:published_time" content="2019-05-01T10:00:00Z">"#,
+        "",
+    );
+    let run = |html: String, url: &'static str| async move {
+        let input = vec![common::page(html.into_bytes(), url, "20240302000000", None)];
+        common::run(r#"summary_fallback = "lead""#, input).await
+    };
+    // The page's own date wins over its URL's, and says it is the page's.
+    let out = run(
+        CNN_STORY.to_string(),
+        "https://www.cnn.com/2019/04/30/world/bridge/index.html",
+    )
+    .await;
+    let a = &common::articles(&out)[0];
+    assert_eq!(a.published.to_string(), "2019-05-01");
+    assert_eq!(
+        a.published_source,
+        Some(tempora_engine::PublishedSource::Page)
+    );
+    assert!(a.published_at.is_some());
+    // No date on the page: the URL's, both shapes, day only.
+    for (url, day) in [
+        (
+            "https://edition.cnn.com/2019/04/30/world/bridge/index.html",
+            "2019-04-30",
+        ),
+        (
+            "http://www.cnn.com/2010/WORLD/africa/03/20/nigeria.bridge/index.html",
+            "2010-03-20",
+        ),
+        (
+            "http://www.cnn.com/2008/US/03/07/bridge.vote/index.html",
+            "2008-03-07",
+        ),
+    ] {
+        let out = run(undated.clone(), url).await;
+        let a = &common::articles(&out)[0];
+        assert_eq!(a.published.to_string(), day, "{url}");
+        assert_eq!(
+            a.published_source,
+            Some(tempora_engine::PublishedSource::Url),
+            "{url}"
+        );
+        assert_eq!(a.published_at, None, "{url}");
+    }
+    // The old shape gives its section too.
+    let out = run(
+        undated.clone(),
+        "http://www.cnn.com/2010/WORLD/africa/03/20/nigeria.bridge/index.html",
+    )
+    .await;
+    assert_eq!(common::articles(&out)[0].section, "world");
+    // Neither the page nor the URL: rejected, though the capture has a time.
+    for url in [
+        "https://www.cnn.com/world/bridge-approved/index.html",
+        "https://www.cnn.com/2019/13/45/world/bridge/index.html",
+        "https://www.cnn.com/travel/article/2019/05/bridge/index.html",
+    ] {
+        let out = run(undated.clone(), url).await;
+        assert!(out.out().is_empty(), "{url}");
+        assert_eq!(
+            out.stats.counters().get("rejected: no_date"),
+            Some(&1),
+            "{url}"
+        );
+    }
 }

@@ -84,7 +84,7 @@ async fn counters_name_layouts_and_rejection_kinds() {
         "{counters:?}"
     );
     assert_eq!(
-        counters.get("rejected: not an article"),
+        counters.get("rejected: live_page"),
         Some(&1),
         "{counters:?}"
     );

@@ -320,6 +320,7 @@ fn synthetic_articles(
                 section: "news".into(),
                 published: NaiveDate::from_ymd_opt(2021, 6, 1).unwrap_or_default(),
                 published_at: None,
+                published_source: None,
                 captured: "20210601000000".into(),
                 title: String::new(),
                 summary,

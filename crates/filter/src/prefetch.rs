@@ -8,7 +8,8 @@
 //! - an `extract` stage (required): its site profiles tell articles from other
 //!   pages and name each article by its URL. `not_article`: the profile's URL
 //!   `reject` rules (live, gallery, video, index pages), no article id in the URL,
-//!   no profile for the host. `duplicate`: another capture of the same article
+//!   no profile for the host; also counted per kind of page (`not_article:
+//!   live_page`, `not_article: no_article_id`, ...), with the keys `extract` uses. `duplicate`: another capture of the same article
 //!   (same site and id, whatever host, port, scheme or query): the earliest
 //!   capture is kept, the closest to publication (ties: the smaller URL), so the
 //!   stage holds one capture per article until its input ends;
@@ -312,9 +313,12 @@ impl Transform for Prefetch {
             let key = match self.extractor.identify(&capture.url) {
                 Ok(key) => key,
                 Err(why) => {
+                    // The total for `run.json`'s cost, and the kind of page, keyed as
+                    // `extract` keys the page when it is fetched.
+                    out.count(&format!("not_article: {}", why.kind), 1);
                     let skip = Skip {
                         counter: "skipped_not_article",
-                        reason: format!("not an article: {why}"),
+                        reason: format!("not an article: {}", why.reason),
                     };
                     Self::skip(out, &capture, skip);
                     continue;

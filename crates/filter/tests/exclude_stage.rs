@@ -125,6 +125,31 @@ async fn cnn_dailymail_urls_match_after_normalization() {
 }
 
 #[tokio::test]
+async fn every_spelling_of_a_listed_cnn_story_is_excluded() {
+    let variants = [
+        "https://www.cnn.com/2015/04/02/us/library-late-book-returned/index.html",
+        "http://www.cnn.com/2015/04/02/us/library-late-book-returned/",
+        "https://cnn.com/2015/04/02/us/library-late-book-returned",
+        "https://edition.cnn.com/2015/04/02/us/library-late-book-returned/index.html",
+        "http://us.cnn.com/2015/04/02/us/library-late-book-returned/index.html?iid=ob_lockedrail",
+        "http://edition.cnn.com:80/2015/04/02/us/library-late-book-returned/index.htm#x",
+    ];
+    let input = variants.iter().map(|u| cnn(u)).collect();
+    let out = run(config(&lists_toml("")), input).await.unwrap();
+    assert!(kept_ids(&out).is_empty());
+    assert_eq!(
+        out.stats.counters()["excluded_cnndm_cnndm-test-urls.txt"],
+        variants.len() as u64
+    );
+    // Another CNN host is another site's page, not an edition of the story.
+    let other = vec![cnn(
+        "https://money.cnn.com/2015/04/02/us/library-late-book-returned/index.html",
+    )];
+    let out = run(config(&lists_toml("")), other).await.unwrap();
+    assert_eq!(kept_ids(&out).len(), 1);
+}
+
+#[tokio::test]
 async fn a_missing_list_file_is_declared_and_named_in_the_error() {
     let missing = fixture("exclude/no-such-list.txt");
     let config = config(&format!("cnndm_urls = [{missing:?}]"));

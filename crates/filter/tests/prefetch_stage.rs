@@ -150,6 +150,10 @@ async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
     let counters = out.stats.counters();
     assert_eq!(counters["skipped_duplicate"], 2);
     assert_eq!(counters["skipped_not_article"], 3);
+    // Each kind of page under its own key, as `extract` counts it.
+    assert_eq!(counters["not_article: live_page"], 1);
+    assert_eq!(counters["not_article: no_article_id"], 1);
+    assert_eq!(counters["not_article: no_site_profile"], 1);
     assert_eq!(counters["to_fetch"], 1);
     let reasons: Vec<&str> = out.rejected.iter().map(|r| r.reason.as_str()).collect();
     assert!(
@@ -167,6 +171,59 @@ async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
         "{reasons:?}"
     );
     assert!(out.rejected.iter().all(|r| r.location.is_some()));
+}
+
+/// Every spelling of one CNN story's URL: index page or not, host, scheme, query.
+const CNN_VARIANTS: [&str; 7] = [
+    "https://www.cnn.com/2015/04/02/us/library-late-book-returned/index.html",
+    "http://www.cnn.com/2015/04/02/us/library-late-book-returned/",
+    "https://cnn.com/2015/04/02/us/library-late-book-returned",
+    "https://edition.cnn.com/2015/04/02/us/library-late-book-returned/index.html",
+    "http://us.cnn.com/2015/04/02/us/library-late-book-returned/index.html?iid=ob_lockedrail",
+    "https://www.cnn.com/2015/04/02/us/library-late-book-returned/index.html?eref=rss_topstories",
+    "http://edition.cnn.com:80/2015/04/02/us/library-late-book-returned/index.htm",
+];
+
+#[tokio::test]
+async fn every_spelling_of_a_cnn_story_is_one_article_to_fetch_and_to_exclude() {
+    let text = pipeline(r#"["articles"]"#, SETS, "cnndm_urls = []")
+        .replace(r#"sites = ["bbc"]"#, r#"sites = ["cnn"]"#)
+        .replace(
+            "cnndm_urls = []",
+            &format!("xsum_split = {:?}", fixture("exclude/xsum-split.json")),
+        );
+    let input: Vec<Record> = CNN_VARIANTS
+        .iter()
+        .enumerate()
+        .map(|(i, url)| capture(url, &format!("2015040300000{i}")))
+        .collect();
+    let out = run(&text, input).await;
+    assert_eq!(
+        passed(&out),
+        [("20150403000000".to_string(), CNN_VARIANTS[0].to_string())]
+    );
+    assert_eq!(out.stats.counters()["skipped_duplicate"], 6);
+    assert!(
+        out.rejected.iter().all(|r| r
+            .reason
+            .contains("cnn article /2015/04/02/us/library-late-book-returned:")),
+        "{:?}",
+        out.rejected
+    );
+
+    // The story is in CNN/DailyMail's list: whichever spelling is captured first,
+    // it is excluded before fetching.
+    let lists = format!(
+        "cnndm_urls = [{:?}]",
+        fixture("exclude/cnndm-test-urls.txt")
+    );
+    let text = pipeline(r#"["articles", "unseen"]"#, SETS, &lists)
+        .replace(r#"sites = ["bbc"]"#, r#"sites = ["cnn"]"#);
+    for url in CNN_VARIANTS {
+        let out = run(&text, vec![capture(url, "20150403000000")]).await;
+        assert!(passed(&out).is_empty(), "{url}");
+        assert_eq!(out.stats.counters()["skipped_excluded"], 1, "{url}");
+    }
 }
 
 #[tokio::test]

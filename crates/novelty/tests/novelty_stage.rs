@@ -16,6 +16,7 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
         section: "news".into(),
         published: "2021-03-04".parse().unwrap(),
         published_at: None,
+        published_source: None,
         captured: "20210305000000".into(),
         title: format!("Story {id}"),
         summary: summary.into(),

@@ -52,6 +52,7 @@ fn article(i: u64) -> Record {
         section: "news".into(),
         published: day,
         published_at: Some(Utc.with_ymd_and_hms(2014, 1, 1, 12, 0, 0).unwrap()),
+        published_source: None,
         captured: format!("{}093012", day.format("%Y%m%d")),
         title: format!("Headline number {i}"),
         summary: sentence.clone(),

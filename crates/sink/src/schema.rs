@@ -13,7 +13,7 @@
 //! - Strings are plain `string` (32-bit offsets), never a view type: every Arrow
 //!   reader (pyarrow, pandas, `datasets`, polars, Spark) takes them, and a file is
 //!   written in batches small enough that no column of a batch nears 2 GiB.
-//! - Enums without data (`summary_source`, `fact_error`, a mention's `field`) are
+//! - Enums without data (`published_source`, `summary_source`, `fact_error`, a mention's `field`) are
 //!   `string` columns of their snake_case names, as in JSONL (not dictionaries).
 //! - Nested records (`facts`, `novelty`, a pair's `span` and `fact`) are structs
 //!   and lists of structs, with the JSON field names; list items are never null.
@@ -153,6 +153,7 @@ fn article() -> Vec<Field> {
         text("section"),
         date("published"),
         time_or_null("published_at"),
+        text_or_null("published_source"),
         text("captured"),
         text("title"),
         text("summary"),

@@ -39,6 +39,7 @@ fn bare_article(id: &str) -> Article {
         section: "news".into(),
         published: NaiveDate::from_ymd_opt(2014, 4, 21).unwrap(),
         published_at: None,
+        published_source: None,
         captured: "20140421200134".into(),
         title: "Title".into(),
         summary: "Summary.".into(),
@@ -79,6 +80,7 @@ fn full_article(id: &str) -> Article {
     Article {
         published: NaiveDate::from_ymd_opt(2021, 1, 21).unwrap(),
         published_at: Some(Utc.with_ymd_and_hms(2021, 1, 21, 1, 58, 44).unwrap()),
+        published_source: Some(tempora_engine::PublishedSource::Page),
         summary_source: Some(SummarySource::Highlights),
         dateline: Some("WASHINGTON (CNN)".into()),
         facts: vec![FactMatch {

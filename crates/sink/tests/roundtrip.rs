@@ -37,6 +37,7 @@ fn article(id: &str, day: u32, split: &str) -> Record {
         section: "news".into(),
         published: NaiveDate::from_ymd_opt(2021, 1, day).unwrap(),
         published_at: None,
+        published_source: None,
         captured: "20210301000000".into(),
         title: format!("Title {id}"),
         summary: format!("Summary of {id}, with \"quotes\" and ünïcode."),

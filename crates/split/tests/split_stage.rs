@@ -15,6 +15,7 @@ fn article(id: &str, published: &str) -> Record {
         section: "news".into(),
         published: published.parse().unwrap(),
         published_at: None,
+        published_source: None,
         captured: "20230101000000".into(),
         title: format!("Story {id}"),
         summary: "A summary.".into(),

@@ -182,16 +182,21 @@ impl UrlLists {
 /// URL (`http://web.archive.org/web/2015...id_/http://...`), then the page it
 /// names ([`CanonicalUrl::page`]: no scheme, port 80/443, `www.`, query,
 /// fragment, trailing `index.html` or `/`; the host lowercased, the path kept as
-/// is), with CNN's `edition.` dropped (it serves the same stories).
+/// is), with CNN's editions `edition.` and `us.` folded onto `cnn.com` (they serve
+/// the same stories under the same paths).
 pub fn normalize_url(url: &str) -> String {
     let url = original_url(url).unwrap_or(url);
     let canonical = CanonicalUrl::parse(url);
-    if canonical.host() == "edition.cnn.com" {
+    if CNN_EDITIONS.contains(&canonical.host()) {
         canonical.with_host("cnn.com").page()
     } else {
         canonical.page()
     }
 }
+
+/// CNN hosts that serve `cnn.com`'s stories under the same paths (`www.` is
+/// dropped by [`CanonicalUrl`] already).
+const CNN_EDITIONS: [&str; 2] = ["edition.cnn.com", "us.cnn.com"];
 
 #[cfg(test)]
 mod tests {
@@ -206,6 +211,8 @@ mod tests {
             "http://edition.cnn.com/2015/04/01/europe/france-germanwings-plane-crash-main/index.html?eref=rss_topstories",
             "HTTP://WWW.CNN.COM:80/2015/04/01/europe/france-germanwings-plane-crash-main#comments",
             "cnn.com/2015/04/01/europe/france-germanwings-plane-crash-main",
+            "https://us.cnn.com/2015/04/01/europe/france-germanwings-plane-crash-main/index.html?iid=ob_lockedrail",
+            "https://Edition.CNN.com/2015/04/01/europe/france-germanwings-plane-crash-main/index.htm",
         ] {
             assert_eq!(normalize_url(url), canonical, "{url}");
         }

@@ -33,7 +33,7 @@ pub struct ExcludeOptions {
     /// CNN/DailyMail URL list files (one URL per line, e.g. `url_lists/all_train.txt`,
     /// `all_val.txt`, `all_test.txt`). Articles are compared by normalized original
     /// URL: Wayback prefix, scheme, `www.`, query, fragment and a trailing
-    /// `index.html` removed.
+    /// `index.html` removed, CNN's `edition.` and `us.` hosts read as `cnn.com`.
     #[serde(default)]
     pub cnndm_urls: Vec<PathBuf>,
 }

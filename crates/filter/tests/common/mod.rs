@@ -42,6 +42,7 @@ pub fn article(id: &str, published: &str, summary: &str, document: &str) -> Reco
         section: "news".into(),
         published: published.parse().unwrap(),
         published_at: None,
+        published_source: None,
         captured: "20230101000000".into(),
         title: format!("Story {id}"),
         summary: summary.into(),

@@ -237,6 +237,7 @@ fn item_article(item: StoredItem) -> Article {
         section: String::new(),
         published: at.map(|t| t.date()).unwrap_or_default(),
         published_at: at.map(|t| t.and_utc()),
+        published_source: at.map(|_| tempora_engine::PublishedSource::Feed),
         captured: item.feed_timestamp,
         title: item.title.unwrap_or_default(),
         summary: item.description,
