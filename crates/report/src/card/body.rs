@@ -402,9 +402,10 @@ fn licence_and_citation(md: &mut String, dir: &Path, configs: &[Config]) -> Resu
 
 const TEMPOSUM: &str = "@inproceedings{cheang-etal-2023-temposum,
   title = {Can {LM}s Generalize to Future Data? An Empirical Analysis on Text Summarization},
-  author = {Cheang, Chi Seng and others},
+  author = {Cheang, Chi Seng and Chan, Hou Pong and Wong, Derek F. and Liu, Xuebo and Li, Zhaocong and Sun, Yanming and Liu, Shudong and Chao, Lidia S.},
   booktitle = {Proceedings of the 2023 Conference on Empirical Methods in Natural Language Processing},
-  year = {2023}
+  year = {2023},
+  doi = {10.18653/v1/2023.emnlp-main.1007}
 }
 ";
 
@@ -418,7 +419,7 @@ const XSUM: &str = "@inproceedings{narayan-etal-2018-dont,
 
 const CNNDM: &str = "@inproceedings{hermann-etal-2015-teaching,
   title = {Teaching Machines to Read and Comprehend},
-  author = {Hermann, Karl Moritz and others},
+  author = {Hermann, Karl Moritz and Kočiský, Tomáš and Grefenstette, Edward and Espeholt, Lasse and Kay, Will and Suleyman, Mustafa and Blunsom, Phil},
   booktitle = {Advances in Neural Information Processing Systems},
   year = {2015}
 }
@@ -432,7 +433,7 @@ const CNNDM: &str = "@inproceedings{hermann-etal-2015-teaching,
 
 const CHOUBEY: &str = "@inproceedings{choubey-etal-2023-lexical,
   title = {Lexical Repetitions Lead to Rote Learning: Unveiling the Impact of Lexical Overlap in Train and Test Reference Summaries},
-  author = {Choubey, Prafulla Kumar and others},
+  author = {Choubey, Prafulla Kumar and Fabbri, Alexander R. and Xiong, Caiming and Wu, Chien-Sheng},
   booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2023},
   year = {2023}
 }
