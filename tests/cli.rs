@@ -33,6 +33,14 @@ fn failed(o: &Output, code: i32) -> String {
     err
 }
 
+/// The 1-based line of `text` that holds `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    1 + text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} is not in the fixture"))
+}
+
 fn write_pipeline(dir: &Path, body: &str) -> String {
     let path = dir.join("p.toml");
     let text = format!(
@@ -63,12 +71,7 @@ fn validate_lists_every_problem_and_exits_2() {
 fn bad_sets_and_decisions_are_all_reported_at_once_with_key_path_and_line() {
     let fixture = "tests/fixtures/pipelines/bad-sets.toml";
     let text = std::fs::read_to_string(fixture).unwrap();
-    let line_of = |needle: &str| {
-        1 + text
-            .lines()
-            .position(|l| l.contains(needle))
-            .unwrap_or_else(|| panic!("{needle:?} is not in the fixture"))
-    };
+    let line_of = |needle: &str| line_of(&text, needle);
     let o = tempora().args(["validate", fixture]).output().unwrap();
     let err = failed(&o, 2);
     let expected = [
@@ -91,12 +94,7 @@ fn bad_sets_and_decisions_are_all_reported_at_once_with_key_path_and_line() {
 fn validate_reports_one_of_each_problem_with_key_path_and_line() {
     let fixture = "tests/fixtures/pipelines/every-problem.toml";
     let text = std::fs::read_to_string(fixture).unwrap();
-    let line_of = |needle: &str| {
-        1 + text
-            .lines()
-            .position(|l| l.contains(needle))
-            .unwrap_or_else(|| panic!("{needle:?} is not in the fixture"))
-    };
+    let line_of = |needle: &str| line_of(&text, needle);
     let o = tempora()
         .args(["validate", fixture])
         .env_remove("TEMPORA_EVERY_PROBLEM_UNSET")

@@ -388,14 +388,7 @@ fn configure_stage(
         errors.push(ConfigError::stage(name, key.as_deref(), message));
     }
     let outputs = config.outputs();
-    let side_inputs = config
-        .side_inputs()
-        .into_iter()
-        .map(|s| {
-            let from = PortRef::parse(&s.from);
-            (s, from)
-        })
-        .collect();
+    let side_inputs = side_inputs_of(&*config);
     Ok(PlannedStage {
         name: name.to_string(),
         kind: kind.name.to_string(),
@@ -437,16 +430,21 @@ fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigError>) {
         for (key, message) in problems {
             errors.push(ConfigError::stage(&stage.name, key.as_deref(), message));
         }
-        stage.side_inputs = config
-            .side_inputs()
-            .into_iter()
-            .map(|s| {
-                let from = PortRef::parse(&s.from);
-                (s, from)
-            })
-            .collect();
+        stage.side_inputs = side_inputs_of(&*config);
         stage.config = Some(config);
     }
+}
+
+/// A configured stage's side inputs, each with the port it reads.
+fn side_inputs_of(config: &dyn StageConfig) -> Vec<(SideInput, PortRef)> {
+    config
+        .side_inputs()
+        .into_iter()
+        .map(|s| {
+            let from = PortRef::parse(&s.from);
+            (s, from)
+        })
+        .collect()
 }
 
 fn parse_inputs(

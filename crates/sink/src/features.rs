@@ -9,7 +9,7 @@
 //! nullability, so a schema's nullable flags are not part of them. A type outside
 //! that set is an error, not a guess.
 
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use arrow_schema::{DataType, Field, Schema};
 
 /// One feature: a value, a list of a feature, or a struct of named features.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,12 +54,7 @@ fn feature(field: &Field, path: &str) -> Result<Feature, String> {
         DataType::Date32 => value("date32"),
         DataType::Date64 => value("date64"),
         DataType::Timestamp(unit, tz) => {
-            let unit = match unit {
-                TimeUnit::Second => "s",
-                TimeUnit::Millisecond => "ms",
-                TimeUnit::Microsecond => "us",
-                TimeUnit::Nanosecond => "ns",
-            };
+            let unit = crate::schema::unit_name(*unit);
             match tz {
                 Some(tz) => value(&format!("timestamp[{unit}, tz={tz}]")),
                 None => value(&format!("timestamp[{unit}]")),

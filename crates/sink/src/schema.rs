@@ -207,12 +207,7 @@ fn type_name(data_type: &DataType) -> String {
         DataType::UInt64 => "uint64".into(),
         DataType::Date32 => "date32".into(),
         DataType::Timestamp(unit, tz) => {
-            let unit = match unit {
-                TimeUnit::Second => "s",
-                TimeUnit::Millisecond => "ms",
-                TimeUnit::Microsecond => "us",
-                TimeUnit::Nanosecond => "ns",
-            };
+            let unit = unit_name(*unit);
             match tz {
                 Some(tz) => format!("timestamp[{unit}, {tz}]"),
                 None => format!("timestamp[{unit}]"),
@@ -381,6 +376,17 @@ impl JsonSchemaDocs {
             let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
             format!("{own} One of {}.", values.join(", "))
         }
+    }
+}
+
+/// Arrow's short name of a time unit (`s`, `ms`, `us`, `ns`), as pyarrow and
+/// `datasets` write it in `timestamp[...]`.
+pub(crate) fn unit_name(unit: TimeUnit) -> &'static str {
+    match unit {
+        TimeUnit::Second => "s",
+        TimeUnit::Millisecond => "ms",
+        TimeUnit::Microsecond => "us",
+        TimeUnit::Nanosecond => "ns",
     }
 }
 
