@@ -27,6 +27,7 @@ fn nightly(server: &MockWayback, dir: &Path, extra: &[&str]) -> Command {
         ("stages.captures.archive.endpoint", endpoint),
         ("stages.captures.state", format!("{}", state.display())),
         ("stages.pages.state", format!("{}", state.display())),
+        ("stages.wanted.state", format!("{}", state.display())),
         (
             "stages.pages.warc_out",
             format!("{}", dir.join("warc").display()),

@@ -79,6 +79,9 @@ pub fn pipeline(shape: Shape, endpoint: &str, dir: &Path) -> String {
     let state = dir.join("state.sqlite").display().to_string();
     for (_, stage) in stages.iter_mut() {
         let stage = stage.as_table_mut().unwrap();
+        if stage["kind"].as_str() == Some("prefetch") {
+            stage.insert("state".into(), state.clone().into());
+        }
         if !stage["kind"].as_str().unwrap().starts_with("wayback-") {
             continue;
         }

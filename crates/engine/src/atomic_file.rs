@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+/// How the name of every temporary file starts; a run removes those a killed run
+/// left (see [`crate::out_dir`]).
+pub const TEMP_PREFIX: &str = ".tmp-";
+
 /// A file being written under a temporary name beside `path`; [`AtomicFile::commit`]
 /// renames it into place, dropping it deletes it.
 #[derive(Debug)]
@@ -29,7 +33,7 @@ impl AtomicFile {
     /// When the temporary file cannot be created.
     pub fn create(path: &Path) -> std::io::Result<Self> {
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".tmp-");
+        builder.prefix(TEMP_PREFIX);
         // The mode goes to open(2), which takes the umask off it, as for any new file.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));

@@ -15,6 +15,7 @@ pub mod cost;
 pub mod dry_run;
 pub mod error;
 pub mod input_files;
+pub mod out_dir;
 pub mod peers;
 pub mod plan;
 pub mod progress;
@@ -46,6 +47,9 @@ pub use registry::{
 };
 pub use runs::RunId;
 pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
-pub use stage::{Batch, Emitted, PortId, SideInputs, Stage, StageIo, Transform, TransformStage};
+pub use stage::{
+    AfterPublish, Batch, Emitted, PortId, Published, SideInputs, Stage, StageIo, Transform,
+    TransformStage,
+};
 pub use stats::StageStats;
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};

@@ -35,12 +35,13 @@ use crate::config::PipelineFile;
 use crate::cost::CrawlCost;
 use crate::error::{ConfigErrors, StageError};
 use crate::input_files::{self, InputFile};
+use crate::out_dir::OutDir;
 use crate::plan::Plan;
 use crate::progress::{Progress, ProgressMode};
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::runs::RunId;
-use crate::stage::{Batch, OutPort, StageIo};
+use crate::stage::{AfterPublishHooks, Batch, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 
 /// Kept here for callers that write their files the runtime's way.
@@ -321,6 +322,10 @@ pub enum PreflightError {
         /// The stage that makes the pipeline incremental.
         incremental: String,
     },
+    /// Another run holds the output directory, or what a killed run left there
+    /// cannot be removed.
+    #[error(transparent)]
+    Claim(#[from] crate::out_dir::ClaimError),
     /// A stage could not be built.
     #[error("stage `{stage}`: {source}")]
     Build {
@@ -355,6 +360,9 @@ pub struct Running {
     started_at: DateTime<Utc>,
     start: Instant,
     verdict: tokio::sync::watch::Sender<Option<bool>>,
+    after_publish: AfterPublishHooks,
+    /// Held until the run has written its last file.
+    out_dir: OutDir,
 }
 
 /// Builds and wires every stage and starts them; [`Running::wait`] awaits the end.
@@ -367,6 +375,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     let start = Instant::now();
     let out = plan.context.out.clone();
     check_writable(&out)?;
+    let out_dir = OutDir::claim(&out)?;
     plan.context.run = RunId::new(started_at);
     let run_folder = match plan.incremental_stage().map(str::to_string) {
         Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
@@ -470,6 +479,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     );
 
     let (verdict, verdict_rx) = tokio::sync::watch::channel(None);
+    let after_publish = AfterPublishHooks::default();
     let mut tasks = JoinSet::new();
     let mut task_stage = HashMap::new();
     for (i, stage) in stages.into_iter().enumerate() {
@@ -502,6 +512,8 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             last_flush: Instant::now(),
             verdict: verdict_rx.clone(),
             is_sink: planned.role == Role::Sink,
+            index: i,
+            after_publish: after_publish.clone(),
         };
         let st = stats[i].clone();
         let handle = tasks.spawn(async move {
@@ -526,6 +538,8 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         started_at,
         start,
         verdict,
+        after_publish,
+        out_dir,
     })
 }
 
@@ -588,6 +602,8 @@ impl Running {
             started_at,
             start,
             verdict,
+            after_publish,
+            out_dir,
         } = self;
         // Sinks publish once every other stage has ended well (see `Transform::publish`).
         let mut upstream_left = plan.stages.iter().filter(|s| s.role != Role::Sink).count();
@@ -651,6 +667,10 @@ impl Running {
         if status == RunStatus::Completed && options.shutdown.is_cancelled() {
             status = RunStatus::Interrupted;
         }
+        if let Some(f) = run_after_publish(&after_publish, status, &names).await {
+            status = RunStatus::Failed;
+            failure = Some(f);
+        }
         // The display thread ends at once; joining it must not hold an async thread.
         let _ = tokio::task::spawn_blocking(move || progress.finish()).await;
         let rejected = rejected_writer
@@ -687,8 +707,40 @@ impl Running {
                 }
             }
         }
+        drop(out_dir);
         report
     }
+}
+
+/// Runs the stages' [`StageIo::after_publish`] hooks, in pipeline order, when the
+/// sinks published (the run completed or was interrupted); the first failure.
+async fn run_after_publish(
+    hooks: &AfterPublishHooks,
+    status: RunStatus,
+    names: &[String],
+) -> Option<StageFailure> {
+    let published = match status {
+        RunStatus::Completed => Published::Completed,
+        RunStatus::Interrupted => Published::Interrupted,
+        _ => return None,
+    };
+    let mut hooks = std::mem::take(
+        &mut *hooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    hooks.sort_by_key(|(i, _)| *i);
+    for (i, hook) in hooks {
+        if let Err(e) = hook(published).await {
+            tracing::error!(stage = %names[i], error = %e, "could not record the run as published");
+            return Some(StageFailure {
+                stage: Some(names[i].clone()),
+                domain: e.domain(),
+                message: e.to_string(),
+            });
+        }
+    }
+    None
 }
 
 /// The kind of records each sink receives (the kind of its first input's port).

@@ -7,7 +7,9 @@
 //! a batch is full, when the stage waits for input, or when it calls [`StageIo::flush`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -20,6 +22,25 @@ use crate::stats::StageStats;
 
 /// Records move between stages in batches.
 pub type Batch = Vec<Record>;
+
+/// How a run ended for the stages upstream of the sinks, told to the hooks a stage
+/// leaves with [`StageIo::after_publish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Published {
+    /// Every stage ended its input; every sink published.
+    Completed,
+    /// Asked to stop (Ctrl-C): sources stopped early, what they had produced went
+    /// through every stage, and every sink published it.
+    Interrupted,
+}
+
+/// Work a stage leaves for after the sinks have published (see [`StageIo::after_publish`]).
+pub type AfterPublish = Box<
+    dyn FnOnce(Published) -> Pin<Box<dyn Future<Output = Result<(), StageError>> + Send>> + Send,
+>;
+
+/// The hooks left by every stage, with the index of the stage that left each.
+pub(crate) type AfterPublishHooks = Arc<Mutex<Vec<(usize, AfterPublish)>>>;
 
 /// Index of an output port of a stage, in the order the stage's config declared them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -189,6 +210,8 @@ pub struct StageIo {
     pub(crate) last_flush: Instant,
     pub(crate) verdict: tokio::sync::watch::Receiver<Option<bool>>,
     pub(crate) is_sink: bool,
+    pub(crate) index: usize,
+    pub(crate) after_publish: AfterPublishHooks,
 }
 
 /// Buffered records older than this are sent even when the batch is not full, so a
@@ -218,6 +241,25 @@ impl StageIo {
             Ok(v) => v.unwrap_or(false),
             Err(_) => false,
         }
+    }
+
+    /// Leaves `hook` to run once the sinks have published this run's outputs, when
+    /// they did (the run completed or was interrupted, and no stage failed), before
+    /// `run.json` is written: for what must not be recorded as done before the
+    /// outputs hold it (pages marked delivered in a crawl state). A kill before the
+    /// hook leaves the state as if the run had not happened past its last commit; a
+    /// failing hook fails the run, named after this stage. Hooks run one at a
+    /// time, in pipeline order.
+    pub fn after_publish<F, Fut>(&self, hook: F)
+    where
+        F: FnOnce(Published) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<(), StageError>> + Send + 'static,
+    {
+        let hook: AfterPublish = Box::new(move |p| Box::pin(hook(p)));
+        self.after_publish
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((self.index, hook));
     }
 
     /// The stage's counters, shared with the progress display and `run.json`.

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::StageError;
 use crate::records::{Record, Rejected};
 use crate::registry::{PipelineContext, StageConfig};
-use crate::stage::{Batch, OutPort, StageIo};
+use crate::stage::{AfterPublishHooks, Batch, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 
 /// What a stage produced when run alone.
@@ -126,8 +126,31 @@ pub async fn run_stage_with_shutdown(
         last_flush: Instant::now(),
         verdict: tokio::sync::watch::channel(Some(true)).1,
         is_sink: ports.is_empty(),
+        index: 0,
+        after_publish: AfterPublishHooks::default(),
     };
-    let result = stage.run(io).await;
+    let hooks = io.after_publish.clone();
+    let stopped = io.shutdown.clone();
+    let mut result = stage.run(io).await;
+    if result.is_ok() {
+        // Nothing downstream to publish: the stage's hooks run at once, as after sinks.
+        let published = if stopped.is_cancelled() {
+            Published::Interrupted
+        } else {
+            Published::Completed
+        };
+        let hooks = std::mem::take(
+            &mut *hooks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for (_, hook) in hooks {
+            if let Err(e) = hook(published).await {
+                result = Err(e);
+                break;
+            }
+        }
+    }
     feeder.abort();
     let mut output = StageOutput {
         stats,

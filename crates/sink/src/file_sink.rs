@@ -225,6 +225,12 @@ impl FileSink {
             out.count("already in the file", appended.present);
             return Ok(());
         }
+        if self.format == Format::Parquet && file.records.is_empty() {
+            // The sink is not told its input's kind: with no record, no schema, and
+            // no file (nor a count in run.json that would name one).
+            tracing::info!(path = %path.display(), "no records: no Parquet file written");
+            return Ok(());
+        }
         out.count(&counter, file.count);
         match (self.format, file.writer.take()) {
             (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,
@@ -237,9 +243,7 @@ impl FileSink {
                 w.flush().map_err(io_err)?;
             }
             (Format::Parquet, _) => {
-                // The sink is not told its input's kind: with no record, no schema.
                 let Some(kind) = file.records.first().map(|(_, r)| r.kind()) else {
-                    tracing::info!(path = %path.display(), "no records: no Parquet file written");
                     return Ok(());
                 };
                 let records = file.records.iter().map(|(_, r)| r);

@@ -202,14 +202,9 @@ impl Crawl {
         }
     }
 
-    /// Ends the run: unless it is stopping early, every page is out and the run is finished.
-    ///
-    /// # Errors
-    /// State errors.
-    pub async fn finish(&mut self, stopped: bool) -> Result<Tally, StageError> {
-        if !stopped {
-            self.output.finish().await?;
-        }
+    /// The run's counts, logged. What marks the pages delivered is
+    /// [`Output::finish`], once whatever the pages went to holds them.
+    pub fn summary(&self) -> Tally {
         let t = self.tally;
         tracing::info!(
             new = t.received.saturating_sub(t.skipped),
@@ -224,7 +219,7 @@ impl Crawl {
             t.skipped,
             t.replayed
         );
-        Ok(t)
+        t
     }
 }
 

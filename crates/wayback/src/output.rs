@@ -267,16 +267,22 @@ impl Output {
             .map_err(|e| WaybackError::Config(format!("commit panicked: {e}")))?
     }
 
-    /// Every page of this run is downstream: the run is finished.
+    /// Every page of this run is held by whatever it went to (a pipeline's sinks
+    /// have published): the pages are delivered, and a later run does not replay
+    /// them. `completed`: the run also ended its input (it was not stopped early),
+    /// and is recorded as finished.
     ///
     /// # Errors
     /// State errors.
-    pub async fn finish(&self) -> Result<(), WaybackError> {
+    pub async fn finish(&self, completed: bool) -> Result<(), WaybackError> {
         let run = self.run;
         self.state
             .call(move |c| {
                 state::captures::mark_delivered(c, run)?;
-                state::finish_run(c, run)
+                if completed {
+                    state::finish_run(c, run)?;
+                }
+                Ok(())
             })
             .await
     }

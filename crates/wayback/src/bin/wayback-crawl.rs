@@ -189,7 +189,8 @@ async fn main() -> anyhow::Result<()> {
     crawl.run(refetch, &mut sink).await?;
     listing.await?;
     sink.flush().await?;
-    let t = crawl.finish(false).await?;
+    crawl.output.finish(true).await?;
+    let t = crawl.summary();
     println!(
         "new {} fetched {} failed {} skipped {} replayed {}",
         t.received.saturating_sub(t.skipped),

@@ -7,8 +7,8 @@ use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, DescribeContext, OptionError, Peers, PipelineContext, Port, Record,
-    RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, DescribeContext, OptionError, Peers, PipelineContext, Port, Published,
+    Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{duration, ArchiveOptions, ArchiveSetting};
@@ -232,11 +232,12 @@ impl Stage for CdxStage {
         let options = o.archive.options()?;
         let archive = options.archive(o.state.as_deref())?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
+        let state = archive.state()?;
         let mut lister = CdxLister::new(
             archive
                 .cdx(options.cdx_rate)?
                 .counting(io.stats().clone(), cost::REQUESTS_CDX),
-            archive.state()?,
+            state.clone(),
             ListerConfig {
                 queries: o.queries(),
                 keep: o.keep,
@@ -280,7 +281,23 @@ impl Stage for CdxStage {
                 break;
             }
         }
-        io.flush().await
+        io.flush().await?;
+        // Every capture still listed and unfetched was handed on in this run, unless
+        // it stopped early: once the run completes, the stages after decided them.
+        let handed_all =
+            !io.shutdown().is_cancelled() && o.max_captures.is_none_or(|max| emitted < max);
+        if handed_all {
+            let source = io.name().to_string();
+            io.after_publish(move |published| async move {
+                if published == Published::Completed {
+                    state
+                        .call(move |c| crate::state::captures::settle(c, &source))
+                        .await?;
+                }
+                Ok(())
+            });
+        }
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
     cost, parse_options, Capture, DescribeContext, OptionError, Page, Peers, PipelineContext, Port,
-    PortId, Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
+    PortId, Published, Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::options::{duration, ArchiveOptions, ArchiveSetting};
@@ -228,7 +228,13 @@ impl Stage for FetchStage {
         // When stopping, what is left stays listed in the state for the next run.
         crawl.run(refetch, &mut sink).await?;
         sink.flush().await?;
-        let tally = crawl.finish(io.shutdown().is_cancelled()).await?;
+        // The pages count as delivered once the sinks hold them: a run killed
+        // before that replays them.
+        let output = crawl.output.clone();
+        io.after_publish(move |published| async move {
+            Ok(output.finish(published == Published::Completed).await?)
+        });
+        let tally = crawl.summary();
         let stats = io.stats().clone();
         for (name, n) in [
             ("fetched", tally.fetched),

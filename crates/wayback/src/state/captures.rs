@@ -89,11 +89,22 @@ pub fn latest_of_key(conn: &Connection, urlkey: &str) -> rusqlite::Result<Option
 /// Captures of `source` still to fetch: listed, or failed in a way worth another try.
 pub fn pending(conn: &Connection, source: &str) -> rusqlite::Result<Vec<Capture>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT * FROM captures WHERE source = ?1 AND (state = 'listed'
+        "SELECT * FROM captures WHERE source = ?1 AND ((state = 'listed' AND settled = 0)
            OR (state = 'failed' AND permanent = 0 AND attempts < ?2)) ORDER BY rowid",
     )?;
     let rows = stmt.query_map((source, MAX_ATTEMPTS), capture_from)?;
     rows.collect()
+}
+
+/// Every capture `source` listed and no stage fetched is settled: a run that
+/// handed them all on completed, so what came after decided them (another capture
+/// of the same article was chosen, the page is not wanted). A later run does not
+/// hand them back.
+pub fn settle(conn: &Connection, source: &str) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE captures SET settled = 1 WHERE source = ?1 AND state = 'listed' AND settled = 0",
+        [source],
+    )
 }
 
 /// The status of a capture, if known.

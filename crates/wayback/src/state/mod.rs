@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS captures(
   fetched_at TEXT,
   fetch_run INTEGER,
   delivered INTEGER NOT NULL DEFAULT 0,
+  settled INTEGER NOT NULL DEFAULT 0,
   warc_path TEXT,
   warc_offset INTEGER,
   PRIMARY KEY (url, timestamp)
@@ -156,11 +157,15 @@ impl State {
         Self::init(conn, path, None)
     }
 
-    fn init(conn: Connection, path: PathBuf, lock: Option<File>) -> Result<Self, WaybackError> {
+    fn init(mut conn: Connection, path: PathBuf, lock: Option<File>) -> Result<Self, WaybackError> {
+        // Writers take the lock when they begin: another connection to the same file
+        // (prefetch's) then waits its turn instead of failing on a stale snapshot.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;",
+            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
         )
         .and_then(|()| conn.execute_batch(SCHEMA))
+        .and_then(|()| migrate(&conn))
         .map_err(|e| db_error(&path, &e))?;
         Ok(Self {
             inner: Arc::new(Inner {
@@ -204,6 +209,19 @@ impl State {
                 message: format!("state work panicked: {e}"),
             })?
     }
+}
+
+/// Brings a state file written by an earlier version up to this schema.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let has_settled: bool = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('captures') WHERE name = 'settled'",
+        [],
+        |r| r.get::<_, i64>(0).map(|n| n > 0),
+    )?;
+    if !has_settled {
+        conn.execute_batch("ALTER TABLE captures ADD COLUMN settled INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
 }
 
 fn db_error(path: &Path, e: &rusqlite::Error) -> WaybackError {

@@ -11,8 +11,11 @@
 //!   no profile for the host; also counted per kind of page (`not_article:
 //!   live_page`, `not_article: no_article_id`, ...), with the keys `extract` uses. `duplicate`: another capture of the same article
 //!   (same site and id, whatever host, port, scheme or query): the earliest
-//!   capture is kept, the closest to publication (ties: the smaller URL), so the
-//!   stage holds one capture per article until its input ends;
+//!   capture is kept, the closest to publication (ties: the smaller URL). The
+//!   stage holds one capture per article until its input ends, in SQLite (the
+//!   `state` file, see [`choices`]), not in memory; with a `state` file the
+//!   choice outlives the run: a killed run's rerun, or a later night, holds to
+//!   the capture chosen first and fetches no other capture of the article;
 //! - `exclude` stages: `excluded`, the article is in a training list (BBC ids and
 //!   CNN URLs are in the URL);
 //! - a `split` stage: `outside_windows`, the article cannot be published in any
@@ -25,7 +28,9 @@
 //! feed's description is BBC's promo line, not the page's summary (they agreed on
 //! 12% of 321 real pages), so what `conflicts` decides is left to `conflicts`.
 
-use std::collections::BTreeMap;
+mod choices;
+
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -40,6 +45,7 @@ use tempora_engine::{
 use tempora_extract::{ArticleKey, ExtractConfig, Extractor};
 
 use crate::exclude::{ExcludeConfig, ExcludeOptions, Exclusions};
+use choices::{Choices, Offer};
 
 /// Options of the `prefetch` stage.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -51,11 +57,17 @@ pub struct PrefetchOptions {
     /// stages (training lists) and the `split` stage (the pipeline's windows). Each
     /// must read, directly or through others, what this stage passes on.
     pub decides_for: Vec<String>,
+    /// SQLite file that keeps the capture chosen for each article, so that a rerun
+    /// or a later night holds to it (the crawl's state file will do: the table is
+    /// its own). Without it, the choices of one run are kept in a temporary file.
+    #[serde(default)]
+    pub state: Option<PathBuf>,
 }
 
 /// What the stages named in `decides_for` decide, read from their configuration.
 #[derive(Debug)]
 struct Linked {
+    stage: String,
     extractor: Arc<Extractor>,
     exclude: Vec<ExcludeOptions>,
     windows: bool,
@@ -129,6 +141,7 @@ impl PrefetchConfig {
         }
         match extractor {
             Some(extractor) if problems.is_empty() => Ok(Linked {
+                stage: peers.me().to_string(),
                 extractor,
                 exclude,
                 windows,
@@ -220,7 +233,9 @@ impl StageConfig for PrefetchConfig {
             extractor: linked.extractor,
             exclude: linked.exclude,
             exclusions: Vec::new(),
-            held: BTreeMap::new(),
+            stage: linked.stage,
+            state: self.options.state,
+            choices: None,
         })))
     }
 }
@@ -231,9 +246,14 @@ struct Prefetch {
     extractor: Arc<Extractor>,
     exclude: Vec<ExcludeOptions>,
     exclusions: Vec<Exclusions>,
-    /// The earliest capture of each article seen so far.
-    held: BTreeMap<ArticleKey, Capture>,
+    stage: String,
+    state: Option<PathBuf>,
+    /// The capture held or chosen for each article seen (opened by `prepare`).
+    choices: Option<Choices>,
 }
+
+/// Held articles decided per transaction when the input ends.
+const RELEASE_CHUNK: usize = 10_000;
 
 /// Why a capture is not fetched: its counter (`skipped_<reason>`) and its words.
 struct Skip {
@@ -249,6 +269,46 @@ impl Prefetch {
             skip.reason,
             Some(format!("{} {}", capture.timestamp, capture.url)),
         );
+    }
+
+    fn choices(&mut self) -> Result<&mut Choices, StageError> {
+        self.choices
+            .as_mut()
+            .ok_or_else(|| StageError::internal("prefetch ran before it was prepared"))
+    }
+
+    /// `dropped` is left out: `kept` stands for the same article.
+    fn duplicate(
+        out: &mut Emitted,
+        key: &ArticleKey,
+        kept: &Capture,
+        dropped: &Capture,
+        earlier_run: bool,
+    ) {
+        let by = if earlier_run {
+            " (chosen by an earlier run)"
+        } else {
+            ""
+        };
+        let skip = Skip {
+            counter: "skipped_duplicate",
+            reason: format!(
+                "duplicate: an earlier capture stands for {} article {}{by}: {} {}",
+                key.site, key.id, kept.timestamp, kept.url
+            ),
+        };
+        Self::skip(out, dropped, skip);
+    }
+
+    /// Passes the chosen capture of `key` on to fetch, or skips it with its reason.
+    fn pass_or_skip(&self, out: &mut Emitted, key: &ArticleKey, capture: Capture) {
+        match self.decide(key, &capture) {
+            Some(skip) => Self::skip(out, &capture, skip),
+            None => {
+                out.count("to_fetch", 1);
+                out.push(Record::Capture(Box::new(capture)));
+            }
+        }
     }
 
     /// What the held capture of `key` tells about its article, once all captures are in.
@@ -295,6 +355,7 @@ fn capture_day(timestamp: &str) -> Option<NaiveDate> {
 
 impl Transform for Prefetch {
     fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
+        self.choices = Some(Choices::open(self.state.as_deref(), &self.stage)?);
         self.exclusions = self
             .exclude
             .iter()
@@ -304,6 +365,7 @@ impl Transform for Prefetch {
     }
 
     fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+        let mut offered = Vec::with_capacity(batch.len());
         for record in batch {
             let Record::Capture(capture) = record else {
                 let reason = format!("prefetch takes captures, got a {}", record.kind());
@@ -324,44 +386,36 @@ impl Transform for Prefetch {
                     continue;
                 }
             };
-            let order = |c: &Capture| (c.timestamp.clone(), c.url.clone());
-            let later = match self.held.get_mut(&key) {
-                Some(held) if order(&capture) < order(held) => {
-                    Some(std::mem::replace(held, *capture))
+            offered.push((key, *capture));
+        }
+        let choices = self.choices()?;
+        for (key, capture, offer) in choices.offer(offered)? {
+            match offer {
+                Offer::Held { replaced: None } => {}
+                Offer::Held {
+                    replaced: Some(later),
+                } => Self::duplicate(out, &key, &capture, &later, false),
+                Offer::Duplicate { kept, decided } => {
+                    Self::duplicate(out, &key, &kept, &capture, decided);
                 }
-                Some(_) => Some(*capture),
-                None => {
-                    self.held.insert(key.clone(), *capture);
-                    None
-                }
-            };
-            if let Some(later) = later {
-                let kept = &self.held[&key];
-                let skip = Skip {
-                    counter: "skipped_duplicate",
-                    reason: format!(
-                        "duplicate: an earlier capture stands for {} article {}: {} {}",
-                        key.site, key.id, kept.timestamp, kept.url
-                    ),
-                };
-                Self::skip(out, &later, skip);
+                Offer::Chosen => self.pass_or_skip(out, &key, capture),
             }
         }
         Ok(())
     }
 
     fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
-        let held = std::mem::take(&mut self.held);
-        for (key, capture) in held {
-            match self.decide(&key, &capture) {
-                Some(skip) => Self::skip(out, &capture, skip),
-                None => {
-                    out.count("to_fetch", 1);
-                    out.push(Record::Capture(Box::new(capture)));
-                }
+        loop {
+            let held = self.choices()?.held(None, RELEASE_CHUNK)?;
+            if held.is_empty() {
+                return Ok(());
             }
+            let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
+            for (key, capture) in held {
+                self.pass_or_skip(out, &key, capture);
+            }
+            self.choices()?.decided(&keys)?;
         }
-        Ok(())
     }
 }
 

@@ -1,0 +1,348 @@
+//! What `prefetch` remembers per article, in SQLite rather than in memory: the
+//! capture it holds (the earliest seen so far) until the article is decided, and
+//! the capture it chose once decided (passed on to fetch, or skipped).
+//!
+//! The choice is made once and kept: a run killed after choosing and rerun (its
+//! listing hands the captures back), or a later night that lists the article
+//! again, finds the choice and holds to it, so no article is fetched twice under
+//! two captures. Without a `state` file the table lives in a private temporary
+//! SQLite file, deleted when the run ends: memory does not grow with the listing
+//! either way.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+use tempora_engine::{Capture, StageError};
+use tempora_extract::ArticleKey;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS prefetch_articles(
+  stage TEXT NOT NULL,
+  site TEXT NOT NULL,
+  id TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  url TEXT NOT NULL,
+  capture TEXT NOT NULL,
+  decided INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (stage, site, id)
+);
+CREATE INDEX IF NOT EXISTS prefetch_held ON prefetch_articles(stage, decided, timestamp);
+";
+
+/// What became of one capture offered for its article.
+#[derive(Debug)]
+pub(crate) enum Offer {
+    /// Held as the article's earliest capture so far; `replaced` is the capture
+    /// held before, now a duplicate.
+    Held { replaced: Option<Capture> },
+    /// The article holds an earlier capture, or an earlier run chose another one
+    /// (`decided`): this one is a duplicate.
+    Duplicate { kept: Capture, decided: bool },
+    /// An earlier run chose this very capture (it was killed before the fetch was
+    /// recorded, and the listing hands the capture back): to be decided again.
+    Chosen,
+}
+
+/// The per-article table of one `prefetch` stage.
+pub(crate) struct Choices {
+    conn: Connection,
+    stage: String,
+    path: String,
+}
+
+impl Choices {
+    /// Opens (creating) the table in the SQLite file at `path`, or in a private
+    /// temporary file without one.
+    ///
+    /// # Errors
+    /// When the file cannot be opened or is not a SQLite database.
+    pub(crate) fn open(path: Option<&Path>, stage: &str) -> Result<Self, StageError> {
+        let shown = path.map_or_else(
+            || "a temporary file".to_string(),
+            |p| p.display().to_string(),
+        );
+        let fail = |e: rusqlite::Error| StageError::input(format!("state {shown}: {e}"));
+        if let Some(parent) = path
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| StageError::input(format!("state {shown}: {e}")))?;
+        }
+        // An empty name is SQLite's private temporary file, removed on close.
+        let mut conn = Connection::open(path.unwrap_or(Path::new(""))).map_err(fail)?;
+        // Writers take the lock when they begin: the crawl's connection to the same
+        // file then waits its turn instead of failing on a stale snapshot.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
+        conn.execute_batch(
+            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
+        )
+        .and_then(|()| conn.execute_batch(SCHEMA))
+        .map_err(fail)?;
+        Ok(Self {
+            conn,
+            stage: stage.to_string(),
+            path: shown,
+        })
+    }
+
+    fn error(&self, e: &rusqlite::Error) -> StageError {
+        StageError::input(format!("state {}: {e}", self.path))
+    }
+
+    /// Offers each capture for its article, in one transaction: the earliest
+    /// capture of an undecided article is held (ties: the smaller URL).
+    ///
+    /// # Errors
+    /// Database errors, naming the file.
+    pub(crate) fn offer(
+        &mut self,
+        captures: Vec<(ArticleKey, Capture)>,
+    ) -> Result<Vec<(ArticleKey, Capture, Offer)>, StageError> {
+        let stage = self.stage.clone();
+        let work = |conn: &mut Connection| -> rusqlite::Result<_> {
+            let tx = conn.transaction()?;
+            let mut out = Vec::with_capacity(captures.len());
+            {
+                let mut find = tx.prepare_cached(
+                    "SELECT capture, decided FROM prefetch_articles WHERE stage = ?1 AND site = ?2 AND id = ?3",
+                )?;
+                let mut put = tx.prepare_cached(
+                    "INSERT INTO prefetch_articles(stage, site, id, timestamp, url, capture)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT(stage, site, id) DO UPDATE SET
+                       timestamp = excluded.timestamp, url = excluded.url, capture = excluded.capture",
+                )?;
+                for (key, capture) in captures {
+                    let known: Option<(String, bool)> = find
+                        .query_row((&stage, &key.site, &key.id), |r| {
+                            Ok((r.get(0)?, r.get::<_, i64>(1)? != 0))
+                        })
+                        .optional()?;
+                    let known = known.and_then(|(json, decided)| {
+                        serde_json::from_str::<Capture>(&json)
+                            .ok()
+                            .map(|c| (c, decided))
+                    });
+                    let order = |c: &Capture| (c.timestamp.clone(), c.url.clone());
+                    let offer = match known {
+                        Some((kept, true)) if order(&kept) == order(&capture) => Offer::Chosen,
+                        Some((kept, decided)) if decided || order(&kept) <= order(&capture) => {
+                            Offer::Duplicate { kept, decided }
+                        }
+                        earlier => {
+                            let json = serde_json::to_string(&capture).unwrap_or_default();
+                            put.execute((
+                                &stage,
+                                &key.site,
+                                &key.id,
+                                &capture.timestamp,
+                                &capture.url,
+                                json,
+                            ))?;
+                            Offer::Held {
+                                replaced: earlier.map(|(c, _)| c),
+                            }
+                        }
+                    };
+                    out.push((key, capture, offer));
+                }
+            }
+            tx.commit()?;
+            Ok(out)
+        };
+        work(&mut self.conn).map_err(|e| self.error(&e))
+    }
+
+    /// Up to `limit` held articles whose capture is earlier than `before` (all
+    /// without it), by site and id.
+    ///
+    /// # Errors
+    /// Database errors, naming the file.
+    pub(crate) fn held(
+        &self,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(ArticleKey, Capture)>, StageError> {
+        let work = || -> rusqlite::Result<_> {
+            let mut stmt = self.conn.prepare_cached(
+                "SELECT site, id, capture FROM prefetch_articles
+                 WHERE stage = ?1 AND decided = 0 AND (?2 IS NULL OR timestamp < ?2)
+                 ORDER BY site, id LIMIT ?3",
+            )?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = stmt.query_map((&self.stage, before, limit), |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (site, id, json) = row?;
+                if let Ok(capture) = serde_json::from_str::<Capture>(&json) {
+                    out.push((ArticleKey { site, id }, capture));
+                }
+            }
+            Ok(out)
+        };
+        work().map_err(|e| self.error(&e))
+    }
+
+    /// Records the articles as decided: their capture is the chosen one for good.
+    ///
+    /// # Errors
+    /// Database errors, naming the file.
+    pub(crate) fn decided(&mut self, keys: &[ArticleKey]) -> Result<(), StageError> {
+        let stage = self.stage.clone();
+        let work = |conn: &mut Connection| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            {
+                let mut stmt = tx.prepare_cached(
+                    "UPDATE prefetch_articles SET decided = 1 WHERE stage = ?1 AND site = ?2 AND id = ?3",
+                )?;
+                for key in keys {
+                    stmt.execute((&stage, &key.site, &key.id))?;
+                }
+            }
+            tx.commit()
+        };
+        work(&mut self.conn).map_err(|e| self.error(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(url: &str, timestamp: &str) -> Capture {
+        Capture {
+            url: url.into(),
+            timestamp: timestamp.into(),
+            status: Some(200),
+            mime: "text/html".into(),
+            digest: "D".into(),
+            length: None,
+            source: "captures".into(),
+        }
+    }
+
+    fn key(id: &str) -> ArticleKey {
+        ArticleKey {
+            site: "bbc".into(),
+            id: id.into(),
+        }
+    }
+
+    fn offer(choices: &mut Choices, id: &str, url: &str, ts: &str) -> Offer {
+        let mut out = choices.offer(vec![(key(id), capture(url, ts))]).unwrap();
+        out.pop().unwrap().2
+    }
+
+    #[test]
+    fn the_earliest_capture_is_held_and_the_choice_outlives_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        {
+            let mut c = Choices::open(Some(&path), "wanted").unwrap();
+            let late = "https://www.bbc.com/news/uk-1";
+            let early = "https://www.bbc.co.uk/news/uk-1";
+            assert!(matches!(
+                offer(&mut c, "1", late, "20200102000000"),
+                Offer::Held { replaced: None }
+            ));
+            match offer(&mut c, "1", early, "20200101000000") {
+                Offer::Held { replaced: Some(r) } => assert_eq!(r.url, late),
+                other => panic!("{other:?}"),
+            }
+            // Same time: the smaller URL stands.
+            assert!(matches!(
+                offer(
+                    &mut c,
+                    "1",
+                    "https://www.bbc.co.uk/news/uk-1?x",
+                    "20200101000000"
+                ),
+                Offer::Duplicate { decided: false, .. }
+            ));
+            let held = c.held(None, 10).unwrap();
+            assert_eq!(held.len(), 1);
+            assert_eq!(held[0].1.url, early);
+            c.decided(&[key("1")]).unwrap();
+            assert!(c.held(None, 10).unwrap().is_empty());
+        }
+        // A later run: the chosen capture is decided again, any other is a duplicate,
+        // even an earlier one.
+        let mut c = Choices::open(Some(&path), "wanted").unwrap();
+        assert!(matches!(
+            offer(
+                &mut c,
+                "1",
+                "https://www.bbc.co.uk/news/uk-1",
+                "20200101000000"
+            ),
+            Offer::Chosen
+        ));
+        match offer(
+            &mut c,
+            "1",
+            "https://www.bbc.co.uk/news/uk-1",
+            "20191231000000",
+        ) {
+            Offer::Duplicate {
+                kept,
+                decided: true,
+            } => assert_eq!(kept.timestamp, "20200101000000"),
+            other => panic!("{other:?}"),
+        }
+        // Another stage's choices are its own.
+        let mut other = Choices::open(Some(&path), "other").unwrap();
+        assert!(matches!(
+            offer(
+                &mut other,
+                "1",
+                "https://www.bbc.co.uk/news/uk-1",
+                "20191231000000"
+            ),
+            Offer::Held { replaced: None }
+        ));
+    }
+
+    #[test]
+    fn held_articles_are_released_up_to_a_time() {
+        let mut c = Choices::open(None, "wanted").unwrap();
+        for (id, ts) in [
+            ("1", "20200101000000"),
+            ("2", "20200301000000"),
+            ("3", "20200201000000"),
+        ] {
+            offer(
+                &mut c,
+                id,
+                &format!("https://www.bbc.co.uk/news/uk-{id}"),
+                ts,
+            );
+        }
+        let ids =
+            |v: Vec<(ArticleKey, Capture)>| v.into_iter().map(|(k, _)| k.id).collect::<Vec<_>>();
+        assert_eq!(ids(c.held(Some("20200201000000"), 10).unwrap()), ["1"]);
+        assert_eq!(ids(c.held(None, 2).unwrap()), ["1", "2"]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        std::fs::write(
+            &path,
+            b"not a database at all, but long enough to be read as one",
+        )
+        .unwrap();
+        let err = Choices::open(Some(&path), "wanted")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("state.sqlite"), "{err}");
+    }
+}

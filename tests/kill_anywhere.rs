@@ -1,0 +1,242 @@
+//! Kill anywhere, lose nothing, change nothing: `pipelines/nightly-bbc.toml`
+//! against the testkit's model of BBC News in the Archive (two hosts, repeated
+//! captures, live and video pages), killed with SIGKILL at many points of its run
+//! and rerun each time, ends with the outputs of a run that was never killed:
+//! `articles.jsonl` byte for byte, each article once in every file, no page
+//! fetched again that the WARC files already held, and nothing a killed run left
+//! behind.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
+use tempora_testkit::MockWayback;
+use tempora_wayback::warc::WarcFileReader;
+
+/// The shipped nightly pipeline against `server`, with state, WARC files and
+/// outputs in `dir`; the Archive's rates off (the model answers at once).
+fn nightly(server: &MockWayback, dir: &Path) -> Command {
+    let state = dir.join("state.sqlite").display().to_string();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_LOG", "warn,tempora_wayback=info")
+        .env("TEMPORA_CONTACT", "tests@example.org")
+        .args(["run", "pipelines/nightly-bbc.toml", "--progress", "off"]);
+    for (key, value) in [
+        ("pipeline.out", dir.join("out").display().to_string()),
+        ("stages.captures.archive.endpoint", server.endpoint()),
+        ("stages.captures.state", state.clone()),
+        ("stages.wanted.state", state.clone()),
+        ("stages.pages.state", state),
+        (
+            "stages.pages.warc_out",
+            dir.join("warc").display().to_string(),
+        ),
+    ] {
+        cmd.arg("--set").arg(format!("{key}={value:?}"));
+    }
+    cmd.args(["--set", "stages.captures.archive.cdx_rate=0"])
+        .args(["--set", "stages.captures.archive.playback_rate=0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Where a run is killed.
+#[derive(Debug, Clone, Copy)]
+enum KillAt {
+    /// Once the server has answered this many of the run's requests.
+    Requests(usize),
+    /// When the fetch stage reports its last page: after the last fetch, before
+    /// the sinks publish.
+    FetchDone,
+}
+
+/// Runs the pipeline; kills it at `at` (`None`: lets it end). Whether it was killed.
+fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
+    let before = server.requests().len();
+    let mut child = nightly(server, dir).spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (lines_tx, lines) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line.clone());
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut killed = false;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        let hit = match at {
+            Some(KillAt::Requests(n)) => server.requests().len() - before >= n,
+            Some(KillAt::FetchDone) => lines.try_iter().any(|l| l.contains("wayback run summary")),
+            None => false,
+        };
+        if hit {
+            child.kill().unwrap();
+            killed = true;
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run did not end");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let status = child.wait().unwrap();
+    let log = reader.join().unwrap();
+    if !killed {
+        assert!(status.success(), "{log}");
+    }
+    killed && !status.success()
+}
+
+/// Every `.tmp-*` file under `dir`.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(temporaries(&path));
+        } else if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The ids in each `runs/<run>/articles.jsonl`, in file order.
+fn ids_per_run(out: &Path) -> Vec<Vec<String>> {
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    folders.sort();
+    folders
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f.join("articles.jsonl")).ok())
+        .map(|text| {
+            text.lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    format!(
+                        "{}/{}",
+                        v["source"].as_str().unwrap(),
+                        v["id"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// How many times each capture is held in the WARC files of `dir`.
+fn warc_captures(dir: &Path) -> BTreeMap<String, usize> {
+    let mut held = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        for record in WarcFileReader::open(&entry.path(), 1 << 30).unwrap() {
+            let record = record.unwrap();
+            if let Some(capture) = record.header("Tempora-Capture") {
+                let c: serde_json::Value = serde_json::from_str(capture).unwrap();
+                *held
+                    .entry(format!("{} {}", c["timestamp"], c["url"]))
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    held
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_killed_anywhere_ends_as_if_never_killed() {
+    let site = NewsSite::build(&NewsSiteSpec {
+        seed: 22,
+        first_year: 2020,
+        last_year: 2020,
+        articles_per_month: 6,
+    });
+    let server = std::sync::Arc::new(MockWayback::start(site.corpus.clone()).await.unwrap());
+
+    // The night as it should be: one run, never killed.
+    let whole = tempfile::tempdir().unwrap();
+    let s = server.clone();
+    let w = whole.path().to_path_buf();
+    tokio::task::spawn_blocking(move || run(&s, &w, None))
+        .await
+        .unwrap();
+    let expected = std::fs::read(whole.path().join("out/articles.jsonl")).unwrap();
+    let expected_runs = ids_per_run(&whole.path().join("out"));
+    assert_eq!(expected_runs.len(), 1);
+    let asked_whole = server.requests().len();
+    assert!(expected_runs[0].len() > 20, "{expected_runs:?}");
+    let pages_whole = warc_captures(&whole.path().join("warc"));
+
+    // The same night, killed again and again: at the first requests (listing),
+    // while fetching, after the last fetch and before publishing; then run to its end.
+    let killed = tempfile::tempdir().unwrap();
+    let mut points: Vec<KillAt> = [1, 2, 4, 8, 16, 32, 64]
+        .into_iter()
+        .filter(|&n| n < asked_whole)
+        .map(KillAt::Requests)
+        .collect();
+    points.push(KillAt::FetchDone);
+    points.push(KillAt::Requests(asked_whole / 2));
+    points.push(KillAt::FetchDone);
+    let mut kills = 0;
+    for at in points {
+        let s = server.clone();
+        let k = killed.path().to_path_buf();
+        kills += usize::from(
+            tokio::task::spawn_blocking(move || run(&s, &k, Some(at)))
+                .await
+                .unwrap(),
+        );
+    }
+    assert!(
+        kills >= 5,
+        "only {kills} runs were killed before they ended"
+    );
+    let s = server.clone();
+    let k = killed.path().to_path_buf();
+    tokio::task::spawn_blocking(move || run(&s, &k, None))
+        .await
+        .unwrap();
+
+    let out = killed.path().join("out");
+    assert_eq!(
+        String::from_utf8_lossy(&std::fs::read(out.join("articles.jsonl")).unwrap()),
+        String::from_utf8_lossy(&expected),
+        "the accumulated articles differ from those of a run never killed"
+    );
+    // Each article once in every run's file, and every article of the night in one
+    // of them.
+    let runs = ids_per_run(&out);
+    for ids in &runs {
+        let unique: BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(
+            unique.len(),
+            ids.len(),
+            "an article twice in one run's file: {ids:?}"
+        );
+    }
+    let all: BTreeSet<&String> = runs.iter().flatten().collect();
+    let want: BTreeSet<&String> = expected_runs[0].iter().collect();
+    assert_eq!(all, want);
+    // No page fetched again once the WARC files held it, and the same pages held.
+    let pages = warc_captures(&killed.path().join("warc"));
+    let twice: Vec<_> = pages.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "held twice: {twice:?}");
+    assert_eq!(
+        pages.keys().collect::<Vec<_>>(),
+        pages_whole.keys().collect::<Vec<_>>()
+    );
+    // Nothing a killed run left behind.
+    assert_eq!(temporaries(&out), Vec::<PathBuf>::new());
+}
