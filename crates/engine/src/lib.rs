@@ -48,7 +48,7 @@ pub use registry::{
 pub use runs::RunId;
 pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
 pub use stage::{
-    AfterPublish, Batch, Emitted, PortId, Published, SideInputs, Stage, StageIo, Transform,
+    AfterPublish, Batch, Emitted, Input, PortId, Published, SideInputs, Stage, StageIo, Transform,
     TransformStage,
 };
 pub use stats::StageStats;

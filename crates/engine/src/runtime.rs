@@ -41,7 +41,7 @@ use crate::progress::{Progress, ProgressMode};
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::runs::RunId;
-use crate::stage::{AfterPublishHooks, Batch, OutPort, Published, StageIo};
+use crate::stage::{AfterPublishHooks, Message, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 
 /// Kept here for callers that write their files the runtime's way.
@@ -419,8 +419,8 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         .collect();
 
     // One input channel per consumer, one per side input; producers get senders.
-    let mut input_rx: Vec<Option<mpsc::Receiver<Batch>>> = Vec::new();
-    let mut input_tx: Vec<Option<mpsc::Sender<Batch>>> = Vec::new();
+    let mut input_rx: Vec<Option<mpsc::Receiver<Message>>> = Vec::new();
+    let mut input_tx: Vec<Option<mpsc::Sender<Message>>> = Vec::new();
     for s in &plan.stages {
         if s.inputs.is_empty() {
             input_rx.push(None);
@@ -432,8 +432,8 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             input_tx.push(Some(tx));
         }
     }
-    let mut port_senders: HashMap<(usize, String), Vec<mpsc::Sender<Batch>>> = HashMap::new();
-    let mut side_rx: Vec<HashMap<String, mpsc::Receiver<Batch>>> = Vec::new();
+    let mut port_senders: HashMap<(usize, String), Vec<mpsc::Sender<Message>>> = HashMap::new();
+    let mut side_rx: Vec<HashMap<String, mpsc::Receiver<Message>>> = Vec::new();
     for (c, s) in plan.stages.iter().enumerate() {
         for input in &s.inputs {
             if let (Some(&p), Some(tx)) = (index.get(input.stage.as_str()), &input_tx[c]) {
@@ -500,9 +500,15 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
                 )
             })
             .collect();
+        let producers: std::collections::BTreeSet<&str> =
+            planned.inputs.iter().map(|p| p.stage.as_str()).collect();
         let io = StageIo {
             name: planned.name.clone(),
             input: input_rx[i].take(),
+            producers: producers.len(),
+            watermarks: HashMap::new(),
+            watermark: None,
+            stashed: None,
             side: std::mem::take(&mut side_rx[i]),
             ports,
             rejected: rejected_tx.clone(),

@@ -23,6 +23,30 @@ use crate::stats::StageStats;
 /// Records move between stages in batches.
 pub type Batch = Vec<Record>;
 
+/// What travels on a channel between two stages: records, or a watermark.
+#[derive(Debug, Clone)]
+pub(crate) enum Message {
+    Records(Batch),
+    /// From the stage with this index (its place in the pipeline): every record it
+    /// will send from now on is at or after `value` (see [`StageIo::emit_watermark`]).
+    Watermark {
+        from: usize,
+        value: String,
+    },
+}
+
+/// What a stage receives from its input (see [`StageIo::recv_input`]).
+#[derive(Debug)]
+pub enum Input {
+    /// A batch of records.
+    Records(Batch),
+    /// The input's watermark advanced to this value: no record that comes after
+    /// it is earlier than it, by the order its producers declare (for captures:
+    /// their 14-digit capture time). With several producers, the smallest of
+    /// their watermarks, once each has sent one.
+    Watermark(String),
+}
+
 /// How a run ended for the stages upstream of the sinks, told to the hooks a stage
 /// leaves with [`StageIo::after_publish`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +103,15 @@ pub trait Transform: Send + 'static {
     /// # Errors
     /// Stops the pipeline; reject bad records through `out` instead where the run can go on.
     fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError>;
+
+    /// Called when the input's watermark advances (see [`Input::Watermark`]): a
+    /// stage that holds records back may decide on those nothing can come before.
+    ///
+    /// # Errors
+    /// Stops the pipeline.
+    fn watermark(&mut self, _value: &str, _out: &mut Emitted) -> Result<(), StageError> {
+        Ok(())
+    }
 
     /// Called once after the input has closed, for stages that hold records back.
     ///
@@ -192,7 +225,7 @@ impl SideInputs {
 }
 
 pub(crate) struct OutPort {
-    pub(crate) senders: Vec<mpsc::Sender<Batch>>,
+    pub(crate) senders: Vec<mpsc::Sender<Message>>,
     pub(crate) buffer: Batch,
 }
 
@@ -200,8 +233,15 @@ pub(crate) struct OutPort {
 /// the rejection log, its counters and the shutdown signal.
 pub struct StageIo {
     pub(crate) name: String,
-    pub(crate) input: Option<mpsc::Receiver<Batch>>,
-    pub(crate) side: HashMap<String, mpsc::Receiver<Batch>>,
+    pub(crate) input: Option<mpsc::Receiver<Message>>,
+    /// How many stages send to `input` (a watermark holds once each has sent one).
+    pub(crate) producers: usize,
+    /// The last watermark of each producer, and the input's, as last told.
+    pub(crate) watermarks: HashMap<usize, String>,
+    pub(crate) watermark: Option<String>,
+    /// A message taken while coalescing batches, handed out next.
+    pub(crate) stashed: Option<Message>,
+    pub(crate) side: HashMap<String, mpsc::Receiver<Message>>,
     pub(crate) ports: Vec<(String, OutPort)>,
     pub(crate) rejected: mpsc::Sender<Vec<Rejected>>,
     pub(crate) stats: Arc<StageStats>,
@@ -297,38 +337,95 @@ impl StageIo {
     /// # Errors
     /// None today; the signature matches [`StageIo::recv`].
     pub async fn recv_cancel_safe(&mut self) -> Result<Option<Batch>, StageError> {
-        let Some(input) = self.input.as_mut() else {
+        loop {
+            match self.next_input().await {
+                None => return Ok(None),
+                Some(Input::Records(batch)) => return Ok(Some(batch)),
+                Some(Input::Watermark(_)) => {}
+            }
+        }
+    }
+
+    /// The next batch or watermark of the input (see [`Input`]), or `None` when
+    /// every upstream stage has finished. Buffered output is flushed first.
+    ///
+    /// # Errors
+    /// When a downstream stage is gone (the run is stopping).
+    pub async fn recv_input(&mut self) -> Result<Option<Input>, StageError> {
+        self.flush().await?;
+        Ok(self.next_input().await)
+    }
+
+    /// Like [`StageIo::recv_input`], but also takes the batches already waiting, up
+    /// to about `max` records (not past a watermark), so per-batch costs (a hop to
+    /// a blocking thread) are paid once for many records when the stage falls behind.
+    ///
+    /// # Errors
+    /// See [`StageIo::recv`].
+    pub async fn recv_input_up_to(&mut self, max: usize) -> Result<Option<Input>, StageError> {
+        let Some(first) = self.recv_input().await? else {
             return Ok(None);
         };
-        let batch = input.recv().await;
-        if let Some(b) = &batch {
-            self.stats.add_in(b.len() as u64);
+        let Input::Records(mut batch) = first else {
+            return Ok(Some(first));
+        };
+        while batch.len() < max && self.stashed.is_none() {
+            let Some(input) = self.input.as_mut() else {
+                break;
+            };
+            match input.try_recv() {
+                Ok(Message::Records(more)) => {
+                    self.stats.add_in(more.len() as u64);
+                    batch.extend(more);
+                }
+                Ok(mark) => self.stashed = Some(mark),
+                Err(_) => break,
+            }
         }
-        Ok(batch)
+        Ok(Some(Input::Records(batch)))
     }
 
     /// Like [`StageIo::recv`], but also takes the batches already waiting, up to about
-    /// `max` records, so per-batch costs (a hop to a blocking thread) are paid once
-    /// for many records when the stage falls behind.
+    /// `max` records (watermarks are passed over).
     ///
     /// # Errors
     /// See [`StageIo::recv`].
     pub async fn recv_up_to(&mut self, max: usize) -> Result<Option<Batch>, StageError> {
-        let Some(mut batch) = self.recv().await? else {
-            return Ok(None);
-        };
-        if let Some(input) = self.input.as_mut() {
-            while batch.len() < max {
-                match input.try_recv() {
-                    Ok(more) => {
-                        self.stats.add_in(more.len() as u64);
-                        batch.extend(more);
+        loop {
+            match self.recv_input_up_to(max).await? {
+                None => return Ok(None),
+                Some(Input::Records(batch)) => return Ok(Some(batch)),
+                Some(Input::Watermark(_)) => {}
+            }
+        }
+    }
+
+    /// The next message of the input as an [`Input`]; a producer's watermark that
+    /// does not move the input's is passed over.
+    async fn next_input(&mut self) -> Option<Input> {
+        loop {
+            let message = match self.stashed.take() {
+                Some(m) => m,
+                None => self.input.as_mut()?.recv().await?,
+            };
+            match message {
+                Message::Records(batch) => {
+                    self.stats.add_in(batch.len() as u64);
+                    return Some(Input::Records(batch));
+                }
+                Message::Watermark { from, value } => {
+                    self.watermarks.insert(from, value);
+                    if self.watermarks.len() < self.producers {
+                        continue;
                     }
-                    Err(_) => break,
+                    let least = self.watermarks.values().min().cloned();
+                    if least.is_some() && least > self.watermark {
+                        self.watermark.clone_from(&least);
+                        return least.map(Input::Watermark);
+                    }
                 }
             }
         }
-        Ok(Some(batch))
     }
 
     /// Collects the whole output of the side input declared under option `key`.
@@ -341,8 +438,10 @@ impl StageIo {
             .remove(key)
             .ok_or_else(|| StageError::internal(format!("no side input `{key}` was wired")))?;
         let mut all = Vec::new();
-        while let Some(batch) = rx.recv().await {
-            all.extend(batch);
+        while let Some(message) = rx.recv().await {
+            if let Message::Records(batch) = message {
+                all.extend(batch);
+            }
         }
         Ok(all)
     }
@@ -381,6 +480,30 @@ impl StageIo {
         let look = len < 32 || len % 32 == 0;
         if len >= batch_size || (look && self.last_flush.elapsed() >= MAX_BUFFER_AGE) {
             self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Sends every buffered record, then tells the stages reading `port` that no
+    /// record this stage sends on it from now on is earlier than `value` (for
+    /// captures, a 14-digit capture time): a stage that holds records back until
+    /// nothing earlier can come (`prefetch`) may then decide on what it holds.
+    /// Values must not go down.
+    ///
+    /// # Errors
+    /// When the downstream stages are gone (the run is stopping).
+    pub async fn emit_watermark(&mut self, port: PortId, value: &str) -> Result<(), StageError> {
+        self.flush().await?;
+        let (_, out) = self
+            .ports
+            .get(port.0)
+            .ok_or_else(|| StageError::internal(format!("no port #{}", port.0)))?;
+        for tx in &out.senders {
+            let mark = Message::Watermark {
+                from: self.index,
+                value: value.to_string(),
+            };
+            tx.send(mark).await.map_err(|_| StageError::Stopped)?;
         }
         Ok(())
     }
@@ -457,11 +580,13 @@ impl StageIo {
             // Fan-out: every consumer but the last gets a clone.
             if let Some((last, rest)) = out.senders.split_last() {
                 for tx in rest {
-                    tx.send(batch.clone())
+                    tx.send(Message::Records(batch.clone()))
                         .await
                         .map_err(|_| StageError::Stopped)?;
                 }
-                last.send(batch).await.map_err(|_| StageError::Stopped)?;
+                last.send(Message::Records(batch))
+                    .await
+                    .map_err(|_| StageError::Stopped)?;
             }
         }
         self.last_flush = Instant::now();
@@ -486,10 +611,13 @@ impl<T: Transform> Stage for TransformStage<T> {
             Ok(transform)
         })
         .await?;
-        while let Some(batch) = io.recv_up_to(COALESCE_RECORDS).await? {
+        while let Some(input) = io.recv_input_up_to(COALESCE_RECORDS).await? {
             let (t, emitted) = blocking(move || {
                 let mut out = Emitted::default();
-                transform.process(batch, &mut out)?;
+                match input {
+                    Input::Records(batch) => transform.process(batch, &mut out)?,
+                    Input::Watermark(value) => transform.watermark(&value, &mut out)?,
+                }
                 Ok((transform, out))
             })
             .await?;

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::StageError;
 use crate::records::{Record, Rejected};
 use crate::registry::{PipelineContext, StageConfig};
-use crate::stage::{AfterPublishHooks, Batch, OutPort, Published, StageIo};
+use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 
 /// What a stage produced when run alone.
@@ -25,6 +25,8 @@ pub struct StageOutput {
     pub rejected: Vec<Rejected>,
     /// The stage's counters and metrics.
     pub stats: Arc<StageStats>,
+    /// Watermarks per output port, each with the number of records sent before it.
+    pub watermarks: BTreeMap<String, Vec<(usize, String)>>,
 }
 
 impl StageOutput {
@@ -71,16 +73,54 @@ pub async fn run_stage_with_shutdown(
     side: HashMap<String, Vec<Record>>,
     shutdown: CancellationToken,
 ) -> Result<StageOutput, StageError> {
+    let input = input
+        .chunks(16)
+        .map(|c| Input::Records(c.to_vec()))
+        .collect();
+    run_stage_io(config, ctx, input, side, shutdown).await
+}
+
+/// [`run_stage`] whose input is batches and watermarks, in order (to test a
+/// stage that reads watermarks).
+///
+/// # Errors
+/// The stage's build or run error.
+pub async fn run_stage_fed(
+    config: Box<dyn StageConfig>,
+    ctx: &PipelineContext,
+    input: Vec<Input>,
+    side: HashMap<String, Vec<Record>>,
+) -> Result<StageOutput, StageError> {
+    run_stage_io(config, ctx, input, side, CancellationToken::new()).await
+}
+
+async fn run_stage_io(
+    config: Box<dyn StageConfig>,
+    ctx: &PipelineContext,
+    input: Vec<Input>,
+    side: HashMap<String, Vec<Record>>,
+    shutdown: CancellationToken,
+) -> Result<StageOutput, StageError> {
     let ports = config.outputs();
     let stage = config.build(ctx)?;
     let stats = Arc::new(StageStats::default());
 
-    let (in_tx, in_rx) = mpsc::channel::<Batch>(4);
-    let feeder = tokio::spawn(feed(in_tx, input));
+    let (in_tx, in_rx) = mpsc::channel::<Message>(4);
+    let feeder = tokio::spawn(async move {
+        for item in input {
+            let message = match item {
+                Input::Records(batch) => Message::Records(batch),
+                Input::Watermark(value) => Message::Watermark { from: 0, value },
+            };
+            if in_tx.send(message).await.is_err() {
+                return;
+            }
+        }
+    });
 
     let mut side_rx = HashMap::new();
     for (key, records) in side {
-        let (tx, rx) = mpsc::channel::<Batch>(4);
+        let (tx, rx) = mpsc::channel::<Message>(4);
         tokio::spawn(feed(tx, records));
         side_rx.insert(key, rx);
     }
@@ -88,7 +128,7 @@ pub async fn run_stage_with_shutdown(
     let mut collectors = Vec::new();
     let mut out_ports = Vec::new();
     for port in &ports {
-        let (tx, mut rx) = mpsc::channel::<Batch>(4);
+        let (tx, mut rx) = mpsc::channel::<Message>(4);
         out_ports.push((
             port.name.clone(),
             OutPort {
@@ -98,11 +138,14 @@ pub async fn run_stage_with_shutdown(
         ));
         let name = port.name.clone();
         collectors.push(tokio::spawn(async move {
-            let mut all = Vec::new();
-            while let Some(batch) = rx.recv().await {
-                all.extend(batch);
+            let (mut all, mut marks) = (Vec::new(), Vec::new());
+            while let Some(message) = rx.recv().await {
+                match message {
+                    Message::Records(batch) => all.extend(batch),
+                    Message::Watermark { value, .. } => marks.push((all.len(), value)),
+                }
             }
-            (name, all)
+            (name, all, marks)
         }));
     }
     let (rej_tx, mut rej_rx) = mpsc::channel::<Vec<Rejected>>(4);
@@ -117,6 +160,10 @@ pub async fn run_stage_with_shutdown(
     let io = StageIo {
         name: "under_test".into(),
         input: Some(in_rx),
+        producers: 1,
+        watermarks: HashMap::new(),
+        watermark: None,
+        stashed: None,
         side: side_rx,
         ports: out_ports,
         rejected: rej_tx,
@@ -157,9 +204,10 @@ pub async fn run_stage_with_shutdown(
         ..StageOutput::default()
     };
     for c in collectors {
-        let (name, records) = c
+        let (name, records, marks) = c
             .await
             .map_err(|e| StageError::internal(format!("collector failed: {e}")))?;
+        output.watermarks.insert(name.clone(), marks);
         output.ports.insert(name, records);
     }
     output.rejected = rejected
@@ -168,11 +216,11 @@ pub async fn run_stage_with_shutdown(
     result.map(|()| output)
 }
 
-async fn feed(tx: mpsc::Sender<Batch>, records: Vec<Record>) {
+async fn feed(tx: mpsc::Sender<Message>, records: Vec<Record>) {
     let mut records = records.into_iter().peekable();
     while records.peek().is_some() {
         let batch: Batch = records.by_ref().take(16).collect();
-        if tx.send(batch).await.is_err() {
+        if tx.send(Message::Records(batch)).await.is_err() {
             return;
         }
     }

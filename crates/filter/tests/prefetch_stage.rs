@@ -321,3 +321,41 @@ fn decides_for_must_name_stages_after_it_of_kinds_it_can_stand_for() {
     assert!(err.contains("3 errors"), "{err}");
     assert!(err.contains("line 17: stages.wanted.decides_for"), "{err}");
 }
+
+#[tokio::test]
+async fn an_article_is_decided_once_the_watermark_passes_its_capture_and_exactly() {
+    use tempora_engine::testing::run_stage_fed;
+    use tempora_engine::Input;
+    let bbc = |id: u32| format!("https://www.bbc.co.uk/news/uk-{id}");
+    let batch = |rs: Vec<Record>| Input::Records(rs);
+    let input = vec![
+        // Listed in the January chunk: article 52000002, and a late capture of 52000001.
+        batch(vec![
+            capture(&bbc(52_000_002), "20200110000000"),
+            capture(&bbc(52_000_001), "20200120000000"),
+        ]),
+        Input::Watermark("20200201000000".into()),
+        // February: an earlier capture of neither can come any more; 52000001's
+        // February capture is a duplicate; a new article 52000000.
+        batch(vec![
+            capture(&bbc(52_000_001), "20200205000000"),
+            capture(&bbc(52_000_000), "20200210000000"),
+        ]),
+    ];
+    let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
+    let (config, ctx) = linked(&pipeline(r#"["articles"]"#, SETS, &xsum));
+    let out = run_stage_fed(config, &ctx, input, HashMap::new())
+        .await
+        .unwrap();
+    // Decided at the watermark (by id: 52000001, 52000002), then the rest at the
+    // end; without the watermark all three would go out at the end, by id.
+    assert_eq!(
+        passed(&out),
+        [
+            ("20200120000000".to_string(), bbc(52_000_001)),
+            ("20200110000000".to_string(), bbc(52_000_002)),
+            ("20200210000000".to_string(), bbc(52_000_000)),
+        ]
+    );
+    assert_eq!(out.stats.counters()["skipped_duplicate"], 1);
+}

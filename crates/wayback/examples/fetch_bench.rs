@@ -85,6 +85,7 @@ async fn main() -> anyhow::Result<()> {
         cdx,
         State::in_memory()?,
         ListerConfig {
+            watermarks: Default::default(),
             queries: vec![CdxQuery {
                 url: "bbc.co.uk/news/*".into(),
                 match_type: None,

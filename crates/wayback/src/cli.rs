@@ -138,6 +138,7 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         archive.cdx(args.rate)?,
         archive.state()?,
         ListerConfig {
+            watermarks: Default::default(),
             queries: vec![query],
             keep,
             incremental: false,

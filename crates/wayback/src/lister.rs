@@ -9,6 +9,8 @@
 //! key. An incremental run starts a completed query again from its high-water
 //! mark (minus an overlap, for captures the Archive indexes late).
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::Capture;
@@ -48,6 +50,10 @@ impl Keep {
 pub struct ListerConfig {
     /// The queries, listed one after the other.
     pub queries: Vec<CdxQuery>,
+    /// Watermarks (14-digit times) by the index of the query after which each
+    /// holds: every capture earlier than it has been listed once that query is
+    /// done (the queries before it cover every pattern up to that time).
+    pub watermarks: BTreeMap<usize, String>,
     /// Which capture per URL.
     pub keep: Keep,
     /// Ask only for captures newer than the last completed listing.
@@ -71,6 +77,9 @@ pub struct Listed {
     pub blocked: Option<(String, String)>,
     /// These captures were listed by an earlier run and are handed back.
     pub resumed: bool,
+    /// Every capture earlier than this has now been listed (see
+    /// [`ListerConfig::watermarks`]).
+    pub watermark: Option<String>,
 }
 
 struct Active {
@@ -88,6 +97,10 @@ pub struct CdxLister {
     handed_back: bool,
     next_query: usize,
     active: Option<Active>,
+    /// The watermark to hand out once the active query is done.
+    mark: Option<String>,
+    /// The newest capture any query of this listing found in an earlier run.
+    high_water: Option<String>,
 }
 
 impl CdxLister {
@@ -100,6 +113,8 @@ impl CdxLister {
             handed_back: false,
             next_query: 0,
             active: None,
+            mark: None,
+            high_water: None,
         }
     }
 
@@ -111,6 +126,18 @@ impl CdxLister {
     pub async fn next(&mut self) -> Result<Option<Listed>, WaybackError> {
         if !self.handed_back {
             self.handed_back = true;
+            let ids: Vec<String> = self.cfg.queries.iter().map(CdxQuery::id).collect();
+            self.high_water = self
+                .state
+                .call(move |c| {
+                    let mut newest: Option<String> = None;
+                    for id in &ids {
+                        let hw = state::queries::load(c, id)?.and_then(|r| r.done_high_water);
+                        newest = newest.max(hw);
+                    }
+                    Ok(newest)
+                })
+                .await?;
             let source = self.cfg.source.clone();
             let captures = self
                 .state
@@ -127,9 +154,16 @@ impl CdxLister {
         }
         loop {
             if self.active.is_none() {
+                if let Some(watermark) = self.mark.take() {
+                    return Ok(Some(Listed {
+                        watermark: Some(watermark),
+                        ..Listed::default()
+                    }));
+                }
                 let Some(query) = self.cfg.queries.get(self.next_query).cloned() else {
                     return Ok(None);
                 };
+                self.mark = self.cfg.watermarks.get(&self.next_query).cloned();
                 self.next_query += 1;
                 self.active = self.start(query).await?;
                 continue;
@@ -172,6 +206,12 @@ impl CdxLister {
         let done_high_water = row.as_ref().and_then(|r| r.done_high_water.clone());
         if row.as_ref().is_some_and(|r| r.completed_at.is_some()) && !self.cfg.incremental {
             tracing::info!(url = %query.url, "CDX listing already complete (set `incremental = true` to look for new captures)");
+            return Ok(None);
+        }
+        if self.cfg.incremental
+            && row.as_ref().is_some_and(|r| r.completed_at.is_some())
+            && ends_before(&query, self.high_water.as_deref(), self.cfg.overlap_secs)
+        {
             return Ok(None);
         }
         if self.cfg.incremental {
@@ -288,6 +328,16 @@ impl CdxLister {
             ..Listed::default()
         })
     }
+}
+
+/// Whether an incremental listing can leave `query` out: its window ends more
+/// than `overlap_secs` before the newest capture an earlier listing found (its
+/// high-water mark), where an incremental query would start again anyway.
+fn ends_before(query: &CdxQuery, high_water: Option<&str>, overlap_secs: i64) -> bool {
+    let (Some(to), Some(hw)) = (query.to.as_deref(), high_water) else {
+        return false;
+    };
+    timestamp::shift(hw, 1 - overlap_secs).is_some_and(|from| to < from.as_str())
 }
 
 /// Applies `keep` and dedupe to rows in index order (urlkey, then time).

@@ -44,6 +44,7 @@ async fn list_all(server: &MockWayback, keep: Keep, q: CdxQuery, state: State) -
         client,
         state,
         ListerConfig {
+            watermarks: Default::default(),
             queries: vec![q],
             keep,
             incremental: false,

@@ -23,6 +23,13 @@
 //!   the capture day, and after and before what its id tells (the profile's
 //!   `id_dates`).
 //!
+//! The choice is exact whatever the order of the input: an article is decided
+//! once no capture still to come can be earlier than the one it holds, that is
+//! when the input's watermark passes it (`wayback-cdx` lists a chunk of days at
+//! a time, every pattern, and sends one after each chunk), or when the input
+//! ends. Fetching starts after the first chunk is listed, not after the whole
+//! listing.
+//!
 //! Each capture left out is rejected with its reason and counted
 //! (`skipped_<reason>` in `run.json`). Nothing is skipped on a guess: an archived
 //! feed's description is BBC's promo line, not the page's summary (they agreed on
@@ -271,6 +278,22 @@ impl Prefetch {
         );
     }
 
+    /// Decides every held article whose capture is earlier than `before` (all
+    /// without it), and records the choices.
+    fn release(&mut self, before: Option<&str>, out: &mut Emitted) -> Result<(), StageError> {
+        loop {
+            let held = self.choices()?.held(before, RELEASE_CHUNK)?;
+            if held.is_empty() {
+                return Ok(());
+            }
+            let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
+            for (key, capture) in held {
+                self.pass_or_skip(out, &key, capture);
+            }
+            self.choices()?.decided(&keys)?;
+        }
+    }
+
     fn choices(&mut self) -> Result<&mut Choices, StageError> {
         self.choices
             .as_mut()
@@ -404,18 +427,14 @@ impl Transform for Prefetch {
         Ok(())
     }
 
+    /// Every capture before `value` is listed: an article held by an earlier
+    /// capture has its earliest one, and is decided now.
+    fn watermark(&mut self, value: &str, out: &mut Emitted) -> Result<(), StageError> {
+        self.release(Some(value), out)
+    }
+
     fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
-        loop {
-            let held = self.choices()?.held(None, RELEASE_CHUNK)?;
-            if held.is_empty() {
-                return Ok(());
-            }
-            let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
-            for (key, capture) in held {
-                self.pass_or_skip(out, &key, capture);
-            }
-            self.choices()?.decided(&keys)?;
-        }
+        self.release(None, out)
     }
 }
 

@@ -144,6 +144,7 @@ async fn main() -> anyhow::Result<()> {
         cdx,
         state.clone(),
         ListerConfig {
+            watermarks: Default::default(),
             queries,
             keep: Keep::Earliest,
             incremental: args.incremental,

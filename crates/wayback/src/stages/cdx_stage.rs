@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+use std::collections::BTreeMap;
+
 use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -47,6 +49,14 @@ pub struct CdxOptions {
     #[serde(default = "default_limit")]
     #[schemars(default = "default_limit")]
     pub limit: usize,
+    /// Capture days listed at a time: every pattern is listed for the first
+    /// `chunk_days` of a window, then for the next, and so on, and after each chunk
+    /// the stages after are told that nothing earlier will come (a watermark), so
+    /// `prefetch` passes articles on to fetch while the listing goes on. 0 lists
+    /// each window whole, pattern after pattern.
+    #[serde(default = "default_chunk_days")]
+    #[schemars(default = "default_chunk_days")]
+    pub chunk_days: u32,
     /// Stop after this many new captures; none: list everything.
     #[serde(default)]
     pub max_captures: Option<u64>,
@@ -82,6 +92,9 @@ pub struct CdxOptions {
 const fn default_limit() -> usize {
     5000
 }
+const fn default_chunk_days() -> u32 {
+    30
+}
 fn default_overlap() -> String {
     "1day".into()
 }
@@ -104,38 +117,53 @@ impl CdxOptions {
     /// pattern of a window before the next, so the listing goes forward in time. A
     /// pattern with `{year}` stands for one pattern per year its window spans.
     pub fn windowed_queries(&self) -> Vec<(Span, CdxQuery)> {
-        let collapse = self
-            .collapse
-            .clone()
-            .unwrap_or_else(|| self.keep.default_collapse());
         let mut queries = Vec::new();
         for &(from, to) in &self.windows {
             for pattern in &self.urls {
                 for url in expand_years(pattern, from, to) {
-                    queries.push((
-                        (from, to),
-                        CdxQuery {
-                            url,
-                            match_type: self.match_type,
-                            from: from.map(timestamp::day_start),
-                            to: to.map(timestamp::day_end),
-                            filters: self.filters.clone(),
-                            collapse: collapse.clone(),
-                            page_size: self.limit,
-                        },
-                    ));
+                    queries.push(((from, to), self.query(url, from, to)));
                 }
             }
         }
         queries
     }
 
-    /// The queries of [`CdxOptions::windowed_queries`].
-    pub fn queries(&self) -> Vec<CdxQuery> {
-        self.windowed_queries()
-            .into_iter()
-            .map(|(_, q)| q)
-            .collect()
+    /// The queries as they are listed: each window in chunks of `chunk_days`
+    /// (the last of an open window stays open), every pattern of a chunk before
+    /// the next; and after the last query of each closed chunk, the watermark
+    /// that then holds (the next day's first second: every capture before it is
+    /// listed).
+    pub fn chunked_queries(&self) -> (Vec<CdxQuery>, BTreeMap<usize, String>) {
+        let mut queries = Vec::new();
+        let mut watermarks = BTreeMap::new();
+        for &(from, to) in &self.windows {
+            for (chunk_from, chunk_to) in chunks(from, to, self.chunk_days) {
+                for pattern in &self.urls {
+                    for url in expand_years(pattern, from, chunk_to.or(to)) {
+                        queries.push(self.query(url, chunk_from, chunk_to));
+                    }
+                }
+                if let Some(end) = chunk_to.and_then(|d| d.succ_opt()) {
+                    watermarks.insert(queries.len() - 1, timestamp::day_start(end));
+                }
+            }
+        }
+        (queries, watermarks)
+    }
+
+    fn query(&self, url: String, from: Option<NaiveDate>, to: Option<NaiveDate>) -> CdxQuery {
+        CdxQuery {
+            url,
+            match_type: self.match_type,
+            from: from.map(timestamp::day_start),
+            to: to.map(timestamp::day_end),
+            filters: self.filters.clone(),
+            collapse: self
+                .collapse
+                .clone()
+                .unwrap_or_else(|| self.keep.default_collapse()),
+            page_size: self.limit,
+        }
     }
 
     fn problems(&self) -> Vec<(Option<String>, String)> {
@@ -171,6 +199,31 @@ impl CdxOptions {
         }
         out.extend(self.archive.problems());
         out
+    }
+}
+
+/// The window `from..=to` in chunks of `days` days (ends inclusive); the last
+/// chunk of an open window is open. A window without a start, or `days` 0: whole.
+fn chunks(from: Option<NaiveDate>, to: Option<NaiveDate>, days: u32) -> Vec<Span> {
+    let Some(mut start) = from.filter(|_| days > 0) else {
+        return vec![(from, to)];
+    };
+    let today = chrono::Utc::now().date_naive();
+    let mut out = Vec::new();
+    loop {
+        let end = start + chrono::Days::new(u64::from(days) - 1);
+        match to {
+            Some(to) if end >= to => {
+                out.push((Some(start), Some(to)));
+                return out;
+            }
+            None if end >= today => {
+                out.push((Some(start), None));
+                return out;
+            }
+            _ => out.push((Some(start), Some(end))),
+        }
+        start = end + chrono::Days::new(1);
     }
 }
 
@@ -232,6 +285,7 @@ impl Stage for CdxStage {
         let options = o.archive.options()?;
         let archive = options.archive(o.state.as_deref())?;
         let overlap = duration("overlap", &o.overlap)?.as_secs();
+        let (queries, watermarks) = o.chunked_queries();
         let state = archive.state()?;
         let mut lister = CdxLister::new(
             archive
@@ -239,7 +293,8 @@ impl Stage for CdxStage {
                 .counting(io.stats().clone(), cost::REQUESTS_CDX),
             state.clone(),
             ListerConfig {
-                queries: o.queries(),
+                queries,
+                watermarks,
                 keep: o.keep,
                 incremental: o.incremental,
                 overlap_secs: i64::try_from(overlap).unwrap_or(i64::MAX),
@@ -276,6 +331,9 @@ impl Stage for CdxStage {
                     break;
                 }
             }
+            if let Some(watermark) = &listed.watermark {
+                io.emit_watermark(port, watermark).await?;
+            }
             io.flush().await?;
             if o.max_captures.is_some_and(|max| emitted >= max) {
                 break;
@@ -304,6 +362,69 @@ impl Stage for CdxStage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_is_listed_in_chunks_and_the_last_of_an_open_one_stays_open() {
+        let d = |s: &str| s.parse::<NaiveDate>().ok();
+        assert_eq!(
+            chunks(d("2020-01-01"), d("2020-03-05"), 30),
+            [
+                (d("2020-01-01"), d("2020-01-30")),
+                (d("2020-01-31"), d("2020-02-29")),
+                (d("2020-03-01"), d("2020-03-05")),
+            ]
+        );
+        assert_eq!(
+            chunks(d("2020-01-01"), d("2020-03-05"), 0),
+            [(d("2020-01-01"), d("2020-03-05"))]
+        );
+        assert_eq!(chunks(None, d("2020-03-05"), 30), [(None, d("2020-03-05"))]);
+        let open = chunks(d("2020-01-01"), None, 30);
+        assert_eq!(open.last().unwrap().1, None);
+        assert!(open
+            .windows(2)
+            .all(|w| w[0].1.unwrap().succ_opt() == w[1].0));
+    }
+
+    #[test]
+    fn every_pattern_of_a_chunk_comes_before_the_next_with_a_watermark_after_it() {
+        let table: toml::Table = toml::from_str(
+            "urls = [\"bbc.co.uk/news/*\", \"cnn.com/{year}/*\"]\nfrom = 2019-12-20\nto = 2020-01-10\nchunk_days = 15",
+        )
+        .unwrap();
+        let mut o: CdxOptions = parse_options(table).unwrap();
+        o.windows = vec![(o.from, o.to)];
+        let (queries, marks) = o.chunked_queries();
+        let shown: Vec<(String, String, String)> = queries
+            .iter()
+            .map(|q| {
+                (
+                    q.url.clone(),
+                    q.from.clone().unwrap(),
+                    q.to.clone().unwrap(),
+                )
+            })
+            .collect();
+        let q = |u: &str, f: &str, t: &str| (u.to_string(), f.to_string(), t.to_string());
+        assert_eq!(
+            shown,
+            [
+                q("bbc.co.uk/news/*", "20191220000000", "20200103235959"),
+                q("cnn.com/2019/*", "20191220000000", "20200103235959"),
+                q("cnn.com/2020/*", "20191220000000", "20200103235959"),
+                q("bbc.co.uk/news/*", "20200104000000", "20200110235959"),
+                q("cnn.com/2019/*", "20200104000000", "20200110235959"),
+                q("cnn.com/2020/*", "20200104000000", "20200110235959"),
+            ]
+        );
+        assert_eq!(
+            marks.into_iter().collect::<Vec<_>>(),
+            [
+                (2, "20200104000000".to_string()),
+                (5, "20200111000000".to_string())
+            ]
+        );
+    }
 
     #[test]
     fn a_year_in_a_pattern_stands_for_each_year_of_its_window() {
