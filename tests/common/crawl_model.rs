@@ -7,7 +7,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use tempora_testkit::newssite::{NewsSite, NewsSiteSpec, FEED_URL};
 use tempora_testkit::{MockWayback, RequestKind};
@@ -41,6 +42,14 @@ pub struct CrawlRun {
     pub cdx_windows: Vec<(Option<String>, Option<String>)>,
     /// `run.json`.
     pub run: serde_json::Value,
+    /// The run's wall time.
+    pub wall: Duration,
+    /// The run's peak resident memory (`VmHWM`), in KB; 0 where /proc has none.
+    pub peak_kb: u64,
+    /// From the first CDX request to the first article page asked for.
+    pub first_page_after: Option<Duration>,
+    /// From the first CDX request to the last.
+    pub listing: Option<Duration>,
     /// The output directory.
     pub out: PathBuf,
     /// Holds the run's files until the run is dropped.
@@ -137,18 +146,34 @@ pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun 
         .iter()
         .flat_map(|o| ["--set".to_string(), (*o).to_string()])
         .collect();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_tempora"))
+    let started = Instant::now();
+    let (output, peak_kb) = tokio::task::spawn_blocking(move || {
+        let child = Command::new(env!("CARGO_BIN_EXE_tempora"))
             .args(["run", "--progress", "off"])
             .arg(&path)
             .args(&sets)
             .env("XSUM_SPLIT", &xsum)
             .env("RUST_LOG", "warn")
-            .output()
-            .unwrap()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The peak so far, read until the process is gone (its pipes drain meanwhile).
+        let status = format!("/proc/{}/status", child.id());
+        let watch = std::thread::spawn(move || {
+            let mut peak = 0;
+            while let Ok(text) = std::fs::read_to_string(&status) {
+                peak = peak_kb(&text).unwrap_or(0).max(peak);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            peak
+        });
+        let output = child.wait_with_output().unwrap();
+        (output, watch.join().unwrap())
     })
     .await
     .unwrap();
+    let wall = started.elapsed();
     assert!(
         output.status.success(),
         "{shape:?}: {}",
@@ -184,7 +209,26 @@ pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun 
             })
             .count()
     };
+    let cdx_at: Vec<Duration> = log
+        .iter()
+        .filter(|r| r.kind == RequestKind::Cdx)
+        .map(|r| r.at)
+        .collect();
+    let first_page = log
+        .iter()
+        .find(|r| {
+            r.kind == RequestKind::Replay
+                && !r.target.contains(FEED_URL.trim_start_matches("http://"))
+        })
+        .map(|r| r.at);
+    let first_cdx = cdx_at.iter().min().copied();
     CrawlRun {
+        wall,
+        peak_kb,
+        first_page_after: first_page.zip(first_cdx).map(|(p, c)| p.saturating_sub(c)),
+        listing: first_cdx
+            .zip(cdx_at.iter().max().copied())
+            .map(|(a, b)| b - a),
         kept,
         records,
         page_requests: replay(false),
@@ -199,6 +243,12 @@ pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun 
         out,
         _dir: temp,
     }
+}
+
+/// `VmHWM` (peak resident memory, KB) of a `/proc/<pid>/status`.
+fn peak_kb(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Each stage's records in, out and rejected, for failure messages.

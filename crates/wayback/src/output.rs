@@ -11,7 +11,6 @@
 //! run's output equals an uninterrupted run's. A run is finished when the fetch
 //! stage has handed its last page downstream.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -54,7 +53,6 @@ pub struct Output {
     state: State,
     run: i64,
     warc: Arc<Mutex<Option<WarcWriter>>>,
-    in_run: Mutex<HashSet<(String, String)>>,
     max_body: u64,
 }
 
@@ -89,7 +87,6 @@ impl Output {
             state,
             run,
             warc: Arc::new(Mutex::new(writer)),
-            in_run: Mutex::new(HashSet::new()),
             max_body,
         })
     }
@@ -134,8 +131,8 @@ impl Output {
         &self,
         captures: Vec<Capture>,
     ) -> Result<Vec<(Capture, Decision)>, WaybackError> {
-        let decided = self
-            .state
+        let run = self.run;
+        self.state
             .call(move |c| {
                 let tx = c.transaction()?;
                 let mut out = Vec::with_capacity(captures.len());
@@ -163,25 +160,25 @@ impl Output {
                             }
                             Some(CaptureStatus::Failed { .. }) => Decision::Fetch,
                         };
+                    let decision = match decision {
+                        Decision::Fetch
+                            if !state::captures::claim(
+                                &tx,
+                                &capture.url,
+                                &capture.timestamp,
+                                run,
+                            )? =>
+                        {
+                            Decision::Skip("listed twice in this run".into())
+                        }
+                        d => d,
+                    };
                     out.push((capture, decision));
                 }
                 tx.commit()?;
                 Ok(out)
             })
-            .await?;
-        let mut in_run = self.in_run.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(decided
-            .into_iter()
-            .map(|(capture, decision)| {
-                let fresh = in_run.insert((capture.url.clone(), capture.timestamp.clone()));
-                match decision {
-                    Decision::Fetch if !fresh => {
-                        (capture, Decision::Skip("listed twice in this run".into()))
-                    }
-                    d => (capture, d),
-                }
-            })
-            .collect())
+            .await
     }
 
     /// Makes a batch of results durable: pages into the WARC file (fsynced), then

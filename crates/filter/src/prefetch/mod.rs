@@ -194,10 +194,29 @@ impl StageConfig for PrefetchConfig {
              run.json's `cost` gives a run's real share",
             ASSUMED_SHARE_PASSED * 100.0
         );
-        let mut decides = vec![(
-            "decides for".to_string(),
-            self.options.decides_for.join(", "),
-        )];
+        let mut decides = vec![
+            (
+                "decides for".to_string(),
+                self.options.decides_for.join(", "),
+            ),
+            (
+                "decides".to_string(),
+                "each article once the listing is past its earliest capture (a watermark of \
+                 the stage before), the rest when its input ends"
+                    .to_string(),
+            ),
+            (
+                "holds".to_string(),
+                format!(
+                    "per article the capture held or chosen, in SQLite ({}); nothing per \
+                     article in memory",
+                    self.options.state.as_ref().map_or_else(
+                        || "a temporary file: the choices last one run".to_string(),
+                        |p| format!("{}: the choices outlive the run", p.display())
+                    )
+                ),
+            ),
+        ];
         if let Some(linked) = &self.linked {
             if linked.windows {
                 let sets: Vec<String> = ctx

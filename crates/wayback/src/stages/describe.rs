@@ -215,10 +215,30 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
             }
         ));
     }
-    let requests: u64 = rows_per_query
-        .iter()
-        .map(|rows| rows.div_ceil(o.limit.max(1) as u64).max(1))
-        .sum();
+    let (requests, first_chunk) = chunked_requests(o, &query_windows, &queries, &rows_per_query);
+    let (chunked, watermarks) = o.chunked_queries();
+    if watermarks.is_empty() {
+        basis.push(
+            "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
+             comes after decides only once the whole listing has ended"
+                .into(),
+        );
+    } else {
+        basis.push(format!(
+            "listed {} days at a time, every pattern of a chunk before the next ({} chunks, {} \
+             queries): fetching starts once the first chunk is listed, after about {first_chunk} \
+             CDX request{} ({:.1} minutes at the CDX rate), not after the whole listing",
+            o.chunk_days,
+            chunked
+                .iter()
+                .map(|q| (&q.from, &q.to))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            chunked.len(),
+            if first_chunk == 1 { "" } else { "s" },
+            hours_at(first_chunk, archive.cdx_rate) * 60.0
+        ));
+    }
     let mut captures: u64 = rows_per_query.iter().sum();
     if let Some(max) = o.max_captures {
         captures = captures.min(max);
@@ -240,6 +260,45 @@ pub(super) async fn cdx(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan 
             basis,
         }),
     }
+}
+
+/// CDX requests of the chunked listing, and of its first chunk: each chunk query
+/// lists its share of days of the rows `rows_per_query` gives its window's query
+/// of the same pattern, in pages of `limit` rows (at least one request each).
+fn chunked_requests(
+    o: &CdxOptions,
+    windows: &[Span],
+    queries: &[crate::cdx::CdxQuery],
+    rows_per_query: &[u64],
+) -> (u64, u64) {
+    let (chunked, watermarks) = o.chunked_queries();
+    let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
+    let day = |t: &Option<String>| {
+        t.as_deref()
+            .and_then(|t| NaiveDate::parse_from_str(t.get(..8)?, "%Y%m%d").ok())
+    };
+    let (mut total, mut first) = (0, 0);
+    for (i, q) in chunked.iter().enumerate() {
+        let (from, to) = (day(&q.from), day(&q.to));
+        // The window query of the same pattern whose window holds this chunk.
+        let rows_a_day = queries
+            .iter()
+            .zip(windows)
+            .zip(rows_per_query)
+            .find(|((w, &(wf, wt)), _)| {
+                w.url == q.url && wf <= from && (wt.is_none() || to.is_some_and(|t| Some(t) <= wt))
+            })
+            .map_or(0.0, |((_, &(wf, wt)), &rows)| {
+                rows as f64 / window_days(wf, wt).max(1) as f64
+            });
+        let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
+        let requests = rows.div_ceil(o.limit.max(1) as u64).max(1);
+        total += requests;
+        if i <= first_end {
+            first += requests;
+        }
+    }
+    (total, first)
 }
 
 /// Rows each query would list, from the server's block counts.

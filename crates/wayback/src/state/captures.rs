@@ -107,6 +107,18 @@ pub fn settle(conn: &Connection, source: &str) -> rusqlite::Result<usize> {
     )
 }
 
+/// Claims a capture for fetching in `run`; false when this run has claimed it
+/// already (it was handed over twice).
+pub fn claim(conn: &Connection, url: &str, timestamp: &str, run: i64) -> rusqlite::Result<bool> {
+    let n = conn
+        .prepare_cached(
+            "UPDATE captures SET fetch_run = ?3
+             WHERE url = ?1 AND timestamp = ?2 AND (fetch_run IS NULL OR fetch_run != ?3)",
+        )?
+        .execute((url, timestamp, run))?;
+    Ok(n > 0)
+}
+
 /// The status of a capture, if known.
 pub fn status(
     conn: &Connection,
