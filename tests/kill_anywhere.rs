@@ -98,15 +98,15 @@ fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
     killed && !status.success()
 }
 
-/// Every `.tmp-*` file under `dir`.
+/// Every `.tmp-*` file or folder under `dir`.
 fn temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
         let path = entry.path();
-        if path.is_dir() {
-            found.extend(temporaries(&path));
-        } else if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
             found.push(path);
+        } else if path.is_dir() {
+            found.extend(temporaries(&path));
         }
     }
     found

@@ -11,9 +11,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::context::PipelineContext;
 use crate::error::StageError;
+use crate::options::parse_options;
 use crate::records::{Capture, Record, RecordKind};
-use crate::registry::{parse_options, PipelineContext, Port, Role, StageConfig, StageKind};
+use crate::registry::{Port, Role, StageConfig, StageKind};
 use crate::stage::{Batch, Emitted, PortId, Stage, StageIo, Transform, TransformStage};
 
 /// Options of `test-generate`.

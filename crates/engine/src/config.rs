@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use crate::error::{ConfigError, ConfigErrors};
-use crate::registry::deserialize_located;
+use crate::options::deserialize_located;
 
 /// A pipeline file after overrides and `${VAR}` substitution, not yet validated.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::records::RecordKind;
-use crate::runtime::StageReport;
+use crate::stats::StageReport;
 
 /// Counter of CDX requests sent (retries included).
 pub const REQUESTS_CDX: &str = "requests_cdx";

@@ -11,16 +11,22 @@ pub mod atomic_file;
 pub mod builtin;
 pub mod canonical_url;
 pub mod config;
+pub mod context;
 pub mod cost;
+pub mod describe;
 pub mod dry_run;
 pub mod error;
 pub mod input_files;
+pub mod options;
 pub mod out_dir;
 pub mod peers;
 pub mod plan;
 pub mod progress;
 pub mod records;
 pub mod registry;
+mod rejected;
+pub mod run_options;
+pub mod run_report;
 pub mod runs;
 pub mod runtime;
 pub mod stage;
@@ -30,9 +36,12 @@ pub mod windows;
 
 pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
+pub use context::PipelineContext;
 pub use cost::{CrawlCost, Requests};
-pub use dry_run::{DescribeContext, DryRun, Estimate, Query, StagePlan};
+pub use describe::{DescribeContext, Estimate, Query, StagePlan};
+pub use dry_run::DryRun;
 pub use error::{Concern, ConfigError, ConfigErrors, OnError, StageError, UsageError};
+pub use options::{parse_options, OptionError};
 pub use peers::{Peer, Peers};
 pub use plan::Plan;
 pub use progress::ProgressMode;
@@ -41,12 +50,11 @@ pub use records::{
     Novelty, Page, PairSpan, PublishedSource, Record, RecordKind, Rejected, SummarySource,
     TextField,
 };
-pub use registry::{
-    parse_options, OptionError, PipelineContext, Port, Registry, Role, SideInput, StageConfig,
-    StageKind,
-};
+pub use registry::{Port, Registry, Role, SideInput, StageConfig, StageKind};
+pub use run_options::RunOptions;
+pub use run_report::{record_refused, RunReport, RunStatus};
 pub use runs::RunId;
-pub use runtime::{record_refused, run, start, RunOptions, RunReport, RunStatus, Running};
+pub use runtime::{run, start, Running};
 pub use stage::{
     AfterPublish, Batch, Emitted, Input, PortId, Published, SideInputs, Stage, StageIo, Transform,
     TransformStage,

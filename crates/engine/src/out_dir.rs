@@ -3,7 +3,7 @@
 //!
 //! A run holds an OS lock on `<out>/.tempora.lock` from its start to its end (a
 //! killed run never leaves it held), so two runs never write one folder. Having
-//! it, the run removes the temporary files (`.tmp-*`, see
+//! it, the run removes the temporary files and folders (`.tmp-*`, see
 //! [`crate::atomic_file`]) that a killed run left beside its outputs, and the
 //! folders of killed runs under `runs/` (those without a `run.json`) once they
 //! hold nothing else.
@@ -20,6 +20,18 @@ pub const LOCK_FILE: &str = ".tempora.lock";
 /// How deep below the output directory temporary files are looked for (sink paths
 /// like `runs/{run}/x.jsonl` are two deep).
 const MAX_DEPTH: usize = 4;
+
+/// Creates `out` and checks that a file can be made in it.
+///
+/// # Errors
+/// Why not.
+pub fn check_writable(out: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(out)?;
+    tempfile::Builder::new()
+        .prefix(".tempora-probe")
+        .tempfile_in(out)
+        .map(drop)
+}
 
 /// An output directory claimed by this run, until dropped.
 #[derive(Debug)]
@@ -96,9 +108,13 @@ fn remove_temporaries(dir: &Path, depth: usize) -> Result<usize, ClaimError> {
         let entry = entry.map_err(io)?;
         let path = entry.path();
         let kind = entry.file_type().map_err(io)?;
-        if kind.is_dir() && depth > 0 {
+        let temporary = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        if kind.is_dir() && temporary {
+            std::fs::remove_dir_all(&path).map_err(|source| ClaimError::Io { path, source })?;
+            removed += 1;
+        } else if kind.is_dir() && depth > 0 {
             removed += remove_temporaries(&path, depth - 1)?;
-        } else if kind.is_file() && entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+        } else if kind.is_file() && temporary {
             std::fs::remove_file(&path).map_err(|source| ClaimError::Io { path, source })?;
             removed += 1;
         }
@@ -136,10 +152,13 @@ mod tests {
         std::fs::write(out.join("runs/2026-01-01T000000Z/run.json"), "{}").unwrap();
         std::fs::write(out.join("runs/2026-01-02T000000Z/.tmp-abc"), "half").unwrap();
         std::fs::write(out.join(".tmp-xyz"), "half").unwrap();
+        std::fs::create_dir_all(out.join(".tmp-sort/")).unwrap();
+        std::fs::write(out.join(".tmp-sort/0"), "segment").unwrap();
         std::fs::write(out.join("articles.jsonl"), "{}\n").unwrap();
 
         let claimed = OutDir::claim(out).unwrap();
         assert!(!out.join(".tmp-xyz").exists());
+        assert!(!out.join(".tmp-sort").exists());
         assert!(!out.join("runs/2026-01-02T000000Z").exists());
         assert!(out.join("runs/2026-01-01T000000Z/run.json").exists());
         assert!(out.join("articles.jsonl").exists());

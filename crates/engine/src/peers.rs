@@ -11,8 +11,6 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
-use crate::registry::StageConfig;
-
 /// Any `'static` type as [`Any`]: the supertrait that lets a peer's
 /// configuration be downcast to its kind's own type.
 pub trait AsAny: Any {
@@ -33,13 +31,20 @@ pub struct Peer<'a> {
     pub name: &'a str,
     /// Its kind's name.
     pub kind: &'a str,
-    config: &'a dyn StageConfig,
+    config: &'a dyn AsAny,
+    shared: Option<&'a dyn Any>,
 }
 
 impl<'a> Peer<'a> {
+    /// What it shares with the stages that name it (see
+    /// [`crate::StageConfig::shared`]), as `T`, if it shares a `T`.
+    pub fn shared<T: 'static>(&self) -> Option<&'a T> {
+        self.shared?.downcast_ref::<T>()
+    }
+
     /// Its configuration as the kind's own type `T`, if it is one.
     pub fn config<T: 'static>(&self) -> Option<&'a T> {
-        <dyn StageConfig as AsAny>::as_any(self.config).downcast_ref::<T>()
+        self.config.as_any().downcast_ref::<T>()
     }
 }
 
@@ -52,11 +57,12 @@ pub struct Peers<'a> {
 }
 
 impl<'a> Peers<'a> {
-    /// The peers of stage `me`: `(name, kind, configuration)` of every other
-    /// configured stage, and `(producer, consumer)` for every input and side input.
+    /// The peers of stage `me`: `(name, kind, configuration, what it shares)` of
+    /// every other configured stage, and `(producer, consumer)` for every input and
+    /// side input.
     pub fn new(
         me: &'a str,
-        stages: impl IntoIterator<Item = (&'a str, &'a str, &'a dyn StageConfig)>,
+        stages: impl IntoIterator<Item = (&'a str, &'a str, &'a dyn AsAny, Option<&'a dyn Any>)>,
         edges: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Self {
         let mut readers: HashMap<&str, Vec<&str>> = HashMap::new();
@@ -67,7 +73,15 @@ impl<'a> Peers<'a> {
             me,
             stages: stages
                 .into_iter()
-                .map(|(name, kind, config)| (name, Peer { name, kind, config }))
+                .map(|(name, kind, config, shared)| {
+                    let peer = Peer {
+                        name,
+                        kind,
+                        config,
+                        shared,
+                    };
+                    (name, peer)
+                })
                 .collect(),
             readers,
         }
@@ -109,38 +123,18 @@ impl<'a> Peers<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::RecordKind;
-    use crate::registry::Port;
 
+    // Any configuration type will do: a peer's is downcast to its kind's own.
     struct One;
     struct Two;
-
-    macro_rules! unbuilt {
-        ($t:ty) => {
-            impl StageConfig for $t {
-                fn outputs(&self) -> Vec<Port> {
-                    vec![Port::out(RecordKind::Page)]
-                }
-
-                fn build(
-                    self: Box<Self>,
-                    _ctx: &crate::PipelineContext,
-                ) -> Result<Box<dyn crate::Stage>, crate::StageError> {
-                    Err(crate::StageError::internal("not built in this test"))
-                }
-            }
-        };
-    }
-    unbuilt!(One);
-    unbuilt!(Two);
 
     #[test]
     fn a_peer_is_found_by_name_downcast_to_its_type_and_placed_in_the_graph() {
         let peers = Peers::new(
             "a",
             [
-                ("a", "one", &One as &dyn StageConfig),
-                ("b", "two", &Two as &dyn StageConfig),
+                ("a", "one", &One as &dyn AsAny, None),
+                ("b", "two", &Two as &dyn AsAny, Some(&7u32 as &dyn Any)),
             ],
             [("a", "b"), ("b", "c")],
         );
@@ -149,6 +143,9 @@ mod tests {
         assert_eq!((b.name, b.kind), ("b", "two"));
         assert!(b.config::<Two>().is_some());
         assert!(b.config::<One>().is_none());
+        assert_eq!(b.shared::<u32>(), Some(&7));
+        assert!(b.shared::<String>().is_none());
+        assert!(peers.get("a").unwrap().shared::<u32>().is_none());
         assert!(peers.get("c").is_none());
         assert!(peers.is_downstream("a", "c"));
         assert!(peers.is_downstream("a", "b"));

@@ -9,9 +9,10 @@ use std::fmt::Write as _;
 use std::path::{Component, Path};
 
 use crate::config::PipelineFile;
+use crate::context::PipelineContext;
 use crate::error::{Concern, ConfigError, ConfigErrors};
 use crate::peers::Peers;
-use crate::registry::{PipelineContext, Port, Registry, Role, SideInput, StageConfig};
+use crate::registry::{Port, Registry, Role, SideInput, StageConfig};
 use crate::runs::RunId;
 use crate::windows::Windows;
 
@@ -420,7 +421,9 @@ fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigError>) {
                 &me,
                 stages.iter().filter_map(|s| {
                     let config = s.config.as_deref()?;
-                    Some((s.name.as_str(), s.kind.as_str(), config))
+                    let shared = config.shared();
+                    let config: &dyn crate::peers::AsAny = config;
+                    Some((s.name.as_str(), s.kind.as_str(), config, shared))
                 }),
                 edges,
             );

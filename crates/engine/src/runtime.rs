@@ -1,12 +1,7 @@
 //! The runtime: builds every stage of a [`Plan`], wires them with bounded
-//! channels, runs each as a tokio task, and writes `rejected.jsonl` and
-//! `run.json` in `pipeline.out`.
-//!
-//! `run.json` says what ran (the command line and its `--set` overrides, the
-//! version and git commit of the build, every input file with its size, time and
-//! SHA-256) and how it went. It is written however the run ends, also when it
-//! cannot start: a stage that fails to build, or a pipeline file with problems
-//! ([`record_refused`]).
+//! channels, runs each as a tokio task, supervises them, and writes
+//! `rejected.jsonl` ([`crate::rejected`]) and `run.json` ([`crate::run_report`])
+//! in `pipeline.out`.
 //!
 //! An incremental pipeline (see [`Plan::incremental_stage`]) keeps every run: its
 //! `run.json` and `rejected.jsonl` go to `runs/<run>/` (see [`crate::runs`]) and are
@@ -19,279 +14,30 @@
 //! tasks (sinks then delete their temporary files) and the run reports the stage.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 
-use crate::atomic_file::AtomicFile;
-use crate::config::PipelineFile;
 use crate::cost::CrawlCost;
-use crate::error::{ConfigErrors, StageError};
+use crate::error::StageError;
 use crate::input_files::{self, InputFile};
-use crate::out_dir::OutDir;
+use crate::out_dir::{check_writable, OutDir};
 use crate::plan::Plan;
-use crate::progress::{Progress, ProgressMode};
+use crate::progress::Progress;
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
+use crate::run_options::RunOptions;
+use crate::run_report::{RunReport, RunStatus, StageFailure};
 use crate::runs::RunId;
 use crate::stage::{AfterPublishHooks, Message, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 
 /// Kept here for callers that write their files the runtime's way.
 pub use crate::atomic_file::write_atomically;
-
-/// How to run.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// Progress bars, log lines, or nothing.
-    pub progress: ProgressMode,
-    /// Cancelled on the first Ctrl-C: sources stop, the rest drains.
-    pub shutdown: CancellationToken,
-    /// Cancelled on the second Ctrl-C: every task is aborted at once.
-    pub abort: CancellationToken,
-    /// Tool version, recorded in `run.json`.
-    pub version: String,
-    /// Git commit the binary was built from (`unknown` when not built from a git
-    /// checkout), recorded in `run.json`.
-    pub commit: String,
-    /// Whether that checkout had uncommitted changes; `None` when unknown.
-    pub dirty: Option<bool>,
-    /// The command line as given, program first.
-    pub command_line: Vec<String>,
-    /// The `--set` overrides as given (`KEY.PATH=VALUE`).
-    pub overrides: Vec<String>,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        Self {
-            progress: ProgressMode::Off,
-            shutdown: CancellationToken::new(),
-            abort: CancellationToken::new(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            commit: "unknown".to_string(),
-            dirty: None,
-            command_line: std::env::args_os()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
-            overrides: Vec::new(),
-        }
-    }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// Every source reached its end and everything drained.
-    Completed,
-    /// Stopped on request (Ctrl-C); what was in flight drained, outputs are complete files.
-    Interrupted,
-    /// A stage failed; its error is in the report.
-    Failed,
-    /// Aborted by a second Ctrl-C; outputs were not published.
-    Aborted,
-}
-
-/// Counters of one stage in `run.json`.
-#[derive(Debug, Clone, Serialize)]
-pub struct StageReport {
-    /// Stage name.
-    pub name: String,
-    /// Its kind.
-    pub kind: String,
-    /// Records received.
-    pub records_in: u64,
-    /// Records sent downstream.
-    pub records_out: u64,
-    /// Records rejected.
-    pub rejected: u64,
-    /// Records per output port.
-    pub ports: serde_json::Map<String, serde_json::Value>,
-    /// Wall time from start to end, seconds.
-    pub seconds: f64,
-    /// The stage's own counters.
-    pub counters: serde_json::Map<String, serde_json::Value>,
-    /// The stage's own metrics.
-    pub metrics: serde_json::Map<String, serde_json::Value>,
-}
-
-/// The stage that failed and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct StageFailure {
-    /// Stage name; `None` when the pipeline file as a whole was refused.
-    pub stage: Option<String>,
-    /// The error.
-    pub message: String,
-    /// `input` (fix the data or config), `external` (I/O, network), `temporary` (a
-    /// service asks us to wait: run again later) or `internal` (a bug).
-    pub domain: &'static str,
-}
-
-/// A `--set` override in `run.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AppliedOverride {
-    /// As given: `KEY.PATH=VALUE`.
-    pub given: String,
-    /// The key path.
-    pub key: String,
-    /// The value the key holds in the resolved pipeline (after `${VAR}`).
-    pub value: serde_json::Value,
-}
-
-/// What `run.json` holds.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// Pipeline name.
-    pub pipeline: String,
-    /// Pipeline file.
-    pub file: String,
-    /// Tempora version.
-    pub version: String,
-    /// Git commit Tempora was built from (`unknown` when not built from a git checkout).
-    pub commit: String,
-    /// Whether the build's checkout had uncommitted changes; `null` when unknown.
-    pub dirty: Option<bool>,
-    /// The command line as given, program first.
-    pub command_line: Vec<String>,
-    /// The `--set` overrides, as given and as applied.
-    pub overrides: Vec<AppliedOverride>,
-    /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
-    pub run: String,
-    /// How the run ended.
-    pub status: RunStatus,
-    /// Whether every source reached its end and everything drained.
-    pub completed: bool,
-    /// The failure, when a stage failed.
-    pub error: Option<StageFailure>,
-    /// Start time (UTC).
-    pub started_at: DateTime<Utc>,
-    /// End time (UTC).
-    pub ended_at: DateTime<Utc>,
-    /// Wall time, seconds.
-    pub seconds: f64,
-    /// Per stage, in pipeline order.
-    pub stages: Vec<StageReport>,
-    /// Requests to the Archive by kind, captures skipped before fetching by
-    /// reason, rejections per stage, and page requests per kept article.
-    pub cost: CrawlCost,
-    /// Records written to `rejected.jsonl`.
-    pub rejected: u64,
-    /// Every file a stage option names: path, size, modification time and, under
-    /// 100 MB, SHA-256.
-    pub inputs: Vec<InputFile>,
-    /// The resolved pipeline (after `--set` and `${VAR}`).
-    pub config: serde_json::Value,
-}
-
-impl RunReport {
-    /// A report of what ran, before anything ran: status `failed` until told otherwise.
-    fn new(
-        pipeline: &str,
-        file: &str,
-        resolved: &toml::Table,
-        options: &RunOptions,
-        started_at: DateTime<Utc>,
-    ) -> Self {
-        let overrides = options
-            .overrides
-            .iter()
-            .map(|given| {
-                let (key, value) = crate::config::applied_override(resolved, given);
-                AppliedOverride {
-                    given: given.clone(),
-                    key,
-                    value: value
-                        .and_then(|v| serde_json::to_value(v).ok())
-                        .unwrap_or_default(),
-                }
-            })
-            .collect();
-        Self {
-            pipeline: pipeline.to_string(),
-            file: file.to_string(),
-            version: options.version.clone(),
-            commit: options.commit.clone(),
-            dirty: options.dirty,
-            command_line: options.command_line.clone(),
-            overrides,
-            run: String::new(),
-            status: RunStatus::Failed,
-            completed: false,
-            error: None,
-            started_at,
-            ended_at: started_at,
-            seconds: 0.0,
-            stages: Vec::new(),
-            cost: CrawlCost::default(),
-            rejected: 0,
-            inputs: Vec::new(),
-            config: serde_json::to_value(resolved).unwrap_or_default(),
-        }
-    }
-
-    /// [`RunReport::new`] for a validated pipeline.
-    fn of_plan(plan: &Plan, options: &RunOptions, started_at: DateTime<Utc>) -> Self {
-        let mut report = Self::new(
-            &plan.context.name,
-            &plan.file,
-            &plan.resolved,
-            options,
-            started_at,
-        );
-        report.run = plan.context.run.label().to_string();
-        report
-    }
-
-    /// Stamps the end of a run that began at `start` and writes the report.
-    fn close(&mut self, start: Instant, out: &Path) {
-        self.ended_at = Utc::now();
-        self.seconds = start.elapsed().as_secs_f64();
-        self.write(out);
-    }
-
-    /// Writes it to `run.json` in `out`, logging a failure (the run's outcome does not
-    /// depend on its report).
-    fn write(&self, out: &Path) {
-        if let Err(e) = write_atomically(&out.join("run.json"), |w| {
-            serde_json::to_writer_pretty(&mut *w, self)?;
-            w.write_all(b"\n")
-        }) {
-            tracing::error!(error = %e, "could not write run.json");
-        }
-    }
-}
-
-/// Records a run refused before it started because its pipeline file has problems
-/// (a missing input file, an unknown option...): `run.json` with what ran, status
-/// `failed` and the problems, in the output directory the file names. Returns that
-/// directory; `None` when the `[pipeline]` table cannot be read to find it, or it
-/// cannot be created.
-pub fn record_refused(
-    file: &PipelineFile,
-    errors: &ConfigErrors,
-    options: &RunOptions,
-) -> Option<PathBuf> {
-    let settings = file.settings().ok()?;
-    let name = crate::config::pipeline_name(Some(&settings), &file.path);
-    let out = crate::config::output_dir(Some(&settings), &name);
-    check_writable(&out).ok()?;
-    let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
-    report.error = Some(StageFailure {
-        stage: None,
-        message: errors.to_string(),
-        domain: "input",
-    });
-    report.write(&out);
-    Some(out)
-}
 
 /// An error before any stage runs.
 #[derive(Debug, thiserror::Error)]
@@ -374,7 +120,10 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     let started_at = Utc::now();
     let start = Instant::now();
     let out = plan.context.out.clone();
-    check_writable(&out)?;
+    check_writable(&out).map_err(|source| PreflightError::OutDir {
+        path: out.clone(),
+        source,
+    })?;
     let out_dir = OutDir::claim(&out)?;
     plan.context.run = RunId::new(started_at);
     let run_folder = match plan.incremental_stage().map(str::to_string) {
@@ -466,7 +215,11 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         .enumerate()
         .map(|(i, s)| (s.name.clone(), i))
         .collect();
-    let rejected_writer = tokio::spawn(write_rejected(records_dir, stage_order, rejected_rx));
+    let rejected_writer = tokio::spawn(crate::rejected::write_rejected(
+        records_dir,
+        stage_order,
+        rejected_rx,
+    ));
 
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
@@ -696,7 +449,7 @@ impl Running {
             .iter()
             .zip(&stats)
             .zip(&elapsed)
-            .map(|((s, st), dt)| stage_report(&s.name, &s.kind, st, *dt))
+            .map(|((s, st), dt)| st.report(&s.name, &s.kind, *dt))
             .collect();
         report.cost = CrawlCost::from_stages(&report.stages, &sink_kinds(&plan));
         report.rejected = rejected;
@@ -763,117 +516,8 @@ fn sink_kinds(plan: &Plan) -> BTreeMap<String, RecordKind> {
         .collect()
 }
 
-fn stage_report(name: &str, kind: &str, st: &StageStats, dt: Option<Duration>) -> StageReport {
-    StageReport {
-        name: name.to_string(),
-        kind: kind.to_string(),
-        records_in: st.records_in(),
-        records_out: st.records_out(),
-        rejected: st.rejected(),
-        ports: st.ports().into_iter().map(|(k, v)| (k, v.into())).collect(),
-        seconds: dt.map_or(0.0, |d| d.as_secs_f64()),
-        counters: st
-            .counters()
-            .into_iter()
-            .map(|(k, v)| (k, v.into()))
-            .collect(),
-        metrics: st.metrics().into_iter().collect(),
-    }
-}
-
-fn check_writable(out: &Path) -> Result<(), PreflightError> {
-    let fail = |source| PreflightError::OutDir {
-        path: out.to_path_buf(),
-        source,
-    };
-    std::fs::create_dir_all(out).map_err(fail)?;
-    tempfile::Builder::new()
-        .prefix(".tempora-probe")
-        .tempfile_in(out)
-        .map(drop)
-        .map_err(fail)
-}
-
 /// Copies `name` of a run's folder to `out`, where it stands for the latest run.
 fn copy_as_latest(run_folder: &Path, out: &Path, name: &str) -> std::io::Result<()> {
     let mut from = std::fs::File::open(run_folder.join(name))?;
     write_atomically(&out.join(name), |w| std::io::copy(&mut from, w).map(drop))
-}
-
-/// Collects every rejection and writes `rejected.jsonl` in a total order that does
-/// not depend on how the stages' work interleaved: by stage (pipeline order),
-/// then by the whole JSON line (within a stage that rejected at most 256 MiB, see
-/// [`SORTED_REJECTIONS_MAX_BYTES`]); in `dir` (the output directory, or the run's
-/// folder of an incremental pipeline).
-async fn write_rejected(
-    dir: PathBuf,
-    stage_order: HashMap<String, usize>,
-    mut rx: mpsc::Receiver<Vec<Rejected>>,
-) -> std::io::Result<u64> {
-    let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
-    // Rejections stream to one spill file per stage (a rejected page holds its whole
-    // body, so a crawl's rejections need not fit in memory); the spills are joined in
-    // stage order when the run ends.
-    let mut spills: BTreeMap<usize, (std::io::BufWriter<std::fs::File>, u64)> = BTreeMap::new();
-    let mut n = 0u64;
-    while let Some(batch) = rx.recv().await {
-        for r in batch {
-            let stage = stage_order.get(&r.stage).copied().unwrap_or(usize::MAX);
-            let (w, bytes) = match spills.entry(stage) {
-                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert((std::io::BufWriter::new(tempfile::tempfile_in(&dir)?), 0))
-                }
-            };
-            let line = serde_json::to_vec(&r)?;
-            w.write_all(&line)?;
-            w.write_all(b"\n")?;
-            *bytes += line.len() as u64 + 1;
-            n += 1;
-        }
-    }
-    let mut out = std::io::BufWriter::new(file.as_file());
-    for (_, (spill, bytes)) in spills {
-        join_spill(spill, bytes, &mut out)?;
-    }
-    out.flush()?;
-    drop(out);
-    file.commit()?;
-    Ok(n)
-}
-
-/// A stage's rejections up to this size are sorted by line, so the same input
-/// gives the same `rejected.jsonl` whatever the arrival order; a larger spill is
-/// copied in arrival order rather than held in memory.
-const SORTED_REJECTIONS_MAX_BYTES: u64 = 256 << 20;
-
-/// Appends one stage's spilled rejections to `out`: sorted when small enough.
-fn join_spill(
-    spill: std::io::BufWriter<std::fs::File>,
-    bytes: u64,
-    out: &mut impl std::io::Write,
-) -> std::io::Result<()> {
-    use std::io::{BufRead as _, Seek as _};
-    let mut file = spill
-        .into_inner()
-        .map_err(std::io::IntoInnerError::into_error)?;
-    file.rewind()?;
-    if bytes > SORTED_REJECTIONS_MAX_BYTES {
-        tracing::warn!(
-            bytes,
-            "a stage rejected more than {} MiB of records: its part of rejected.jsonl is in arrival order",
-            SORTED_REJECTIONS_MAX_BYTES >> 20
-        );
-        std::io::copy(&mut file, out)?;
-        return Ok(());
-    }
-    let mut lines = std::io::BufReader::new(file)
-        .split(b'\n')
-        .collect::<std::io::Result<Vec<Vec<u8>>>>()?;
-    lines.sort_unstable();
-    for line in lines {
-        out.write_all(&line)?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
 }

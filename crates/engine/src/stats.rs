@@ -115,3 +115,49 @@ impl StageStats {
         self.metrics.lock().map(|m| m.clone()).unwrap_or_default()
     }
 }
+
+/// Counters of one stage in `run.json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StageReport {
+    /// Stage name.
+    pub name: String,
+    /// Its kind.
+    pub kind: String,
+    /// Records received.
+    pub records_in: u64,
+    /// Records sent downstream.
+    pub records_out: u64,
+    /// Records rejected.
+    pub rejected: u64,
+    /// Records per output port.
+    pub ports: serde_json::Map<String, serde_json::Value>,
+    /// Wall time from start to end, seconds.
+    pub seconds: f64,
+    /// The stage's own counters.
+    pub counters: serde_json::Map<String, serde_json::Value>,
+    /// The stage's own metrics.
+    pub metrics: serde_json::Map<String, serde_json::Value>,
+}
+
+impl StageStats {
+    /// The stage's counters as `run.json` has them, for stage `name` of `kind` that
+    /// ran for `dt`.
+    pub fn report(&self, name: &str, kind: &str, dt: Option<std::time::Duration>) -> StageReport {
+        let st = self;
+        StageReport {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            records_in: st.records_in(),
+            records_out: st.records_out(),
+            rejected: st.rejected(),
+            ports: st.ports().into_iter().map(|(k, v)| (k, v.into())).collect(),
+            seconds: dt.map_or(0.0, |d| d.as_secs_f64()),
+            counters: st
+                .counters()
+                .into_iter()
+                .map(|(k, v)| (k, v.into()))
+                .collect(),
+            metrics: st.metrics().into_iter().collect(),
+        }
+    }
+}

@@ -10,9 +10,10 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::PipelineContext;
 use crate::error::StageError;
 use crate::records::{Record, Rejected};
-use crate::registry::{PipelineContext, StageConfig};
+use crate::registry::StageConfig;
 use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, Published, StageIo};
 use crate::stats::StageStats;
 

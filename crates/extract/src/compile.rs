@@ -5,7 +5,7 @@ use regex::Regex;
 use serde::Deserialize;
 use tempora_engine::SummarySource;
 
-use crate::extract::SummaryFallback;
+use crate::fallback::SummaryFallback;
 use crate::index::Sel;
 use crate::profile::{
     DateRule, DatelineParts, IdDates, KeepElements, Layout, ProfileError, RejectRule, SectionRule,

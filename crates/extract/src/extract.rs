@@ -1,95 +1,20 @@
 //! One page in, one article or one rejection out: the steps every site shares,
 //! driven by the site's profile.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use tempora_engine::{Article, SummarySource};
 
+pub use crate::fallback::{FallbackChoice, SummaryFallback};
 use crate::fields::{ParsedPage, SummaryFound};
 use crate::identity::ArticleKey;
 use crate::index::Sel;
 use crate::profile::{Layout, SiteProfile};
 use crate::prune::prune;
+pub use crate::rejection::Rejection;
 use crate::text::split_first_sentence;
 use crate::url::{host, host_in};
 use crate::wayback;
-
-/// What stands in for the summary on layouts that allow it (CNN pages without
-/// highlights, BBC pages of 2020 on without a bold intro).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum SummaryFallback {
-    /// Nothing: the page is rejected with "no reference summary".
-    #[default]
-    None,
-    /// The page's meta / Open Graph description.
-    Description,
-    /// The first sentence of the body, which is then removed from the document.
-    Lead,
-    /// The headline (the document stays whole): TempoSum's released CNN sets pair
-    /// each document with its title.
-    Title,
-    /// The body's first paragraph, which is then removed from the document: where
-    /// a BBC page sets its opening paragraph in plain type instead of bold.
-    FirstParagraph,
-}
-
-/// The `summary_fallback` a pipeline chooses: one for every site, or one per site.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum FallbackChoice {
-    /// The same fallback on every site.
-    Every(SummaryFallback),
-    /// A fallback per site name (`{ bbc = "first_paragraph", cnn = "title" }`); a
-    /// site not named keeps its profile's `summary_fallback`.
-    PerSite(BTreeMap<String, SummaryFallback>),
-}
-
-/// By hand rather than `untagged`, so that a wrong value names the values allowed.
-impl<'de> Deserialize<'de> for FallbackChoice {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::{self, IntoDeserializer as _};
-
-        struct Choice;
-        impl<'de> de::Visitor<'de> for Choice {
-            type Value = FallbackChoice;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a fallback (`none`, `description`, `lead`, `first_paragraph`, `title`) or a table of them by site")
-            }
-
-            fn visit_str<E: de::Error>(self, value: &str) -> Result<Self::Value, E> {
-                SummaryFallback::deserialize(value.into_deserializer()).map(FallbackChoice::Every)
-            }
-
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                BTreeMap::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(FallbackChoice::PerSite)
-            }
-        }
-        deserializer.deserialize_any(Choice)
-    }
-}
-
-impl From<SummaryFallback> for FallbackChoice {
-    fn from(fallback: SummaryFallback) -> Self {
-        Self::Every(fallback)
-    }
-}
-
-impl FallbackChoice {
-    /// The fallback chosen for `site`, if this choice names one.
-    pub fn for_site(&self, site: &str) -> Option<SummaryFallback> {
-        match self {
-            Self::Every(fallback) => Some(*fallback),
-            Self::PerSite(sites) => sites.get(site).copied(),
-        }
-    }
-}
 
 /// A page to extract: its decoded HTML and what the crawl knows about it.
 #[derive(Debug, Clone, Copy)]
@@ -112,44 +37,6 @@ pub struct Extraction {
     /// Whether the summary was a paragraph of the article's text (BBC's intro,
     /// CNN's lead), rather than text beside it (highlights, description).
     pub summary_in_text: bool,
-}
-
-/// Why a page (or a URL, before fetching) gives no article.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
-    /// What kind of page it is, a stable key for counters (`rejected: <key>` in
-    /// `run.json`): a profile's `reject` rule key (`live_page`, `world_service`,
-    /// ...) for pages the site names as not wanted, else one of [`Rejection::KEYS`].
-    pub kind: String,
-    /// The full reason for `rejected.jsonl`.
-    pub reason: String,
-}
-
-impl Rejection {
-    /// The keys of rejections that no profile rule names, each with what it means.
-    /// `not_recognised` is the one for pages that are truly unknown: a site's page
-    /// in none of its layouts and named by none of its `reject` rules.
-    pub const KEYS: [(&'static str, &'static str); 11] = [
-        ("no_site_profile", "the URL's host belongs to no site profile"),
-        ("no_article_id", "the URL holds no article id of its site"),
-        ("not_recognised", "no layout of the site recognises the page"),
-        ("no_title", "the layout found no headline"),
-        ("no_summary", "the layout found no reference summary and no fallback stood in"),
-        ("no_bold_intro", "the layout's summary must be bold (BBC's intro), the page's is not, and no fallback stood in"),
-        ("ambiguous_summary", "several elements match a summary the layout takes exactly one of"),
-        ("no_text", "the page has no article text"),
-        ("document_too_short", "the document is shorter than `min_document_chars`"),
-        ("no_date", "no publication date on the page or in its URL"),
-        ("not_a_page", "the record is not a page"),
-    ];
-
-    /// A rejection of kind `kind` (a key) saying `reason`.
-    pub fn new(kind: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            kind: kind.into(),
-            reason: reason.into(),
-        }
-    }
 }
 
 /// Extracts articles with a set of site profiles.

@@ -17,11 +17,14 @@ mod compile;
 mod dates;
 pub mod eval;
 mod extract;
+mod fallback;
 mod fields;
+mod id_dates;
 mod identity;
 mod index;
 pub mod profile;
 mod prune;
+mod rejection;
 mod score;
 mod stage;
 mod text;
@@ -29,7 +32,8 @@ mod url;
 pub mod wayback;
 
 pub use extract::{Extraction, Extractor, FallbackChoice, PageInput, Rejection, SummaryFallback};
-pub use identity::{ArticleKey, IdDates};
+pub use id_dates::IdDates;
+pub use identity::ArticleKey;
 pub use profile::{load_profiles, ProfileError, SiteProfile};
 pub use stage::{ExtractConfig, ExtractOptions, ExtractStage};
 

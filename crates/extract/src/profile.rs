@@ -12,7 +12,7 @@ use serde::Deserialize;
 use tempora_engine::SummarySource;
 
 pub use crate::compile::parse_profile;
-pub use crate::identity::IdDates;
+pub use crate::id_dates::IdDates;
 use crate::index::Sel;
 
 /// The profiles shipped with Tempora, as `(file name, TOML text)`.
@@ -102,7 +102,7 @@ pub struct SiteProfile {
     pub dates: Vec<DateRule>,
     /// What stands in for a missing summary on layouts with `fallback = true`, unless
     /// the pipeline's `summary_fallback` names one for the site.
-    pub summary_fallback: crate::extract::SummaryFallback,
+    pub summary_fallback: crate::fallback::SummaryFallback,
     /// Layouts, tried in order; the first recognised one extracts the page.
     pub layouts: Vec<Layout>,
 }

@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn every_option_is_documented_with_its_default() {
-        let docs = tempora_engine::registry::option_docs(&(kind().options)());
+        let docs = tempora_engine::options::option_docs(&(kind().options)());
         let mut names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
         names.sort_unstable();
         assert_eq!(

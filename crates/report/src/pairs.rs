@@ -22,13 +22,6 @@ pub struct PairCount {
     pub pairs: u64,
 }
 
-/// Whether a file with these record fields holds minimal pairs.
-pub fn is_pair_file(fields: &[String]) -> bool {
-    ["edited_summary", "fact_error"]
-        .iter()
-        .all(|f| fields.iter().any(|g| g == f))
-}
-
 /// Counts the pairs of `files`, sorted by set, fact error and error type.
 ///
 /// # Errors

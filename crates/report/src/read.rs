@@ -128,14 +128,14 @@ pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
                     format,
                 });
             }
-            Some(c) if crate::pairs::is_pair_file(&c) && format == Format::Jsonl => {
+            Some(c) if is_pair_file(&c) && format == Format::Jsonl => {
                 found.pairs.push(SetFile {
                     name: stem.to_string(),
                     path,
                     format,
                 });
             }
-            Some(c) if crate::pairs::is_pair_file(&c) => found.skipped.push(skip(
+            Some(c) if is_pair_file(&c) => found.skipped.push(skip(
                 "minimal pairs in Parquet: their JSONL copy is counted".into(),
             )),
             Some(_) => found
@@ -426,6 +426,13 @@ fn novelty_field(novelty: &Value) -> Option<NoveltyField> {
         bin: text("bin"),
         tag: text("tag"),
     })
+}
+
+/// Whether a file with these record fields holds minimal pairs.
+pub fn is_pair_file(fields: &[String]) -> bool {
+    ["edited_summary", "fact_error"]
+        .iter()
+        .all(|f| fields.iter().any(|g| g == f))
 }
 
 #[cfg(test)]

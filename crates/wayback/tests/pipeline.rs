@@ -35,7 +35,7 @@ fn the_nightly_pipeline_configures_and_checks_cleanly() {
 fn every_option_of_every_kind_is_documented() {
     for kind in tempora_wayback::kinds() {
         let schema = (kind.options)();
-        let docs = tempora_engine::registry::option_docs(&schema);
+        let docs = tempora_engine::options::option_docs(&schema);
         assert!(!docs.is_empty(), "{}", kind.name);
         for o in docs {
             assert!(

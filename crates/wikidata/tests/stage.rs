@@ -189,7 +189,7 @@ fn options_are_checked_and_the_cutoff_defaults_to_the_pipeline() {
 fn the_kind_documents_every_option() {
     let kinds = tempora_wikidata::kinds();
     assert_eq!(kinds[0].name, "wikidata");
-    let docs = tempora_engine::registry::option_docs(&(kinds[0].options)());
+    let docs = tempora_engine::options::option_docs(&(kinds[0].options)());
     let mut names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(

@@ -75,7 +75,9 @@ impl Choices {
         // file then waits its turn instead of failing on a stale snapshot.
         conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         conn.execute_batch(
-            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
+            // NORMAL: in WAL mode a commit survives a killed process (not a power
+            // cut, where the last choices are made again from the handed-back listing).
+            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
         )
         .and_then(|()| conn.execute_batch(SCHEMA))
         .map_err(fail)?;

@@ -10,10 +10,15 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Article, DescribeContext, OptionError, Peers, PipelineContext, Port,
-    Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan, SummarySource,
+    cost, parse_options, Article, DescribeContext, Estimate, OptionError, Peers, PipelineContext,
+    Port, Query, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
+    SummarySource,
 };
 
+use super::describe::{
+    cdx_rate, days_of, hours_at, options_of, playback_rate, politeness, window,
+    ASSUMED_ARTICLES_PER_FEED_DAY,
+};
 use super::options::{duration, ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, uncovered_sets, Span};
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
@@ -135,6 +140,10 @@ impl StageConfig for FeedsOptions {
         problems
     }
 
+    fn shared(&self) -> Option<&dyn std::any::Any> {
+        Some(&self.archive)
+    }
+
     fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
         self.archive.link(peers)
     }
@@ -144,7 +153,7 @@ impl StageConfig for FeedsOptions {
     }
 
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
-        super::describe::feeds(self, ctx)
+        plan(self, ctx)
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
@@ -247,5 +256,83 @@ fn item_article(item: StoredItem) -> Article {
         facts: Vec::new(),
         split: None,
         novelty: None,
+    }
+}
+
+/// `wayback-feeds`: the feed listings, the feed fetches and the article lookups.
+fn plan(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
+    let archive = options_of(&o.archive);
+    let days = days_of(&o.windows);
+    let per_day = feed_captures_a_day(&o.feed_collapse);
+    let feed_fetches = days * per_day * o.feeds.len() as u64;
+    let articles = days * ASSUMED_ARTICLES_PER_FEED_DAY * o.feeds.len() as u64;
+    let lookups = match o.lookup {
+        Lookup::Cdx => articles,
+        Lookup::Redirect | Lookup::None => 0,
+    };
+    let cdx = (o.feeds.len() * o.windows.len()) as u64 + lookups;
+    let queries = o
+        .windows
+        .iter()
+        .flat_map(|w| o.feeds.iter().map(move |feed| (*w, feed)))
+        .map(|((from, to), feed)| Query {
+            what: format!("CDX {feed}"),
+            settings: vec![
+                ("window".into(), window(from, to)),
+                ("collapse".into(), o.feed_collapse.join(", ")),
+                (
+                    "articles found by".into(),
+                    match o.lookup {
+                        Lookup::Cdx => format!("one CDX lookup each, within {}", o.lookup_within),
+                        Lookup::Redirect => "the Archive's redirect (no CDX request)".into(),
+                        Lookup::None => "not looked up: feed items only (the `items` port)".into(),
+                    },
+                ),
+            ],
+        })
+        .collect();
+    StagePlan {
+        queries,
+        politeness: politeness(
+            &o.archive,
+            &[
+                ("CDX rate", cdx_rate(archive.cdx_rate)),
+                ("feed rate", playback_rate(archive.playback_rate)),
+            ],
+        ),
+        estimate: Some(Estimate {
+            requests: Requests {
+                cdx,
+                feed: feed_fetches,
+                ..Requests::default()
+            },
+            records_out: Some(articles),
+            records_name: "captures".into(),
+            hours: hours_at(cdx, archive.cdx_rate) + hours_at(feed_fetches, archive.playback_rate),
+            basis: vec![
+                format!(
+                    "{per_day} feed capture{} a day per feed (collapse {}) over {days} days",
+                    if per_day == 1 { "" } else { "s" },
+                    o.feed_collapse.join(", ")
+                ),
+                format!("assumed {ASSUMED_ARTICLES_PER_FEED_DAY} new articles a day per feed"),
+            ],
+        }),
+    }
+}
+
+/// Feed captures a day that `collapse = ["timestamp:N"]` lets through.
+fn feed_captures_a_day(collapse: &[String]) -> u64 {
+    let digits = collapse
+        .iter()
+        .find_map(|c| c.strip_prefix("timestamp:")?.parse::<u32>().ok());
+    match digits {
+        Some(n) if n <= 8 => 1,
+        Some(9) => 10,
+        Some(10) => 24,
+        Some(11) => 144,
+        Some(12) => 1440,
+        // Uncollapsed or finer: a busy feed is captured about hourly.
+        _ => 24,
     }
 }

@@ -6,10 +6,12 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Capture, DescribeContext, OptionError, Page, Peers, PipelineContext, Port,
-    PortId, Published, Record, RecordKind, Stage, StageConfig, StageError, StageIo, StagePlan,
+    cost, parse_options, Capture, DescribeContext, Estimate, OptionError, Page, Peers,
+    PipelineContext, Port, PortId, Published, Record, RecordKind, Requests, Stage, StageConfig,
+    StageError, StageIo, StagePlan,
 };
 
+use super::describe::{hours_at, options_of, playback_rate, politeness};
 use super::options::{duration, ArchiveOptions, ArchiveSetting};
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
@@ -115,12 +117,16 @@ impl StageConfig for FetchOptions {
         self.problems()
     }
 
+    fn shared(&self) -> Option<&dyn std::any::Any> {
+        Some(&self.archive)
+    }
+
     fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
         self.archive.link(peers)
     }
 
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
-        super::describe::fetch(self, ctx)
+        plan(self, ctx)
     }
 
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
@@ -246,4 +252,45 @@ impl Stage for FetchStage {
         }
         Ok(())
     }
+}
+
+/// `wayback-fetch`: one page request per capture it receives.
+fn plan(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
+    let archive = options_of(&o.archive);
+    let mut plan = StagePlan {
+        politeness: politeness(
+            &o.archive,
+            &[
+                ("page rate", playback_rate(archive.playback_rate)),
+                (
+                    "in flight",
+                    format!(
+                        "at most {}: the rate spaces the sends, so what is in flight is the rate times the answer time",
+                        o.concurrency
+                    ),
+                ),
+            ],
+        ),
+        ..StagePlan::default()
+    };
+    plan.estimate = Some(match ctx.records_in {
+        Some(captures) => Estimate {
+            requests: Requests {
+                page: captures,
+                ..Requests::default()
+            },
+            records_out: Some(captures),
+            records_name: "pages".into(),
+            hours: hours_at(captures, archive.playback_rate),
+            basis: vec![format!(
+                "one request per capture listed upstream; redirects between captures (up to {} each) add requests",
+                o.max_redirects
+            )],
+        },
+        None => Estimate {
+            basis: vec!["one request per capture it receives; the stages upstream cannot say how many".into()],
+            ..Estimate::default()
+        },
+    });
+    plan
 }

@@ -1,5 +1,7 @@
 //! The stage kinds of this crate: `wayback-cdx`, `wayback-feeds`, `wayback-fetch`, `warc`.
 
+pub mod cdx_options;
+mod cdx_plan;
 pub mod cdx_stage;
 pub mod describe;
 pub mod feeds_stage;

@@ -353,13 +353,10 @@ impl ArchiveSetting {
     }
 }
 
-/// The `archive` setting of a wayback stage.
+/// The `archive` setting of a wayback stage: what it shares with the stages
+/// that name it.
 fn setting_of<'a>(peer: &Peer<'a>) -> Option<&'a ArchiveSetting> {
-    use super::{cdx_stage::CdxOptions, feeds_stage::FeedsOptions, fetch_stage::FetchOptions};
-    peer.config::<CdxOptions>()
-        .map(|o| &o.archive)
-        .or_else(|| peer.config::<FeedsOptions>().map(|o| &o.archive))
-        .or_else(|| peer.config::<FetchOptions>().map(|o| &o.archive))
+    peer.shared::<ArchiveSetting>()
 }
 
 #[cfg(test)]

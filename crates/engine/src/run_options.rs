@@ -1,0 +1,45 @@
+//! How to run a pipeline: the progress display, the stop signals, and what
+//! `run.json` records of the build and the command line.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::progress::ProgressMode;
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Progress bars, log lines, or nothing.
+    pub progress: ProgressMode,
+    /// Cancelled on the first Ctrl-C: sources stop, the rest drains.
+    pub shutdown: CancellationToken,
+    /// Cancelled on the second Ctrl-C: every task is aborted at once.
+    pub abort: CancellationToken,
+    /// Tool version, recorded in `run.json`.
+    pub version: String,
+    /// Git commit the binary was built from (`unknown` when not built from a git
+    /// checkout), recorded in `run.json`.
+    pub commit: String,
+    /// Whether that checkout had uncommitted changes; `None` when unknown.
+    pub dirty: Option<bool>,
+    /// The command line as given, program first.
+    pub command_line: Vec<String>,
+    /// The `--set` overrides as given (`KEY.PATH=VALUE`).
+    pub overrides: Vec<String>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            progress: ProgressMode::Off,
+            shutdown: CancellationToken::new(),
+            abort: CancellationToken::new(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: "unknown".to_string(),
+            dirty: None,
+            command_line: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            overrides: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! `run.json`: what ran (the command line and its `--set` overrides, the version
+//! and git commit of the build, every input file with its size, time and
+//! SHA-256) and how it went, per stage and in all. It is written however the run
+//! ends, also when it cannot start: a stage that fails to build, or a pipeline
+//! file with problems ([`record_refused`]).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::atomic_file::write_atomically;
+use crate::config::PipelineFile;
+use crate::cost::CrawlCost;
+use crate::error::ConfigErrors;
+use crate::input_files::InputFile;
+use crate::out_dir::check_writable;
+use crate::plan::Plan;
+use crate::run_options::RunOptions;
+use crate::stats::StageReport;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every source reached its end and everything drained.
+    Completed,
+    /// Stopped on request (Ctrl-C); what was in flight drained, outputs are complete files.
+    Interrupted,
+    /// A stage failed; its error is in the report.
+    Failed,
+    /// Aborted by a second Ctrl-C; outputs were not published.
+    Aborted,
+}
+
+/// The stage that failed and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageFailure {
+    /// Stage name; `None` when the pipeline file as a whole was refused.
+    pub stage: Option<String>,
+    /// The error.
+    pub message: String,
+    /// `input` (fix the data or config), `external` (I/O, network), `temporary` (a
+    /// service asks us to wait: run again later) or `internal` (a bug).
+    pub domain: &'static str,
+}
+
+/// A `--set` override in `run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AppliedOverride {
+    /// As given: `KEY.PATH=VALUE`.
+    pub given: String,
+    /// The key path.
+    pub key: String,
+    /// The value the key holds in the resolved pipeline (after `${VAR}`).
+    pub value: serde_json::Value,
+}
+
+/// What `run.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Pipeline name.
+    pub pipeline: String,
+    /// Pipeline file.
+    pub file: String,
+    /// Tempora version.
+    pub version: String,
+    /// Git commit Tempora was built from (`unknown` when not built from a git checkout).
+    pub commit: String,
+    /// Whether the build's checkout had uncommitted changes; `null` when unknown.
+    pub dirty: Option<bool>,
+    /// The command line as given, program first.
+    pub command_line: Vec<String>,
+    /// The `--set` overrides, as given and as applied.
+    pub overrides: Vec<AppliedOverride>,
+    /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
+    pub run: String,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// Whether every source reached its end and everything drained.
+    pub completed: bool,
+    /// The failure, when a stage failed.
+    pub error: Option<StageFailure>,
+    /// Start time (UTC).
+    pub started_at: DateTime<Utc>,
+    /// End time (UTC).
+    pub ended_at: DateTime<Utc>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Per stage, in pipeline order.
+    pub stages: Vec<StageReport>,
+    /// Requests to the Archive by kind, captures skipped before fetching by
+    /// reason, rejections per stage, and page requests per kept article.
+    pub cost: CrawlCost,
+    /// Records written to `rejected.jsonl`.
+    pub rejected: u64,
+    /// Every file a stage option names: path, size, modification time and, under
+    /// 100 MB, SHA-256.
+    pub inputs: Vec<InputFile>,
+    /// The resolved pipeline (after `--set` and `${VAR}`).
+    pub config: serde_json::Value,
+}
+
+impl RunReport {
+    /// A report of what ran, before anything ran: status `failed` until told otherwise.
+    pub(crate) fn new(
+        pipeline: &str,
+        file: &str,
+        resolved: &toml::Table,
+        options: &RunOptions,
+        started_at: DateTime<Utc>,
+    ) -> Self {
+        let overrides = options
+            .overrides
+            .iter()
+            .map(|given| {
+                let (key, value) = crate::config::applied_override(resolved, given);
+                AppliedOverride {
+                    given: given.clone(),
+                    key,
+                    value: value
+                        .and_then(|v| serde_json::to_value(v).ok())
+                        .unwrap_or_default(),
+                }
+            })
+            .collect();
+        Self {
+            pipeline: pipeline.to_string(),
+            file: file.to_string(),
+            version: options.version.clone(),
+            commit: options.commit.clone(),
+            dirty: options.dirty,
+            command_line: options.command_line.clone(),
+            overrides,
+            run: String::new(),
+            status: RunStatus::Failed,
+            completed: false,
+            error: None,
+            started_at,
+            ended_at: started_at,
+            seconds: 0.0,
+            stages: Vec::new(),
+            cost: CrawlCost::default(),
+            rejected: 0,
+            inputs: Vec::new(),
+            config: serde_json::to_value(resolved).unwrap_or_default(),
+        }
+    }
+
+    /// [`RunReport::new`] for a validated pipeline.
+    pub(crate) fn of_plan(plan: &Plan, options: &RunOptions, started_at: DateTime<Utc>) -> Self {
+        let mut report = Self::new(
+            &plan.context.name,
+            &plan.file,
+            &plan.resolved,
+            options,
+            started_at,
+        );
+        report.run = plan.context.run.label().to_string();
+        report
+    }
+
+    /// Stamps the end of a run that began at `start` and writes the report.
+    pub(crate) fn close(&mut self, start: Instant, out: &Path) {
+        self.ended_at = Utc::now();
+        self.seconds = start.elapsed().as_secs_f64();
+        self.write(out);
+    }
+
+    /// Writes it to `run.json` in `out`, logging a failure (the run's outcome does not
+    /// depend on its report).
+    pub(crate) fn write(&self, out: &Path) {
+        if let Err(e) = write_atomically(&out.join("run.json"), |w| {
+            serde_json::to_writer_pretty(&mut *w, self)?;
+            w.write_all(b"\n")
+        }) {
+            tracing::error!(error = %e, "could not write run.json");
+        }
+    }
+}
+
+/// Records a run refused before it started because its pipeline file has problems
+/// (a missing input file, an unknown option...): `run.json` with what ran, status
+/// `failed` and the problems, in the output directory the file names. Returns that
+/// directory; `None` when the `[pipeline]` table cannot be read to find it, or it
+/// cannot be created.
+pub fn record_refused(
+    file: &PipelineFile,
+    errors: &ConfigErrors,
+    options: &RunOptions,
+) -> Option<PathBuf> {
+    let settings = file.settings().ok()?;
+    let name = crate::config::pipeline_name(Some(&settings), &file.path);
+    let out = crate::config::output_dir(Some(&settings), &name);
+    check_writable(&out).ok()?;
+    let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
+    report.error = Some(StageFailure {
+        stage: None,
+        message: errors.to_string(),
+        domain: "input",
+    });
+    report.write(&out);
+    Some(out)
+}

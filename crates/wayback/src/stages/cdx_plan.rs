@@ -1,0 +1,202 @@
+//! What `wayback-cdx` tells the dry run: one query per window and URL pattern,
+//! the listing's CDX requests (in chunks of days), and when fetching can start.
+
+use chrono::NaiveDate;
+use tempora_engine::{DescribeContext, Estimate, Query, Requests, StagePlan};
+
+use super::cdx_options::CdxOptions;
+use super::describe::{
+    cdx_rate, days_of, hours_at, options_of, politeness, window, window_days,
+    ASSUMED_LINES_PER_COLLAPSED_ROW, ASSUMED_LINES_PER_FILTERED_ROW,
+    ASSUMED_LISTED_PER_PATTERN_DAY,
+};
+use super::options::ArchiveOptions;
+use super::windows::Span;
+use crate::cdx::INDEX_LINES_PER_BLOCK;
+
+/// `wayback-cdx`: one query per window and URL pattern, and its listing's cost.
+pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
+    let (query_windows, queries): (Vec<Span>, Vec<_>) = o.windowed_queries().into_iter().unzip();
+    let archive = options_of(&o.archive);
+    let described = queries
+        .iter()
+        .zip(&query_windows)
+        .map(|(q, &(from, to))| {
+            let mut settings = vec![("window".to_string(), window(from, to))];
+            if let Some(m) = q.match_type {
+                settings.push(("match".into(), m.as_str().into()));
+            }
+            let list = |v: &[String]| {
+                if v.is_empty() {
+                    "none".to_string()
+                } else {
+                    v.join(", ")
+                }
+            };
+            settings.extend([
+                ("filters".to_string(), list(&q.filters)),
+                ("collapse".to_string(), list(&q.collapse)),
+                ("rows a request".to_string(), q.page_size.to_string()),
+            ]);
+            Query {
+                what: format!("CDX {}", q.url),
+                settings,
+            }
+        })
+        .collect();
+    let collapsed = queries
+        .first()
+        .is_some_and(|q| q.collapse.iter().any(|c| c == "urlkey"));
+    let lines_per_row = if collapsed {
+        ASSUMED_LINES_PER_COLLAPSED_ROW
+    } else {
+        ASSUMED_LINES_PER_FILTERED_ROW
+    };
+    let days = days_of(&o.windows);
+    let mut basis = Vec::new();
+    let mut rows_per_query: Vec<u64> = Vec::new();
+    if ctx.online {
+        let all_days = window_days(None, None).max(1) as f64;
+        let shares: Vec<f64> = query_windows
+            .iter()
+            .map(|&(from, to)| (window_days(from, to) as f64 / all_days).min(1.0))
+            .collect();
+        match count_rows(&archive, &queries, lines_per_row, &shares).await {
+            Ok(rows) => {
+                basis.push(format!(
+                    "asked the CDX server: {} count request{} (showNumPages=true&pageSize=1), one per pattern; a block holds up to {INDEX_LINES_PER_BLOCK} index lines",
+                    queries.len(),
+                    if queries.len() == 1 { "" } else { "s" }
+                ));
+                basis.push(format!(
+                    "the count spans every year of a pattern: a window's share is taken as its share of days ({:.0}% in all)",
+                    days as f64 / all_days * 100.0
+                ));
+                rows_per_query = rows;
+            }
+            Err(e) => basis.push(format!(
+                "could not count on the CDX server ({e}); the assumptions below are used instead"
+            )),
+        }
+    }
+    if rows_per_query.is_empty() {
+        rows_per_query = query_windows
+            .iter()
+            .map(|&(from, to)| ASSUMED_LISTED_PER_PATTERN_DAY * window_days(from, to))
+            .collect();
+        basis.push(format!(
+            "assumed {ASSUMED_LISTED_PER_PATTERN_DAY} captures listed a day per pattern over {days} days{}",
+            if ctx.online { "" } else { " (run with --estimate to ask the CDX server)" }
+        ));
+    } else {
+        basis.push(format!(
+            "assumed {lines_per_row} index lines per listed capture ({})",
+            if collapsed {
+                "a page is captured about ten times; collapse keeps one"
+            } else {
+                "filters drop about half"
+            }
+        ));
+    }
+    let (requests, first_chunk) = chunked_requests(o, &query_windows, &queries, &rows_per_query);
+    let (chunked, watermarks) = o.chunked_queries();
+    if watermarks.is_empty() {
+        basis.push(
+            "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
+             comes after decides only once the whole listing has ended"
+                .into(),
+        );
+    } else {
+        basis.push(format!(
+            "listed {} days at a time, every pattern of a chunk before the next ({} chunks, {} \
+             queries): fetching starts once the first chunk is listed, after about {first_chunk} \
+             CDX request{} ({:.1} minutes at the CDX rate), not after the whole listing",
+            o.chunk_days,
+            chunked
+                .iter()
+                .map(|q| (&q.from, &q.to))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            chunked.len(),
+            if first_chunk == 1 { "" } else { "s" },
+            hours_at(first_chunk, archive.cdx_rate) * 60.0
+        ));
+    }
+    let mut captures: u64 = rows_per_query.iter().sum();
+    if let Some(max) = o.max_captures {
+        captures = captures.min(max);
+    }
+    if o.incremental {
+        basis.push("incremental: this is the first run's cost; a later run lists only what is new since the last".into());
+    }
+    StagePlan {
+        queries: described,
+        politeness: politeness(&o.archive, &[("CDX rate", cdx_rate(archive.cdx_rate))]),
+        estimate: Some(Estimate {
+            requests: Requests {
+                cdx: requests,
+                ..Requests::default()
+            },
+            records_out: Some(captures),
+            records_name: "captures".into(),
+            hours: hours_at(requests, archive.cdx_rate),
+            basis,
+        }),
+    }
+}
+
+/// CDX requests of the chunked listing, and of its first chunk: each chunk query
+/// lists its share of days of the rows `rows_per_query` gives its window's query
+/// of the same pattern, in pages of `limit` rows (at least one request each).
+fn chunked_requests(
+    o: &CdxOptions,
+    windows: &[Span],
+    queries: &[crate::cdx::CdxQuery],
+    rows_per_query: &[u64],
+) -> (u64, u64) {
+    let (chunked, watermarks) = o.chunked_queries();
+    let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
+    let day = |t: &Option<String>| {
+        t.as_deref()
+            .and_then(|t| NaiveDate::parse_from_str(t.get(..8)?, "%Y%m%d").ok())
+    };
+    let (mut total, mut first) = (0, 0);
+    for (i, q) in chunked.iter().enumerate() {
+        let (from, to) = (day(&q.from), day(&q.to));
+        // The window query of the same pattern whose window holds this chunk.
+        let rows_a_day = queries
+            .iter()
+            .zip(windows)
+            .zip(rows_per_query)
+            .find(|((w, &(wf, wt)), _)| {
+                w.url == q.url && wf <= from && (wt.is_none() || to.is_some_and(|t| Some(t) <= wt))
+            })
+            .map_or(0.0, |((_, &(wf, wt)), &rows)| {
+                rows as f64 / window_days(wf, wt).max(1) as f64
+            });
+        let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
+        let requests = rows.div_ceil(o.limit.max(1) as u64).max(1);
+        total += requests;
+        if i <= first_end {
+            first += requests;
+        }
+    }
+    (total, first)
+}
+
+/// Rows each query would list, from the server's block counts.
+async fn count_rows(
+    archive: &ArchiveOptions,
+    queries: &[crate::cdx::CdxQuery],
+    lines_per_row: u64,
+    shares: &[f64],
+) -> Result<Vec<u64>, crate::error::WaybackError> {
+    // The stages' one Archive set-up (endpoint, user agent, politeness).
+    let cdx = archive.archive(None)?.cdx(archive.cdx_rate)?;
+    let mut rows = Vec::with_capacity(queries.len());
+    for (q, share) in queries.iter().zip(shares) {
+        let lines = cdx.count_blocks(q).await? * INDEX_LINES_PER_BLOCK;
+        rows.push((lines as f64 * share / lines_per_row as f64).ceil() as u64);
+    }
+    Ok(rows)
+}
