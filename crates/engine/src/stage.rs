@@ -163,11 +163,6 @@ impl Emitted {
         self.records.push((PortId::DEFAULT, record));
     }
 
-    /// Sends `record` to `port`.
-    pub fn push_to(&mut self, port: PortId, record: Record) {
-        self.records.push((port, record));
-    }
-
     /// Rejects a record with a reason.
     pub fn reject(&mut self, record: &Record, reason: impl Into<String>) {
         self.rejected.push(RejectedRecord {

@@ -283,14 +283,6 @@ impl Output {
             })
             .await
     }
-
-    /// Totals in the state: (listed, fetched, failed).
-    ///
-    /// # Errors
-    /// State errors.
-    pub async fn totals(&self) -> Result<(u64, u64, u64), WaybackError> {
-        self.state.call(|c| state::captures::counts(c)).await
-    }
 }
 
 /// Cuts a WARC file back to its committed length: bytes after it were written
