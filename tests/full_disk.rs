@@ -87,8 +87,14 @@ fn night_on_a_full_disk(server: &MockWayback, dir: &Path, out: &Path) -> Output 
         .map(|p| page(p.metadata().unwrap().len()) + 4096)
         .sum();
     let room = 16 * 1024;
+    // A tmpfs can be mounted in a private mount namespace here (tried on a
+    // folder of the test's own).
+    let probe = dir.join("probe");
+    std::fs::create_dir_all(&probe).unwrap();
     let namespaces = Command::new("unshare")
-        .args(["-rm", "true"])
+        .args(["-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&probe)
+        .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if namespaces {
