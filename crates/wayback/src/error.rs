@@ -95,6 +95,9 @@ pub enum WaybackError {
     /// A setting is unusable.
     #[error("{0}")]
     Config(String),
+    /// A bug of ours (a task that panicked): never the user's mistake.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// The run is stopping.
     #[error("the run is stopping")]
     Stopped,
@@ -125,6 +128,7 @@ impl From<WaybackError> for StageError {
             WaybackError::Config(_)
             | WaybackError::BadQuery { .. }
             | WaybackError::Locked { .. } => StageError::input(e.to_string()),
+            WaybackError::Internal(m) => StageError::internal(m),
             e if e.asks_to_wait() => StageError::temporary(e.to_string()),
             other => StageError::external(other.to_string()),
         }
@@ -149,5 +153,7 @@ mod tests {
         assert!(matches!(limited, StageError::Temporary(_)), "{limited:?}");
         let config = StageError::from(WaybackError::Config("bad".into()));
         assert!(matches!(config, StageError::Input(_)), "{config:?}");
+        let bug = StageError::from(WaybackError::Internal("commit panicked".into()));
+        assert!(matches!(bug, StageError::Internal(_)), "{bug:?}");
     }
 }

@@ -261,7 +261,7 @@ impl Output {
         };
         tokio::task::spawn_blocking(work)
             .await
-            .map_err(|e| WaybackError::Config(format!("commit panicked: {e}")))?
+            .map_err(|e| WaybackError::Internal(format!("the WARC commit task panicked: {e}")))?
     }
 
     /// Every page of this run is held by whatever it went to (a pipeline's sinks

@@ -204,9 +204,9 @@ impl State {
         let state = self.clone();
         tokio::task::spawn_blocking(move || state.call_now(work))
             .await
-            .map_err(|e| WaybackError::State {
-                path: self.inner.path.clone(),
-                message: format!("state work panicked: {e}"),
+            .map_err(|e| {
+                let path = self.inner.path.display();
+                WaybackError::Internal(format!("work on the state {path} panicked: {e}"))
             })?
     }
 }
