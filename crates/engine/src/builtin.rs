@@ -16,7 +16,8 @@ use crate::error::StageError;
 use crate::options::parse_options;
 use crate::records::{Capture, Record, RecordKind};
 use crate::registry::{Port, Role, StageConfig, StageKind};
-use crate::stage::{Batch, Emitted, PortId, Stage, StageIo, Transform, TransformStage};
+use crate::stage::{Batch, Emitted, PortId, Stage, StageIo};
+use crate::transform::{Transform, TransformStage};
 
 /// Options of `test-generate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -32,6 +32,7 @@ pub mod runtime;
 pub mod stage;
 pub mod stats;
 pub mod testing;
+pub mod transform;
 pub mod windows;
 
 pub use canonical_url::CanonicalUrl;
@@ -56,8 +57,8 @@ pub use run_report::{record_refused, RunReport, RunStatus};
 pub use runs::RunId;
 pub use runtime::{run, start, Running};
 pub use stage::{
-    AfterPublish, Batch, Emitted, Input, PortId, Published, SideInputs, Stage, StageIo, Transform,
-    TransformStage,
+    AfterPublish, Batch, Emitted, Input, PortId, Published, SideInputs, Stage, StageIo,
 };
 pub use stats::StageStats;
+pub use transform::{blocking, Transform, TransformStage};
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};

@@ -1,5 +1,5 @@
 //! The stage abstraction: what a stage receives ([`StageIo`]) and what it implements
-//! ([`Stage`] for anything async, [`Transform`] for CPU work on batches).
+//! ([`Stage`] for anything async, [`crate::Transform`] for CPU work on batches).
 //!
 //! Records travel in batches (`Vec<Record>`) so that the per-record cost of a channel
 //! hop stays in the nanoseconds. A stage reads batches with [`StageIo::recv`] and writes
@@ -86,54 +86,7 @@ pub trait Stage: Send + 'static {
     async fn run(self: Box<Self>, io: StageIo) -> Result<(), StageError>;
 }
 
-/// CPU-bound work on batches, run by the runtime on blocking threads so it never
-/// stalls the async I/O threads. Use rayon inside `process` to spread one batch over
-/// the cores; keep the output order equal to the input order for reproducible runs.
-pub trait Transform: Send + 'static {
-    /// Called once, after the side inputs have arrived, before the first batch.
-    ///
-    /// # Errors
-    /// Stops the pipeline.
-    fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
-        Ok(())
-    }
-
-    /// Processes one batch, pushing results and rejections into `out`.
-    ///
-    /// # Errors
-    /// Stops the pipeline; reject bad records through `out` instead where the run can go on.
-    fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError>;
-
-    /// Called when the input's watermark advances (see [`Input::Watermark`]): a
-    /// stage that holds records back may decide on those nothing can come before.
-    ///
-    /// # Errors
-    /// Stops the pipeline.
-    fn watermark(&mut self, _value: &str, _out: &mut Emitted) -> Result<(), StageError> {
-        Ok(())
-    }
-
-    /// Called once after the input has closed, for stages that hold records back.
-    ///
-    /// # Errors
-    /// Stops the pipeline.
-    fn finish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
-        Ok(())
-    }
-
-    /// Called after `finish`, and only when every stage upstream of the sinks ended
-    /// without an error: sinks rename their files into place here. A failing stage
-    /// closes its outputs like a finished one, so without this wait a sink could
-    /// publish a file cut short by a failure.
-    ///
-    /// # Errors
-    /// Stops the pipeline.
-    fn publish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
-        Ok(())
-    }
-}
-
-/// What a [`Transform`] produced from one batch.
+/// What a [`Transform`](crate::Transform) produced from one batch.
 #[derive(Debug, Default)]
 pub struct Emitted {
     /// Records and the port each goes to.
@@ -587,70 +540,4 @@ impl StageIo {
         self.last_flush = Instant::now();
         Ok(())
     }
-}
-
-/// A transform takes up to this many waiting records per hop to a blocking thread.
-const COALESCE_RECORDS: usize = 4096;
-
-/// Runs a [`Transform`] as a [`Stage`]: side inputs first, then each batch on a
-/// blocking thread, then `finish`.
-pub struct TransformStage<T: Transform>(pub T);
-
-#[async_trait]
-impl<T: Transform> Stage for TransformStage<T> {
-    async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
-        let mut side = io.side_inputs().await?;
-        let mut transform = self.0;
-        transform = blocking(move || {
-            transform.prepare(&mut side)?;
-            Ok(transform)
-        })
-        .await?;
-        while let Some(input) = io.recv_input_up_to(COALESCE_RECORDS).await? {
-            let (t, emitted) = blocking(move || {
-                let mut out = Emitted::default();
-                match input {
-                    Input::Records(batch) => transform.process(batch, &mut out)?,
-                    Input::Watermark(value) => transform.watermark(&value, &mut out)?,
-                }
-                Ok((transform, out))
-            })
-            .await?;
-            transform = t;
-            io.emit_all(emitted).await?;
-        }
-        let (mut transform, emitted) = blocking(move || {
-            let mut out = Emitted::default();
-            transform.finish(&mut out)?;
-            Ok((transform, out))
-        })
-        .await?;
-        io.emit_all(emitted).await?;
-        io.flush().await?;
-        if !io.upstream_succeeded().await {
-            return Ok(());
-        }
-        let emitted = blocking(move || {
-            let mut out = Emitted::default();
-            transform.publish(&mut out)?;
-            Ok(out)
-        })
-        .await?;
-        io.emit_all(emitted).await?;
-        io.flush().await
-    }
-}
-
-/// Runs CPU work on tokio's blocking pool and returns its result.
-///
-/// # Errors
-/// The work's own error, or an internal error if it panicked.
-pub async fn blocking<R, F>(work: F) -> Result<R, StageError>
-where
-    F: FnOnce() -> Result<R, StageError> + Send + 'static,
-    R: Send + 'static,
-{
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| StageError::internal(format!("stage work panicked: {e}")))?
 }
