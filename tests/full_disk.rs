@@ -8,6 +8,8 @@
 //! not, the run gets a file-size limit (`ulimit -f`) instead, which fails its
 //! writes the same way (EFBIG instead of ENOSPC).
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -26,31 +28,7 @@ fn nights(site: &NewsSite) -> (Vec<MockCapture>, Vec<MockCapture>) {
 /// The arguments of a run of the nightly pipeline with its outputs in `out` and
 /// its state and WARC files in `dir`.
 fn args(server: &MockWayback, dir: &Path, out: &Path) -> Vec<String> {
-    let state = dir.join("state.sqlite").display().to_string();
-    let mut args: Vec<String> = ["run", "pipelines/nightly-bbc.toml", "--progress", "off"]
-        .map(String::from)
-        .into();
-    for (key, value) in [
-        ("pipeline.out", out.display().to_string()),
-        ("stages.captures.archive.endpoint", server.endpoint()),
-        ("stages.captures.state", state.clone()),
-        ("stages.wanted.state", state.clone()),
-        ("stages.pages.state", state),
-        (
-            "stages.pages.warc_out",
-            dir.join("warc").display().to_string(),
-        ),
-        ("stages.captures.archive.cdx_rate", "0".into()),
-        ("stages.captures.archive.playback_rate", "0".into()),
-    ] {
-        args.push("--set".into());
-        args.push(if value.parse::<u32>().is_ok() {
-            format!("{key}={value}")
-        } else {
-            format!("{key}={value:?}")
-        });
-    }
-    args
+    common::nightly::args(&server.endpoint(), dir, out)
 }
 
 fn tempora(args: &[String]) -> Command {

@@ -6,6 +6,8 @@
 //! fetched again that the WARC files already held, and nothing a killed run left
 //! behind.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -20,27 +22,15 @@ use tempora_wayback::warc::WarcFileReader;
 /// The shipped nightly pipeline against `server`, with state, WARC files and
 /// outputs in `dir`; the Archive's rates off (the model answers at once).
 fn nightly(server: &MockWayback, dir: &Path) -> Command {
-    let state = dir.join("state.sqlite").display().to_string();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("RUST_LOG", "warn,tempora_wayback=info")
         .env("TEMPORA_CONTACT", "tests@example.org")
-        .args(["run", "pipelines/nightly-bbc.toml", "--progress", "off"]);
-    for (key, value) in [
-        ("pipeline.out", dir.join("out").display().to_string()),
-        ("stages.captures.archive.endpoint", server.endpoint()),
-        ("stages.captures.state", state.clone()),
-        ("stages.wanted.state", state.clone()),
-        ("stages.pages.state", state),
-        (
-            "stages.pages.warc_out",
-            dir.join("warc").display().to_string(),
-        ),
-    ] {
-        cmd.arg("--set").arg(format!("{key}={value:?}"));
-    }
-    cmd.args(["--set", "stages.captures.archive.cdx_rate=0"])
-        .args(["--set", "stages.captures.archive.playback_rate=0"])
+        .args(common::nightly::args(
+            &server.endpoint(),
+            dir,
+            &dir.join("out"),
+        ))
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     cmd

@@ -216,7 +216,7 @@ impl CdxLister {
         }
         if self.cfg.incremental {
             if let Some(from) =
-                done_high_water.and_then(|hw| timestamp::shift(&hw, 1 - self.cfg.overlap_secs))
+                done_high_water.and_then(|hw| restart_from(&hw, self.cfg.overlap_secs))
             {
                 let configured = query
                     .from
@@ -337,7 +337,13 @@ fn ends_before(query: &CdxQuery, high_water: Option<&str>, overlap_secs: i64) ->
     let (Some(to), Some(hw)) = (query.to.as_deref(), high_water) else {
         return false;
     };
-    timestamp::shift(hw, 1 - overlap_secs).is_some_and(|from| to < from.as_str())
+    restart_from(hw, overlap_secs).is_some_and(|from| to < from.as_str())
+}
+
+/// Where an incremental listing starts again: a second after the high-water
+/// mark `hw`, less `overlap_secs` (captures the Archive indexes late).
+fn restart_from(hw: &str, overlap_secs: i64) -> Option<String> {
+    timestamp::shift(hw, 1 - overlap_secs)
 }
 
 /// Applies `keep` and dedupe to rows in index order (urlkey, then time).

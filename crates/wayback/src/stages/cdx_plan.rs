@@ -98,8 +98,14 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
             }
         ));
     }
-    let (requests, first_chunk) = chunked_requests(o, &query_windows, &queries, &rows_per_query);
     let (chunked, watermarks) = o.chunked_queries();
+    let (requests, first_chunk) = chunked_requests(
+        o,
+        (&chunked, &watermarks),
+        &query_windows,
+        &queries,
+        &rows_per_query,
+    );
     if watermarks.is_empty() {
         basis.push(
             "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
@@ -150,11 +156,14 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
 /// of the same pattern, in pages of `limit` rows (at least one request each).
 fn chunked_requests(
     o: &CdxOptions,
+    (chunked, watermarks): (
+        &[crate::cdx::CdxQuery],
+        &std::collections::BTreeMap<usize, String>,
+    ),
     windows: &[Span],
     queries: &[crate::cdx::CdxQuery],
     rows_per_query: &[u64],
 ) -> (u64, u64) {
-    let (chunked, watermarks) = o.chunked_queries();
     let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
     let day = |t: &Option<String>| {
         t.as_deref()
