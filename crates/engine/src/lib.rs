@@ -29,6 +29,7 @@ pub mod run_options;
 pub mod run_report;
 pub mod runs;
 pub mod runtime;
+pub mod spill;
 pub mod stage;
 pub mod stats;
 pub mod testing;
@@ -60,5 +61,5 @@ pub use stage::{
     AfterPublish, Batch, Emitted, Input, PortId, Published, SideInputs, Stage, StageIo,
 };
 pub use stats::StageStats;
-pub use transform::{blocking, Transform, TransformStage};
+pub use transform::{blocking, Finish, Transform, TransformStage};
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};

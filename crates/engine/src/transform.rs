@@ -34,12 +34,15 @@ pub trait Transform: Send + 'static {
         Ok(())
     }
 
-    /// Called once after the input has closed, for stages that hold records back.
+    /// Called after the input has closed, for stages that hold records back; called
+    /// again while it returns [`Finish::More`], what it pushed sent on in between,
+    /// so a stage that holds many records hands them on a part at a time instead
+    /// of all at once.
     ///
     /// # Errors
     /// Stops the pipeline.
-    fn finish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
-        Ok(())
+    fn finish(&mut self, _out: &mut Emitted) -> Result<Finish, StageError> {
+        Ok(Finish::Done)
     }
 
     /// Called after `finish`, and only when every stage upstream of the sinks ended
@@ -52,6 +55,15 @@ pub trait Transform: Send + 'static {
     fn publish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
         Ok(())
     }
+}
+
+/// Whether [`Transform::finish`] has handed on everything it held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// Nothing is left: `publish` comes next.
+    Done,
+    /// Call `finish` again once what it pushed is sent on.
+    More,
 }
 
 /// A transform takes up to this many waiting records per hop to a blocking thread.
@@ -84,13 +96,19 @@ impl<T: Transform> Stage for TransformStage<T> {
             transform = t;
             io.emit_all(emitted).await?;
         }
-        let (mut transform, emitted) = blocking(move || {
-            let mut out = Emitted::default();
-            transform.finish(&mut out)?;
-            Ok((transform, out))
-        })
-        .await?;
-        io.emit_all(emitted).await?;
+        loop {
+            let (t, emitted, finish) = blocking(move || {
+                let mut out = Emitted::default();
+                let finish = transform.finish(&mut out)?;
+                Ok((transform, out, finish))
+            })
+            .await?;
+            transform = t;
+            io.emit_all(emitted).await?;
+            if finish == Finish::Done {
+                break;
+            }
+        }
         io.flush().await?;
         if !io.upstream_succeeded().await {
             return Ok(());

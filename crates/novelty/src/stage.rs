@@ -3,7 +3,9 @@
 //! with its `novelty {overlap, bin, tag}`, in input order.
 //!
 //! It is a barrier: bins need the whole set, so the stage holds every article until
-//! its input ends (test sets are thousands of articles, not millions).
+//! its input ends: on disk, as JSON lines in a [`Spill`] in the output folder,
+//! with only the overlaps in memory; at the end they are read back and handed on
+//! a part at a time.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,9 +13,10 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
+use tempora_engine::spill::{InOrder, Line, Spill};
 use tempora_engine::{
-    parse_options, Article, Batch, Emitted, Novelty, OptionError, PipelineContext, Port, Record,
-    RecordKind, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Article, Batch, Emitted, Finish, Novelty, OptionError, PipelineContext, Port,
+    Record, RecordKind, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
 };
 
 use crate::bins::{Bins, DEFAULT_MIN_BIN};
@@ -118,20 +121,40 @@ impl StageConfig for NoveltyConfig {
         problems
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(NoveltyStage {
             options: self.options,
             index: None,
-            held: Vec::new(),
+            dir: ctx.out.clone(),
+            held: None,
+            overlaps: Vec::new(),
+            release: None,
         })))
     }
 }
+
+/// Held articles handed on per call of `finish`.
+const RELEASE_CHUNK: usize = 1024;
 
 /// The running stage: the index, and the articles held until the input ends.
 struct NoveltyStage {
     options: NoveltyOptions,
     index: Option<TrainingIndex>,
-    held: Vec<(Box<Article>, f64)>,
+    /// Where the held articles wait (the output folder).
+    dir: PathBuf,
+    /// The held articles' JSON lines, in input order.
+    held: Option<Spill<Line>>,
+    /// Each held article's set and overlap, in input order.
+    overlaps: Vec<(String, f64)>,
+    /// Once the input has ended: the bins, and the held articles being handed on.
+    release: Option<Release>,
+}
+
+/// The end of the stage: each set's bins and the articles read back in order.
+struct Release {
+    bins: BTreeMap<String, Bins>,
+    articles: InOrder<Line>,
+    overlaps: std::vec::IntoIter<(String, f64)>,
 }
 
 impl Transform for NoveltyStage {
@@ -164,15 +187,13 @@ impl Transform for NoveltyStage {
                 (record, overlap)
             })
             .collect();
+        let n = index.n();
         for (record, overlap) in scored {
             match (record, overlap) {
-                (Record::Article(article), Some(overlap)) => self.held.push((article, overlap)),
+                (Record::Article(article), Some(overlap)) => self.hold(&article, overlap)?,
                 (record @ Record::Article(_), None) => {
-                    let reason = format!(
-                        "the summary has fewer than {} word tokens: no {}-gram to score",
-                        index.n(),
-                        index.n()
-                    );
+                    let reason =
+                        format!("the summary has fewer than {n} word tokens: no {n}-gram to score");
                     out.reject(&record, reason);
                 }
                 (record, _) => {
@@ -184,19 +205,26 @@ impl Transform for NoveltyStage {
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
-        let held = std::mem::take(&mut self.held);
-        let mut sets: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for (article, overlap) in &held {
-            sets.entry(set_of(article)).or_default().push(*overlap);
+    /// The first call draws the bins; each call hands on up to [`RELEASE_CHUNK`]
+    /// held articles with their novelty, in input order.
+    fn finish(&mut self, out: &mut Emitted) -> Result<Finish, StageError> {
+        if self.release.is_none() {
+            self.release = Some(self.bins(out)?);
         }
-        let bins: BTreeMap<String, Bins> = sets
-            .into_iter()
-            .map(|(set, overlaps)| (set, Bins::of(&overlaps, self.options.min_bin)))
-            .collect();
-        for (mut article, overlap) in held {
-            let bin = bins
-                .get(&set_of(&article))
+        let release = self
+            .release
+            .as_mut()
+            .ok_or_else(|| StageError::internal("novelty: no bins"))?;
+        for _ in 0..RELEASE_CHUNK {
+            let (Some(line), Some((set, overlap))) =
+                (release.articles.next(), release.overlaps.next())
+            else {
+                return Ok(Finish::Done);
+            };
+            let mut article = read_back(line)?;
+            let bin = release
+                .bins
+                .get(&set)
                 .and_then(|b| b.find(overlap))
                 .ok_or_else(|| StageError::internal("novelty: an article outside every bin"))?;
             article.novelty = Some(Novelty {
@@ -206,9 +234,59 @@ impl Transform for NoveltyStage {
             });
             out.push(Record::Article(article));
         }
-        out.metric("bins", serde_json::json!(bins));
+        Ok(Finish::More)
+    }
+}
+
+impl NoveltyStage {
+    /// Holds a scored article until the input ends.
+    fn hold(&mut self, article: &Article, overlap: f64) -> Result<(), StageError> {
+        let spill = match &mut self.held {
+            Some(spill) => spill,
+            None => self
+                .held
+                .insert(Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?),
+        };
+        let line = serde_json::to_vec(article)
+            .map_err(|e| StageError::internal(format!("novelty: an article as JSON: {e}")))?;
+        spill
+            .push(&Line(line))
+            .map_err(|e| StageError::io(&self.dir, e))?;
+        self.overlaps.push((set_of(article), overlap));
         Ok(())
     }
+
+    /// Draws each set's bins over its held articles' overlaps (in the run's
+    /// metrics) and starts reading the articles back.
+    fn bins(&mut self, out: &mut Emitted) -> Result<Release, StageError> {
+        let overlaps = std::mem::take(&mut self.overlaps);
+        let mut sets: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for (set, overlap) in &overlaps {
+            sets.entry(set.clone()).or_default().push(*overlap);
+        }
+        let bins: BTreeMap<String, Bins> = sets
+            .into_iter()
+            .map(|(set, overlaps)| (set, Bins::of(&overlaps, self.options.min_bin)))
+            .collect();
+        out.metric("bins", serde_json::json!(bins));
+        let held = match self.held.take() {
+            Some(spill) => spill,
+            None => Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?,
+        };
+        Ok(Release {
+            bins,
+            articles: held.in_order().map_err(|e| StageError::io(&self.dir, e))?,
+            overlaps: overlaps.into_iter(),
+        })
+    }
+}
+
+/// A held article, read back from the spill.
+fn read_back(line: std::io::Result<Line>) -> Result<Box<Article>, StageError> {
+    let line = line
+        .map_err(|e| StageError::external(format!("novelty: reading held articles back: {e}")))?;
+    serde_json::from_slice(&line.0)
+        .map_err(|e| StageError::internal(format!("novelty: a held article: {e}")))
 }
 
 /// The set an article's bins are drawn in: its split, or `""` before `split`.

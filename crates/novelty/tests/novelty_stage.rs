@@ -30,7 +30,9 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
 }
 
 async fn run(options: &str, input: Vec<Record>) -> StageOutput {
-    let ctx = context(Path::new("out"));
+    // The output folder: where the held articles wait until the input ends.
+    let out = tempfile::tempdir().unwrap();
+    let ctx = context(out.path());
     let table: toml::Table = options.parse().unwrap();
     let config: Box<dyn StageConfig> = Box::new(NoveltyConfig::configure(table, &ctx).unwrap());
     run_stage(config, &ctx, input, HashMap::new())
@@ -105,6 +107,45 @@ async fn scores_bins_and_tags_each_set_in_input_order() {
     assert_eq!(bins["future"].as_array().unwrap().len(), 3);
     assert_eq!(bins["future"][0]["count"], 1);
     assert_eq!(bins["in_distribution"][0]["range"], "0-100");
+}
+
+#[tokio::test]
+async fn more_articles_than_one_release_all_come_back_whole_in_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = dir.path().join("train.txt");
+    std::fs::write(&train, TRAIN).unwrap();
+    // 2,500 articles (the stage hands on 1,024 per call at the end), alternating
+    // between two sets and between a seen and an unseen summary.
+    let input: Vec<Record> = (0..2500)
+        .map(|i| {
+            let set = if i % 3 == 0 {
+                "in_distribution"
+            } else {
+                "future"
+            };
+            let summary = if i % 2 == 0 {
+                format!("Police are appealing for witnesses {i}")
+            } else {
+                format!("A new stadium opens its doors {i}")
+            };
+            article(&format!("{i:05}"), set, &summary)
+        })
+        .collect();
+    let options = format!("train = {:?}", train.display().to_string());
+    let out = run(&options, input.clone()).await;
+    assert_eq!(out.out().len(), 2500);
+    for (got, sent) in out.out().iter().zip(&input) {
+        let (Record::Article(got), Record::Article(sent)) = (got, sent) else {
+            panic!("not articles");
+        };
+        // Every field as it came in, plus the novelty.
+        let mut unscored = got.clone();
+        let novelty = unscored.novelty.take().expect("scored");
+        assert_eq!(&unscored, sent);
+        let seen = sent.summary.starts_with("Police");
+        assert_eq!(novelty.overlap > 50.0, seen, "{}: {novelty:?}", sent.id);
+    }
+    assert!(out.rejected.is_empty());
 }
 
 #[tokio::test]

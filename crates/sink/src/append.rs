@@ -24,17 +24,17 @@ pub(crate) struct Appended {
     pub(crate) present: u64,
 }
 
-/// Adds the JSON lines `new` (records of `kind`) to the file at `path` through `tmp`,
-/// a temporary file in the same directory. The file is untouched when nothing is
+/// Adds the JSON lines `new` (records of `kind`, as the sink reads them back from
+/// its spill) to the file at `path` through `tmp`, a temporary file in the same directory. The file is untouched when nothing is
 /// added (it is created empty when it does not exist).
 ///
 /// # Errors
 /// A line of the file that is not a record of `kind` (named by file and line), and
 /// I/O errors; the file is unchanged then.
-pub(crate) fn append_jsonl<'a>(
+pub(crate) fn append_jsonl(
     path: &Path,
     kind: Option<RecordKind>,
-    new: impl IntoIterator<Item = &'a [u8]>,
+    new: impl IntoIterator<Item = std::io::Result<Vec<u8>>>,
     tmp: AtomicFile,
 ) -> Result<Appended, StageError> {
     let io_err = |e| StageError::io(path, e);
@@ -53,12 +53,13 @@ pub(crate) fn append_jsonl<'a>(
         copy_records(path, kind, &mut seen, &mut w)?;
     }
     for line in new {
-        let record = std::str::from_utf8(line)
+        let line = line.map_err(io_err)?;
+        let record = std::str::from_utf8(&line)
             .map_err(|e| e.to_string())
             .and_then(|text| Record::from_json(kind, text).map_err(|e| e.to_string()))
             .map_err(|e| StageError::internal(format!("a record this sink wrote: {e}")))?;
         if seen.insert(record.identity()) {
-            w.write_all(line).map_err(io_err)?;
+            w.write_all(&line).map_err(io_err)?;
             w.write_all(b"\n").map_err(io_err)?;
             appended.added += 1;
         } else {
@@ -136,7 +137,7 @@ mod tests {
         append_jsonl(
             path,
             Some(RecordKind::Article),
-            lines.iter().map(Vec::as_slice),
+            lines.iter().map(|l| Ok(l.clone())),
             tmp,
         )
     }

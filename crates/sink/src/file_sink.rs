@@ -4,6 +4,10 @@
 //! or failed run never leaves a file that looks complete (a dropped temporary file
 //! deletes itself). In `append` mode the file is rewritten the same way with this
 //! run's new records after the old ones (see [`crate::append`]).
+//!
+//! A file that is sorted, appended or Parquet is written once the input has ended;
+//! until then its records wait on disk as JSON lines with their sort keys (a
+//! [`Spill`]), so a sink's memory does not grow with what it writes.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -12,6 +16,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
+use tempora_engine::spill::{Keyed, Spill};
 use tempora_engine::{
     Batch, Emitted, PipelineContext, Port, Record, RecordKind, Stage, StageConfig, StageError,
     Transform, TransformStage,
@@ -158,10 +163,8 @@ struct OpenFile {
     tmp: AtomicFile,
     /// Streamed lines (unsorted JSONL).
     writer: Option<BufWriter<std::fs::File>>,
-    /// Held lines with their sort key (sorted JSONL, appended JSONL).
-    held: Vec<(String, Vec<u8>)>,
-    /// Held records with their sort key (Parquet).
-    records: Vec<(String, Record)>,
+    /// Held lines with their sort key (sorted JSONL, appended JSONL, Parquet).
+    held: Option<Spill<Keyed>>,
     /// The kind of the first record (an appended file holds one kind).
     kind: Option<RecordKind>,
     count: u64,
@@ -176,23 +179,23 @@ impl FileSink {
             let tmp = AtomicFile::create(&path).map_err(|e| StageError::io(dir, e))?;
             let streaming =
                 self.format == Format::Jsonl && !self.sort && self.mode == SinkMode::Replace;
-            let writer = if streaming {
+            let (writer, held) = if streaming {
                 let file = tmp
                     .as_file()
                     .try_clone()
                     .map_err(|e| StageError::io(&path, e))?;
-                Some(BufWriter::with_capacity(1 << 16, file))
+                (Some(BufWriter::with_capacity(1 << 16, file)), None)
             } else {
-                None
+                let spill = Spill::new(dir).map_err(|e| StageError::io(dir, e))?;
+                (None, Some(spill))
             };
             self.files.insert(
                 relative.to_path_buf(),
                 OpenFile {
                     tmp,
                     writer,
-                    held: Vec::new(),
+                    held,
                     kind: None,
-                    records: Vec::new(),
                     count: 0,
                 },
             );
@@ -211,57 +214,66 @@ impl FileSink {
         let path = self.out.join(relative);
         let io_err = |e| StageError::io(&path, e);
         let counter = format!("file {}", relative.display());
-        if self.sort {
-            // A total order: records with the same key (an article written twice)
-            // are ordered by their whole JSON line, not by arrival.
-            file.held.sort_unstable();
-            file.records
-                .sort_by(|a, b| a.0.cmp(&b.0).then_with(|| json(&a.1).cmp(&json(&b.1))));
+        if let Some(mut w) = file.writer.take() {
+            w.flush().map_err(io_err)?;
+            drop(w);
+            out.count(&counter, file.count);
+            return file.tmp.commit().map_err(io_err);
         }
+        // Held lines, read back sorted (a total order: records with the same key,
+        // an article written twice, are ordered by their whole JSON line, not by
+        // arrival) or in arrival order.
+        let held = file
+            .held
+            .take()
+            .ok_or_else(|| StageError::internal("a sink file neither streamed nor held"))?;
+        let lines: Box<dyn Iterator<Item = std::io::Result<Keyed>>> = if self.sort {
+            Box::new(held.sorted().map_err(io_err)?)
+        } else {
+            Box::new(held.in_order().map_err(io_err)?)
+        };
+        let lines = lines.map(|keyed| keyed.map(|k| k.line));
         if self.mode == SinkMode::Append {
-            let lines = file.held.iter().map(|(_, l)| l.as_slice());
             let appended = append::append_jsonl(&path, file.kind, lines, file.tmp)?;
             out.count(&counter, appended.added);
             out.count("already in the file", appended.present);
             return Ok(());
         }
-        if self.format == Format::Parquet && file.records.is_empty() {
-            // The sink is not told its input's kind: with no record, no schema, and
-            // no file (nor a count in run.json that would name one).
-            tracing::info!(path = %path.display(), "no records: no Parquet file written");
-            return Ok(());
-        }
-        out.count(&counter, file.count);
-        match (self.format, file.writer.take()) {
-            (Format::Jsonl, Some(mut w)) => w.flush().map_err(io_err)?,
-            (Format::Jsonl, None) => {
+        match (self.format, file.kind) {
+            (Format::Jsonl, _) => {
                 let mut w = BufWriter::with_capacity(1 << 16, file.tmp.as_file());
-                for (_, line) in &file.held {
-                    w.write_all(line).map_err(io_err)?;
+                for line in lines {
+                    w.write_all(&line.map_err(io_err)?).map_err(io_err)?;
                     w.write_all(b"\n").map_err(io_err)?;
                 }
                 w.flush().map_err(io_err)?;
             }
-            (Format::Parquet, _) => {
-                let Some(kind) = file.records.first().map(|(_, r)| r.kind()) else {
-                    return Ok(());
-                };
-                let records = file.records.iter().map(|(_, r)| r);
-                parquet::write_records(kind, records, file.tmp.as_file())
-                    .map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
+            (Format::Parquet, None) => {
+                // The sink is not told its input's kind: with no record, no schema,
+                // and no file (nor a count in run.json that would name one).
+                tracing::info!(path = %path.display(), "no records: no Parquet file written");
+                return Ok(());
+            }
+            (Format::Parquet, Some(kind)) => {
+                let mut read_error = None;
+                let records = lines.map_while(|line| {
+                    let record = line.and_then(|line| {
+                        let text = std::str::from_utf8(&line).map_err(std::io::Error::other)?;
+                        Record::from_json(kind, text).map_err(std::io::Error::other)
+                    });
+                    record.map_err(|e| read_error = Some(e)).ok()
+                });
+                let written = parquet::write_records(kind, records, file.tmp.as_file());
+                if let Some(e) = read_error {
+                    return Err(io_err(e));
+                }
+                written.map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
             }
         }
+        out.count(&counter, file.count);
         file.tmp.commit().map_err(io_err)?;
         Ok(())
     }
-}
-
-/// A record's JSON line, the tie-break of records with the same sort key.
-fn json(record: &Record) -> Vec<u8> {
-    let mut line = Vec::new();
-    // A record that cannot be serialized sorts first; the writer reports it.
-    let _ = record.write_json(&mut line);
-    line
 }
 
 impl Transform for FileSink {
@@ -284,6 +296,17 @@ impl Transform for FileSink {
             let parquet = self.format == Format::Parquet;
             let file = self.open(&relative)?;
             let kind = *file.kind.get_or_insert(record.kind());
+            if parquet && kind != record.kind() {
+                let mixed = parquet::WriteError::MixedKinds {
+                    kind,
+                    found: record.kind(),
+                    row: usize::try_from(file.count + 1).unwrap_or(usize::MAX),
+                };
+                return Err(StageError::input(format!(
+                    "{}: {mixed}",
+                    relative.display()
+                )));
+            }
             if append && kind != record.kind() {
                 out.reject(
                     &record,
@@ -295,10 +318,6 @@ impl Transform for FileSink {
                 continue;
             }
             file.count += 1;
-            if parquet {
-                file.records.push((key, record));
-                continue;
-            }
             let mut line = Vec::with_capacity(256);
             record
                 .write_json(&mut line)
@@ -310,7 +329,13 @@ impl Transform for FileSink {
                         .and_then(|()| w.write_all(b"\n"))
                         .map_err(|e| StageError::io(&path, e))?;
                 }
-                None => file.held.push((key, line)),
+                None => {
+                    let held = file.held.as_mut().ok_or_else(|| {
+                        StageError::internal("a sink file neither streamed nor held")
+                    })?;
+                    held.push(&Keyed { key, line })
+                        .map_err(|e| StageError::io(&relative, e))?;
+                }
             }
         }
         Ok(())

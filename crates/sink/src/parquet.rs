@@ -102,9 +102,9 @@ pub fn read_footer(file: std::fs::File) -> Result<Footer, parquet::errors::Parqu
 /// # Errors
 /// [`WriteError`]: a record of another kind, a value its column cannot hold
 /// (naming the row and the record), or the write failing.
-pub fn write_records<'a>(
+pub fn write_records<R: std::borrow::Borrow<Record>>(
     kind: RecordKind,
-    records: impl IntoIterator<Item = &'a Record>,
+    records: impl IntoIterator<Item = R>,
     file: &std::fs::File,
 ) -> Result<(), WriteError> {
     let schema = arrow_schema(kind);
@@ -116,6 +116,7 @@ pub fn write_records<'a>(
         .map_err(|source| WriteError::Schema { kind, source })?;
     let mut rows = 0;
     for (i, record) in records.into_iter().enumerate() {
+        let record = record.borrow();
         if record.kind() != kind {
             return Err(WriteError::MixedKinds {
                 kind,

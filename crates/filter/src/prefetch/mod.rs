@@ -45,7 +45,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, OptionError, Peers,
+    parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, Finish, OptionError, Peers,
     PipelineContext, Port, Query, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
     StagePlan, Transform, TransformStage, Windows,
 };
@@ -297,20 +297,19 @@ impl Prefetch {
         );
     }
 
-    /// Decides every held article whose capture is earlier than `before` (all
-    /// without it), and records the choices.
-    fn release(&mut self, before: Option<&str>, out: &mut Emitted) -> Result<(), StageError> {
-        loop {
-            let held = self.choices()?.held(before, RELEASE_CHUNK)?;
-            if held.is_empty() {
-                return Ok(());
-            }
-            let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
-            for (key, capture) in held {
-                self.pass_or_skip(out, &key, capture);
-            }
-            self.choices()?.decided(&keys)?;
+    /// Decides up to [`RELEASE_CHUNK`] held articles whose capture is earlier than
+    /// `before` (any without it), and records the choices; whether there were any.
+    fn release(&mut self, before: Option<&str>, out: &mut Emitted) -> Result<bool, StageError> {
+        let held = self.choices()?.held(before, RELEASE_CHUNK)?;
+        if held.is_empty() {
+            return Ok(false);
         }
+        let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
+        for (key, capture) in held {
+            self.pass_or_skip(out, &key, capture);
+        }
+        self.choices()?.decided(&keys)?;
+        Ok(true)
     }
 
     fn choices(&mut self) -> Result<&mut Choices, StageError> {
@@ -449,11 +448,17 @@ impl Transform for Prefetch {
     /// Every capture before `value` is listed: an article held by an earlier
     /// capture has its earliest one, and is decided now.
     fn watermark(&mut self, value: &str, out: &mut Emitted) -> Result<(), StageError> {
-        self.release(Some(value), out)
+        while self.release(Some(value), out)? {}
+        Ok(())
     }
 
-    fn finish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
-        self.release(None, out)
+    /// Every capture is listed: each held article is decided, a chunk at a time.
+    fn finish(&mut self, out: &mut Emitted) -> Result<Finish, StageError> {
+        Ok(if self.release(None, out)? {
+            Finish::More
+        } else {
+            Finish::Done
+        })
     }
 }
 
