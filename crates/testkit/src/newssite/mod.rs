@@ -15,6 +15,8 @@
 //! `text-block` from 2020) in our own markup. Seeded: the same
 //! [`NewsSiteSpec`] gives the same bytes.
 
+mod articles;
+mod facts;
 mod ids;
 
 use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
@@ -22,7 +24,11 @@ use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
 use crate::corpus::{Corpus, MockCapture};
 use crate::synthetic::{timestamp, xml_capture};
 
+pub use articles::{ModelArticle, Topic};
 pub use ids::{id_at, ID_ANCHORS};
+
+use articles::{article, SECTIONS};
+use facts::facts_jsonl;
 
 /// The feed the model archives.
 pub const FEED_URL: &str = "http://feeds.bbci.co.uk/news/rss.xml";
@@ -52,47 +58,6 @@ impl Default for NewsSiteSpec {
     }
 }
 
-/// What an article says about the evolving facts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Topic {
-    /// No name of any fact's subject or object.
-    Plain,
-    /// The document names a fact's subject and object; the summary names the holder.
-    Fact,
-    /// The document names a fact's subject and object; the summary names neither.
-    FactQuietSummary,
-    /// Document and summary name the holder only (criterion 1 fails).
-    HolderOnly,
-}
-
-/// One article of the model: the truth a crawl is checked against.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelArticle {
-    /// Numeric id (the URL suffix, XSum's id).
-    pub id: u64,
-    /// Canonical URL.
-    pub url: String,
-    /// Publication time (UTC).
-    pub published: NaiveDateTime,
-    /// Headline.
-    pub title: String,
-    /// The bold introductory sentence (the reference summary).
-    pub summary: String,
-    /// The promo line: the feed's description and the page's `og:description`.
-    /// On the real site it is the bold intro on 12% of articles (39 of 321
-    /// archived pages of XSum's test set); otherwise a teaser that may name
-    /// nobody the intro names.
-    pub promo: String,
-    /// Body paragraphs after the summary.
-    pub paragraphs: Vec<String>,
-    /// What it says about the facts.
-    pub topic: Topic,
-    /// Listed by a captured feed.
-    pub in_feed: bool,
-    /// A video page (`/news/av/`) rather than a story.
-    pub video: bool,
-}
-
 /// The built model.
 #[derive(Debug, Clone)]
 pub struct NewsSite {
@@ -107,71 +72,6 @@ pub struct NewsSite {
     /// Facts of the evolving pairs, one JSON fact record a line (the `wikidata` stage's output).
     pub facts: String,
 }
-
-/// An evolving pair of the model: a position, its holder until `changed`, and after.
-struct Pair {
-    position: (&'static str, &'static str),
-    before: (&'static str, &'static str),
-    after: (&'static str, &'static str),
-    since: &'static str,
-    changed: &'static str,
-}
-
-const PAIRS: [Pair; 3] = [
-    Pair {
-        position: ("Q9100001", "Mayor of Harwick"),
-        before: ("Q9100011", "Edwin Tallis"),
-        after: ("Q9100012", "Priya Vance"),
-        since: "2012-05-03",
-        changed: "2020-05-07",
-    },
-    Pair {
-        position: ("Q9100002", "Chief Constable of Dunmere"),
-        before: ("Q9100021", "Owen Radley"),
-        after: ("Q9100022", "Lena Castell"),
-        since: "2011-09-01",
-        changed: "2021-02-01",
-    },
-    Pair {
-        position: ("Q9100003", "Harbourmaster of Selby Bay"),
-        before: ("Q9100031", "Marta Quill"),
-        after: ("Q9100032", "Tobias Wren"),
-        since: "2010-01-10",
-        changed: "2020-09-14",
-    },
-];
-
-const SECTIONS: [&str; 7] = [
-    "uk",
-    "uk-politics",
-    "world-europe",
-    "business",
-    "health",
-    "technology",
-    "uk-england-london",
-];
-
-const PLACES: [&str; 8] = [
-    "Ashby",
-    "Brenton",
-    "Colwick",
-    "Dorling",
-    "Eastleigh",
-    "Farnby",
-    "Glenholt",
-    "Hexley",
-];
-
-const SUBJECTS: [&str; 8] = [
-    "a new bus route",
-    "the library opening hours",
-    "a flood defence scheme",
-    "school meal prices",
-    "a bridge repair",
-    "the summer festival",
-    "hospital parking charges",
-    "a recycling trial",
-];
 
 impl NewsSite {
     /// Builds the model of `spec`.
@@ -215,94 +115,6 @@ impl NewsSite {
             facts: facts_jsonl(),
         }
     }
-}
-
-fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> ModelArticle {
-    // The id was given when the story was drafted, up to two days before.
-    let id = id_at(published - Duration::minutes(rng.i64(0..2 * 24 * 60)));
-    let section = SECTIONS[rng.usize(..SECTIONS.len())];
-    let video = rng.u32(0..100) < 8;
-    let scheme = if published.year() >= 2018 {
-        "https"
-    } else {
-        "http"
-    };
-    let path = if video {
-        format!("/news/av/{section}-{id}")
-    } else {
-        format!("/news/{section}-{id}")
-    };
-    let url = format!("{scheme}://www.bbc.co.uk{path}");
-    let place = PLACES[rng.usize(..PLACES.len())];
-    let subject = SUBJECTS[rng.usize(..SUBJECTS.len())];
-    let topic = match rng.u32(0..100) {
-        0..=11 => Topic::Fact,
-        12..=17 => Topic::FactQuietSummary,
-        18..=27 => Topic::HolderOnly,
-        _ => Topic::Plain,
-    };
-    let pair = &PAIRS[rng.usize(..PAIRS.len())];
-    let holder = if published.date() >= first_day(pair.changed) {
-        pair.after.1
-    } else {
-        pair.before.1
-    };
-    let (title, summary, mut paragraphs) = match topic {
-        Topic::Plain => (
-            format!("{place} council backs {subject}"),
-            format!("Councillors in {place} have voted for {subject} after a long public debate."),
-            Vec::new(),
-        ),
-        Topic::Fact => (
-            format!("{holder} backs {subject}"),
-            format!("{holder} has given support to {subject} in {place}."),
-            vec![format!(
-                "{holder}, the {}, said the plan for {place} would be reviewed within a year.",
-                pair.position.1
-            )],
-        ),
-        Topic::FactQuietSummary => (
-            format!("{place} agrees {subject}"),
-            format!("Plans for {subject} in {place} have been agreed at a meeting on Tuesday."),
-            vec![format!(
-                "{holder}, the {}, told the meeting the work was overdue.",
-                pair.position.1
-            )],
-        ),
-        Topic::HolderOnly => (
-            format!("{holder} visits {place}"),
-            format!("{holder} has visited {place} to hear views on {subject}."),
-            vec![format!("{holder} met residents and local business owners.")],
-        ),
-    };
-    for n in 0..3 + rng.usize(0..3) {
-        paragraphs.push(format!(
-            "Residents of {place} were asked for their views on {subject}, and {} replies were received in the first week of consultation.",
-            40 + n * 17 + rng.usize(0..9)
-        ));
-    }
-    // Drawn from the id, not the seeded sequence, so the rest of the model is as it was.
-    let promo = if (id.wrapping_mul(2_654_435_761) >> 7) % 100 < 12 {
-        summary.clone()
-    } else {
-        format!("What the plans for {subject} mean for people living in {place}.")
-    };
-    ModelArticle {
-        id,
-        url,
-        published,
-        title,
-        summary,
-        promo,
-        paragraphs,
-        topic,
-        in_feed: rng.u32(0..100) < 85,
-        video,
-    }
-}
-
-fn first_day(iso: &str) -> NaiveDate {
-    NaiveDate::parse_from_str(iso, "%Y-%m-%d").unwrap_or_default()
 }
 
 /// The article's page in the layout of its year.
@@ -503,32 +315,6 @@ impl ModelArticle {
         let year = self.published.year();
         (2010..=2017).contains(&year) && self.id % 10 < 7
     }
-}
-
-/// The facts of the model's evolving pairs (`P1308`: position -> holder), as the
-/// `wikidata` stage writes them with cutoff 2019-12-31.
-fn facts_jsonl() -> String {
-    let mut out = String::new();
-    for pair in &PAIRS {
-        for (holder, start, end, valid) in [
-            (pair.before, pair.since, Some(pair.changed), true),
-            (pair.after, pair.changed, None, false),
-        ] {
-            let fact = serde_json::json!({
-                "subject": { "id": pair.position.0, "label": pair.position.1, "aliases": [] },
-                "relation": "P1308",
-                "object": { "id": holder.0, "label": holder.1, "aliases": [] },
-                "start": start,
-                "end": end,
-                "rank": "normal",
-                "valid_at_cutoff": valid,
-                "pair_changed": pair.changed,
-            });
-            out.push_str(&fact.to_string());
-            out.push('\n');
-        }
-    }
-    out
 }
 
 #[cfg(test)]
