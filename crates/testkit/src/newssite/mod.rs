@@ -16,18 +16,22 @@
 //! [`NewsSiteSpec`] gives the same bytes.
 
 mod articles;
+mod captures;
 mod facts;
 mod ids;
+mod page;
 
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime};
+use chrono::{Datelike, Duration, NaiveDate};
 
 use crate::corpus::{Corpus, MockCapture};
-use crate::synthetic::{timestamp, xml_capture};
+use crate::synthetic::xml_capture;
 
 pub use articles::{ModelArticle, Topic};
 pub use ids::{id_at, ID_ANCHORS};
+pub use page::page_html;
 
-use articles::{article, SECTIONS};
+use articles::article;
+use captures::{add_non_articles, article_captures};
 use facts::facts_jsonl;
 
 /// The feed the model archives.
@@ -115,139 +119,6 @@ impl NewsSite {
             facts: facts_jsonl(),
         }
     }
-}
-
-/// The article's page in the layout of its year.
-pub fn page_html(a: &ModelArticle) -> String {
-    let year = a.published.year();
-    let body: String = a
-        .paragraphs
-        .iter()
-        .map(|p| format!("<p>{p}</p>\n"))
-        .collect();
-    let head = format!(
-        "<!DOCTYPE html>\n<html lang=\"en-GB\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title} - BBC News</title>\n<link rel=\"canonical\" href=\"{url}\">\n<meta property=\"og:title\" content=\"{title}\">\n<meta property=\"og:description\" content=\"{promo}\">\n",
-        title = a.title,
-        url = a.url,
-        promo = a.promo,
-    );
-    if a.video {
-        return format!(
-            "{head}<script type=\"application/ld+json\">{{\"@type\":\"VideoObject\",\"uploadDate\":\"{date}\"}}</script>\n</head>\n<body>\n<div class=\"media-player\"></div>\n<h1 id=\"main-heading\">{title}</h1>\n<div class=\"ssrcss-1a2b-StyledSummary\">\n<p>{summary}</p>\n{body}</div>\n</body>\n</html>\n",
-            date = a.published.format("%Y-%m-%dT%H:%M:%S+00:00"),
-            title = a.title,
-            summary = a.summary,
-        );
-    }
-    if year < 2013 {
-        format!(
-            "{head}<meta name=\"OriginalPublicationDate\" content=\"{date}\">\n</head>\n<body>\n<div id=\"main-content\">\n<div class=\"story-body\" id=\"story-body\">\n<h1 class=\"story-header\">{title}</h1>\n<span class=\"date\">{day}</span>\n<p class=\"introduction\">{summary}</p>\n{body}</div>\n</div>\n</body>\n</html>\n",
-            date = a.published.format("%Y/%m/%d %H:%M:%S"),
-            day = a.published.format("%-d %B %Y"),
-            title = a.title,
-            summary = a.summary,
-        )
-    } else if year < 2020 {
-        format!(
-            "{head}</head>\n<body>\n<div class=\"story-body\">\n<h1 class=\"story-body__h1\">{title}</h1>\n<div class=\"date date--v2\" data-seconds=\"{seconds}\">{day}</div>\n<div class=\"story-body__inner\" property=\"articleBody\">\n<p class=\"story-body__introduction\">{summary}</p>\n{body}</div>\n</div>\n</body>\n</html>\n",
-            seconds = a.published.and_utc().timestamp(),
-            day = a.published.format("%-d %B %Y"),
-            title = a.title,
-            summary = a.summary,
-        )
-    } else {
-        let blocks: String = a
-            .paragraphs
-            .iter()
-            .map(|p| format!("<div data-component=\"text-block\" class=\"ssrcss-7uxr49-RichTextContainer\"><p>{p}</p></div>\n"))
-            .collect();
-        format!(
-            "{head}<script type=\"application/ld+json\">{{\"@type\":\"NewsArticle\",\"datePublished\":\"{date}\",\"headline\":\"{title}\"}}</script>\n</head>\n<body>\n<main><article>\n<header><h1 id=\"main-heading\">{title}</h1></header>\n<div data-component=\"text-block\" class=\"ssrcss-7uxr49-RichTextContainer\"><p><b class=\"ssrcss-hmf8ql-BoldText\">{summary}</b></p></div>\n{blocks}</article></main>\n</body>\n</html>\n",
-            date = a.published.format("%Y-%m-%dT%H:%M:%S.000Z"),
-            title = a.title,
-            summary = a.summary,
-        )
-    }
-}
-
-/// The article's captures: the canonical URL soon after publication and again
-/// later, and some of its variants.
-fn article_captures(rng: &mut fastrand::Rng, a: &ModelArticle) -> Vec<MockCapture> {
-    let html = page_html(a);
-    let path = a
-        .url
-        .split_once("bbc.co.uk")
-        .map_or(a.url.as_str(), |(_, p)| p);
-    let first = a.published + Duration::minutes(rng.i64(5..3 * 24 * 60));
-    let mut urls = vec![(a.url.clone(), first)];
-    let later = |rng: &mut fastrand::Rng| first + Duration::hours(rng.i64(1..24 * 200));
-    for _ in 0..rng.usize(0..3) {
-        let again = if rng.bool() {
-            a.url
-                .replace("://www.", "://")
-                .replace("co.uk/", "co.uk:80/")
-        } else {
-            a.url.clone()
-        };
-        urls.push((again, later(rng)));
-    }
-    if rng.u32(0..100) < 55 {
-        urls.push((format!("https://www.bbc.com{path}"), later(rng)));
-    }
-    if rng.u32(0..100) < 30 {
-        let query = if rng.bool() {
-            "?at_medium=RSS&at_campaign=KARANGA"
-        } else {
-            "?ocid=socialflow_twitter"
-        };
-        urls.push((format!("{}{query}", a.url), later(rng)));
-    }
-    if !a.video && rng.u32(0..100) < 15 {
-        let mobile = a.url.replacen("/news/", "/news/mobile/", 1);
-        urls.push((mobile, later(rng)));
-    }
-    urls.into_iter()
-        .map(|(url, at)| MockCapture::html(&url, &timestamp(at), html.clone()))
-        .collect()
-}
-
-/// A month's pages that are not articles: a live page, a gallery, and index pages
-/// (`/news/`, a section front, one with a query), each captured a few times.
-fn add_non_articles(corpus: &mut Corpus, rng: &mut fastrand::Rng, month: NaiveDateTime) -> usize {
-    let id = id_at(month);
-    let section = SECTIONS[rng.usize(..SECTIONS.len())];
-    let https = month.year() >= 2018;
-    let scheme = if https { "https" } else { "http" };
-    let pages = [
-        (
-            format!("{scheme}://www.bbc.co.uk/news/live/{section}-{}", id + 7),
-            "<div id=\"lx-stream\" class=\"lx-stream\"><ol><li>12:01 Latest</li></ol></div>",
-        ),
-        (
-            format!("{scheme}://www.bbc.co.uk/news/in-pictures-{}", id + 11),
-            "<div class=\"gallery\"><figure><img src=\"a.jpg\"></figure></div>",
-        ),
-        (
-            format!("{scheme}://www.bbc.co.uk/news/{section}"),
-            "<ul><li><a href=\"/news/uk-1\">A story</a></li></ul>",
-        ),
-        (
-            format!("{scheme}://www.bbc.com/news/?page={}", rng.u32(1..400)),
-            "<ul><li><a href=\"/news/uk-2\">Another story</a></li></ul>",
-        ),
-    ];
-    let mut n = 0;
-    for (url, body) in pages {
-        for _ in 0..1 + rng.usize(0..2) {
-            let at = month + Duration::hours(rng.i64(0..24 * 27));
-            let html = format!(
-                "<!DOCTYPE html>\n<html><head><title>BBC News</title></head><body>{body}</body></html>\n"
-            );
-            corpus.add(MockCapture::html(&url, &timestamp(at), html));
-            n += 1;
-        }
-    }
-    n
 }
 
 /// Feed captures: one each time 25 more articles are out, listing the latest 40
