@@ -509,4 +509,27 @@ mod tests {
         // Nothing listed upstream that can be counted: nothing to say downstream.
         assert_eq!(describe(None).estimate.unwrap().records_out, None);
     }
+
+    #[test]
+    fn a_capture_day_is_read_off_the_first_eight_digits_or_not_at_all() {
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d);
+        assert_eq!(capture_day("20200131235959"), day(2020, 1, 31));
+        // Only the day is read: a time that is no time does not matter.
+        assert_eq!(capture_day("20200131999999"), day(2020, 1, 31));
+        assert_eq!(capture_day("20200131"), day(2020, 1, 31));
+        // No day: the capture bounds nothing, the article id alone decides.
+        let malformed = [
+            "",
+            "2020",
+            "2020013",
+            "20201301000000",
+            "20200230000000",
+            "2020-01-31",
+            "yyyymmddhhmmss",
+            "2020013é000000",
+        ];
+        for timestamp in malformed {
+            assert_eq!(capture_day(timestamp), None, "{timestamp:?}");
+        }
+    }
 }
