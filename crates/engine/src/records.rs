@@ -8,6 +8,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Defined beside its writer (rejected.rs); `records::Rejected` still names it.
+pub use crate::rejected::Rejected;
+
 /// A Wikidata entity as it appears in a fact: its id and its names in the configured languages.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, Default)]
 pub struct EntityRef {
@@ -370,20 +373,6 @@ pub struct MinimalPair {
     pub split: Option<String>,
     /// The fact the edit contradicts.
     pub fact: EditedFact,
-}
-
-/// A record that a stage could not use, with the reason; written to `rejected.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rejected {
-    /// Stage that rejected it.
-    pub stage: String,
-    /// Why, in words a user can act on.
-    pub reason: String,
-    /// Where the record came from (file and line, URL), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    /// The record itself (or the raw input that could not become one).
-    pub record: serde_json::Value,
 }
 
 /// The type of records on a port.
