@@ -8,6 +8,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Defined beside its writer (rejected.rs); `records::Rejected` still names it.
+pub use crate::rejected::Rejected;
+
 /// A Wikidata entity as it appears in a fact: its id and its names in the configured languages.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, Default)]
 pub struct EntityRef {
@@ -96,56 +99,6 @@ pub struct Page {
     pub final_url: String,
     /// `Memento-Datetime` of the served capture (RFC 1123), when known.
     pub memento_datetime: Option<String>,
-}
-
-impl Page {
-    /// The body decoded to text: by the charset of `content_type`, then a BOM or a
-    /// `<meta charset>` in the first KiB, then UTF-8 when valid, else Windows-1252
-    /// (what browsers assume for old Western pages declared ISO-8859-1).
-    pub fn text(&self) -> String {
-        decode_html(&self.body, self.content_type.as_deref())
-    }
-}
-
-/// Decodes an HTML payload to text; see [`Page::text`].
-pub fn decode_html(body: &[u8], content_type: Option<&str>) -> String {
-    let declared = content_type
-        .and_then(charset_param)
-        .or_else(|| sniff_meta_charset(body))
-        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()));
-    // Archived headers are often stale. Text in a single-byte legacy encoding with
-    // non-ASCII bytes is almost never valid UTF-8, so valid UTF-8 wins over such a
-    // declaration (XSum, too, read every page as UTF-8).
-    let valid_utf8 = std::str::from_utf8(body).is_ok();
-    let encoding = match declared {
-        Some(e) if valid_utf8 && e.is_single_byte() && !body.is_ascii() => encoding_rs::UTF_8,
-        Some(e) => e,
-        None if valid_utf8 => encoding_rs::UTF_8,
-        None => encoding_rs::WINDOWS_1252,
-    };
-    let (text, _, _) = encoding.decode(body);
-    text.into_owned()
-}
-
-fn charset_param(content_type: &str) -> Option<String> {
-    content_type.split(';').skip(1).find_map(|param| {
-        let (key, value) = param.split_once('=')?;
-        key.trim()
-            .eq_ignore_ascii_case("charset")
-            .then(|| value.trim().trim_matches(['"', '\'']).to_string())
-    })
-}
-
-fn sniff_meta_charset(body: &[u8]) -> Option<String> {
-    let head = &body[..body.len().min(2048)];
-    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
-    let at = head.find("charset=")? + "charset=".len();
-    let value: String = head[at..]
-        .trim_start_matches(['"', '\''])
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
-        .collect();
-    (!value.is_empty()).then_some(value)
 }
 
 mod base64_bytes {
@@ -422,20 +375,6 @@ pub struct MinimalPair {
     pub fact: EditedFact,
 }
 
-/// A record that a stage could not use, with the reason; written to `rejected.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rejected {
-    /// Stage that rejected it.
-    pub stage: String,
-    /// Why, in words a user can act on.
-    pub reason: String,
-    /// Where the record came from (file and line, URL), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    /// The record itself (or the raw input that could not become one).
-    pub record: serde_json::Value,
-}
-
 /// The type of records on a port.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -640,26 +579,6 @@ mod tests {
         assert!(json.contains("\"timestamp\":\"20150102030405\""), "{json}");
         let back = Record::from_json(RecordKind::Page, &json).unwrap();
         assert_eq!(back, Record::Page(Box::new(page)));
-    }
-
-    #[test]
-    fn decodes_by_declared_charset_then_meta_then_utf8() {
-        assert_eq!(
-            decode_html(b"caf\xe9", Some("text/html; charset=ISO-8859-1")),
-            "café"
-        );
-        assert_eq!(
-            decode_html(b"<meta charset=\"windows-1252\">\x93q\x94", None),
-            "<meta charset=\"windows-1252\">\u{201c}q\u{201d}"
-        );
-        assert_eq!(decode_html("café".as_bytes(), None), "café");
-        // A stale ISO-8859-1 header on a UTF-8 body: the body wins.
-        assert_eq!(
-            decode_html("café".as_bytes(), Some("text/html; charset=iso-8859-1")),
-            "café"
-        );
-        // Invalid UTF-8 without a declaration: Windows-1252, never a replacement character.
-        assert_eq!(decode_html(b"caf\xe9", None), "café");
     }
 
     #[test]

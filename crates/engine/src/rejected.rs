@@ -5,11 +5,25 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use crate::atomic_file::AtomicFile;
-use crate::records::Rejected;
 use crate::spill::{Line, Spill};
+
+/// A record that a stage could not use, with the reason; written to `rejected.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rejected {
+    /// Stage that rejected it.
+    pub stage: String,
+    /// Why, in words a user can act on.
+    pub reason: String,
+    /// Where the record came from (file and line, URL), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The record itself (or the raw input that could not become one).
+    pub record: serde_json::Value,
+}
 
 /// Collects every rejection and writes `rejected.jsonl` in a total order that does
 /// not depend on how the stages' work interleaved: by stage (pipeline order),

@@ -20,7 +20,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tempora_engine::records::decode_html;
+use tempora_extract::charset::decode_html;
 use tempora_extract::{load_profiles, Extractor, PageInput, SummaryFallback};
 
 struct Page {

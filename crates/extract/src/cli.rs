@@ -71,7 +71,7 @@ pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
         .par_iter()
         .map(|path| {
             let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
-            let html = tempora_engine::records::decode_html(&bytes, None);
+            let html = crate::charset::decode_html(&bytes, None);
             Ok(
                 match extractor.extract(PageInput {
                     html: &html,

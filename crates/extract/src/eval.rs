@@ -198,7 +198,7 @@ pub fn evaluate(
         for (file, expected) in expectations(&site_dir)? {
             let path = site_dir.join(&file);
             let bytes = std::fs::read(&path).map_err(io(&path))?;
-            let html = tempora_engine::records::decode_html(&bytes, None);
+            let html = crate::charset::decode_html(&bytes, None);
             let result = extractor.extract(PageInput {
                 html: &html,
                 url: expected.url.as_deref().unwrap_or(""),

@@ -12,6 +12,7 @@
 //! a directory), so a site is added without code. The stage keeps input order and
 //! spreads each batch over the cores.
 
+pub mod charset;
 pub mod cli;
 mod compile;
 mod dates;

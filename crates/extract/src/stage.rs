@@ -11,6 +11,7 @@ use tempora_engine::{
     Stage, StageConfig, StageError, StageKind, Transform, TransformStage,
 };
 
+use crate::charset::decode_html;
 use crate::extract::{Extractor, FallbackChoice, PageInput, Rejection};
 use crate::profile::load_profiles;
 
@@ -174,7 +175,7 @@ impl Transform for ExtractStage {
             .map(|record| {
                 let result = match &record {
                     Record::Page(page) => extractor.extract(PageInput {
-                        html: &page.text(),
+                        html: &decode_html(&page.body, page.content_type.as_deref()),
                         url: &page.capture.url,
                         captured: &page.capture.timestamp,
                     }),

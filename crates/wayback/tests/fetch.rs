@@ -86,7 +86,7 @@ async fn redirects_too_far_and_loops_fail_with_their_reason() {
 }
 
 #[tokio::test]
-async fn archived_charset_is_kept_and_decodes() {
+async fn archived_charset_is_kept_with_the_raw_bytes() {
     let latin1 = b"<html><body>caf\xe9 na\xefve</body></html>".to_vec();
     let server = MockWayback::start(Corpus::new([MockCapture::html(
         A,
@@ -102,11 +102,11 @@ async fn archived_charset_is_kept_and_decodes() {
         p.body, latin1,
         "raw bytes as archived (gzip in transit undone)"
     );
+    // The extract stage decodes the bytes by this header (tempora_extract::charset).
     assert_eq!(
         p.content_type.as_deref(),
         Some("text/html; charset=iso-8859-1")
     );
-    assert!(p.text().contains("café naïve"), "{}", p.text());
 }
 
 #[tokio::test]

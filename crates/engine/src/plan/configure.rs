@@ -1,0 +1,275 @@
+//! Configuring each stage from its table (kind, inputs, channel capacity, the
+//! kind's own options), then linking the configured stages so each can read the
+//! others.
+
+use crate::context::PipelineContext;
+use crate::error::ConfigError;
+use crate::peers::Peers;
+use crate::registry::{Registry, Role, SideInput, StageConfig};
+
+use super::{PlannedStage, PortRef};
+
+/// Keys the engine reads from a stage table; the rest goes to the kind.
+const ENGINE_KEYS: [&str; 3] = ["kind", "inputs", "channel_capacity"];
+
+/// A stage whose kind or options are wrong: its inputs are still checked.
+pub(super) struct Unconfigured {
+    pub(super) name: String,
+    pub(super) inputs: Vec<PortRef>,
+}
+
+fn valid_stage_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+pub(super) fn configure_stages(
+    table: &toml::Table,
+    registry: &Registry,
+    context: &PipelineContext,
+    errors: &mut Vec<ConfigError>,
+) -> (Vec<PlannedStage>, Vec<Unconfigured>) {
+    let Some(stages) = table.get("stages") else {
+        errors.push(ConfigError::file(
+            "no stages: add at least one [stages.NAME] table",
+        ));
+        return (Vec::new(), Vec::new());
+    };
+    let Some(stages) = stages.as_table() else {
+        errors.push(ConfigError::file(
+            "`stages` must be a table of [stages.NAME] tables",
+        ));
+        return (Vec::new(), Vec::new());
+    };
+    let mut planned = Vec::new();
+    let mut unconfigured = Vec::new();
+    for (name, value) in stages {
+        if !valid_stage_name(name) {
+            errors.push(ConfigError::stage(
+                name,
+                None,
+                "stage names may use only letters, digits, `_` and `-`",
+            ));
+        }
+        let Some(body) = value.as_table() else {
+            errors.push(ConfigError::stage(name, None, "must be a table"));
+            continue;
+        };
+        match configure_stage(name, body, registry, context, errors) {
+            Ok(stage) => planned.push(stage),
+            Err(stage) => unconfigured.push(stage),
+        }
+    }
+    (planned, unconfigured)
+}
+
+fn configure_stage(
+    name: &str,
+    body: &toml::Table,
+    registry: &Registry,
+    context: &PipelineContext,
+    errors: &mut Vec<ConfigError>,
+) -> Result<PlannedStage, Unconfigured> {
+    let kind = match body.get("kind") {
+        Some(toml::Value::String(k)) => match registry.get(k) {
+            Some(kind) => Some(kind),
+            None => {
+                errors.push(ConfigError::stage(
+                    name,
+                    Some("kind"),
+                    format!("unknown kind `{k}` (known kinds: {})", registry.names()),
+                ));
+                None
+            }
+        },
+        Some(_) => {
+            errors.push(ConfigError::stage(name, Some("kind"), "must be a string"));
+            None
+        }
+        None => {
+            errors.push(ConfigError::stage(
+                name,
+                Some("kind"),
+                format!("missing (known kinds: {})", registry.names()),
+            ));
+            None
+        }
+    };
+    let inputs = parse_inputs(name, body.get("inputs"), kind.map(|k| k.role), errors);
+    let unconfigured = |inputs| Unconfigured {
+        name: name.to_string(),
+        inputs,
+    };
+    let Some(kind) = kind else {
+        return Err(unconfigured(inputs));
+    };
+    let channel_capacity = match body.get("channel_capacity") {
+        None => context.channel_capacity,
+        Some(toml::Value::Integer(n)) if *n >= 1 => usize::try_from(*n).unwrap_or(usize::MAX),
+        Some(_) => {
+            errors.push(ConfigError::stage(
+                name,
+                Some("channel_capacity"),
+                "must be a positive integer",
+            ));
+            context.channel_capacity
+        }
+    };
+    let options: toml::Table = body
+        .iter()
+        .filter(|(k, _)| !ENGINE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let config = match (kind.configure)(options, context) {
+        Ok(config) => config,
+        Err(problems) => {
+            for p in problems {
+                errors.push(ConfigError::stage(name, p.key.as_deref(), p.message));
+            }
+            return Err(unconfigured(inputs));
+        }
+    };
+    for (key, message) in config.check(context) {
+        errors.push(ConfigError::stage(name, key.as_deref(), message));
+    }
+    let outputs = config.outputs();
+    let side_inputs = side_inputs_of(&*config);
+    Ok(PlannedStage {
+        name: name.to_string(),
+        kind: kind.name.to_string(),
+        role: kind.role,
+        inputs,
+        outputs,
+        side_inputs,
+        channel_capacity,
+        config: Some(config),
+    })
+}
+
+/// Lets each stage read the others ([`StageConfig::link`]); a stage's side inputs
+/// are asked again after, since what it read may add some.
+pub(super) fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigError>) {
+    for i in 0..stages.len() {
+        let Some(mut config) = stages[i].config.take() else {
+            continue;
+        };
+        let me = stages[i].name.clone();
+        let problems = {
+            let edges = stages.iter().flat_map(|s| {
+                s.inputs
+                    .iter()
+                    .chain(s.side_inputs.iter().map(|(_, from)| from))
+                    .map(move |from| (from.stage.as_str(), s.name.as_str()))
+            });
+            let peers = Peers::new(
+                &me,
+                stages.iter().filter_map(|s| {
+                    let config = s.config.as_deref()?;
+                    let shared = config.shared();
+                    let config: &dyn crate::peers::AsAny = config;
+                    Some((s.name.as_str(), s.kind.as_str(), config, shared))
+                }),
+                edges,
+            );
+            config.link(&peers)
+        };
+        let stage = &mut stages[i];
+        for (key, message) in problems {
+            errors.push(ConfigError::stage(&stage.name, key.as_deref(), message));
+        }
+        stage.side_inputs = side_inputs_of(&*config);
+        stage.config = Some(config);
+    }
+}
+
+/// A configured stage's side inputs, each with the port it reads.
+fn side_inputs_of(config: &dyn StageConfig) -> Vec<(SideInput, PortRef)> {
+    config
+        .side_inputs()
+        .into_iter()
+        .map(|s| {
+            let from = PortRef::parse(&s.from);
+            (s, from)
+        })
+        .collect()
+}
+
+fn parse_inputs(
+    name: &str,
+    value: Option<&toml::Value>,
+    role: Option<Role>,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<PortRef> {
+    let list: Vec<PortRef> = match value {
+        None => Vec::new(),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item.as_str() {
+                Some(s) => Some(PortRef::parse(s)),
+                None => {
+                    errors.push(ConfigError::stage(
+                        name,
+                        Some("inputs"),
+                        "must be a list of strings",
+                    ));
+                    None
+                }
+            })
+            .collect(),
+        Some(toml::Value::String(s)) => vec![PortRef::parse(s)],
+        Some(_) => {
+            errors.push(ConfigError::stage(
+                name,
+                Some("inputs"),
+                "must be a list of strings",
+            ));
+            Vec::new()
+        }
+    };
+    match role {
+        Some(Role::Source) if !list.is_empty() => errors.push(ConfigError::stage(
+            name,
+            Some("inputs"),
+            "a source stage takes no inputs",
+        )),
+        Some(Role::Transform | Role::Sink) if list.is_empty() => errors.push(ConfigError::stage(
+            name,
+            Some("inputs"),
+            "missing: list the stages (or `stage.port`s) this stage reads",
+        )),
+        _ => {}
+    }
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::tests::{messages, validate};
+
+    #[test]
+    fn a_stage_with_bad_options_still_has_its_inputs_checked_and_types_name_their_key() {
+        let err = validate(
+            r#"
+[stages.gen]
+kind = "test-generate"
+count = "many"
+[stages.pass]
+kind = "test-pass"
+inputs = ["nowhere"]
+colour = 1
+"#,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            messages(&err),
+            [
+                "line 6: stages.gen.count: invalid type: string \"many\", expected u64",
+                "line 9: stages.pass.inputs: unknown stage `nowhere`",
+                "line 10: stages.pass.colour: unknown field `colour`, expected `fail_after`",
+            ]
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Checking the stage graph (every input and side input names a port that carries
+//! what its reader accepts, and there is no cycle), and putting the stages in an
+//! order where every producer precedes its consumers.
+
+use std::collections::HashMap;
+
+use crate::error::ConfigError;
+use crate::registry::{Port, Registry};
+
+use super::configure::Unconfigured;
+use super::{PlannedStage, PortRef};
+
+/// Checks every input and side input, and that the inputs of stages that failed to
+/// configure exist. A reference to a declared stage that failed to configure is not
+/// reported again (its own error says what is wrong).
+pub(super) fn check_graph(
+    stages: &[PlannedStage],
+    unconfigured: &[Unconfigured],
+    declared: &[&str],
+    registry: &Registry,
+    errors: &mut Vec<ConfigError>,
+) {
+    let by_name: HashMap<&str, &PlannedStage> =
+        stages.iter().map(|s| (s.name.as_str(), s)).collect();
+    let resolve = |r: &PortRef| -> Result<Option<&Port>, String> {
+        let Some(producer) = by_name.get(r.stage.as_str()) else {
+            if declared.contains(&r.stage.as_str()) {
+                return Ok(None);
+            }
+            return Err(format!("unknown stage `{}`", r.stage));
+        };
+        producer
+            .outputs
+            .iter()
+            .find(|p| p.name == r.port)
+            .map(Some)
+            .ok_or_else(|| {
+                let ports: Vec<&str> = producer.outputs.iter().map(|p| p.name.as_str()).collect();
+                if ports.is_empty() {
+                    format!("stage `{}` is a sink and has no output", r.stage)
+                } else {
+                    format!(
+                        "stage `{}` has no port `{}` (its ports: {})",
+                        r.stage,
+                        r.port,
+                        ports.join(", ")
+                    )
+                }
+            })
+    };
+    for stage in stages {
+        let accepts = registry.get(&stage.kind).map_or(&[][..], |k| k.accepts);
+        for input in &stage.inputs {
+            match resolve(input) {
+                Err(e) => errors.push(ConfigError::stage(&stage.name, Some("inputs"), e)),
+                Ok(Some(port)) if !accepts.contains(&port.kind) => {
+                    let want: Vec<&str> = accepts.iter().map(|k| k.as_str()).collect();
+                    errors.push(ConfigError::stage(
+                        &stage.name,
+                        Some("inputs"),
+                        format!(
+                            "`{input}` carries {} records but kind `{}` accepts {}",
+                            port.kind,
+                            stage.kind,
+                            want.join(", ")
+                        ),
+                    ));
+                }
+                Ok(_) => {}
+            }
+        }
+        for (side, from) in &stage.side_inputs {
+            match resolve(from) {
+                Err(e) => errors.push(ConfigError::stage(&stage.name, Some(&side.key), e)),
+                Ok(Some(port)) if port.kind != side.kind => errors.push(ConfigError::stage(
+                    &stage.name,
+                    Some(&side.key),
+                    format!(
+                        "`{from}` carries {} records, expected {}",
+                        port.kind, side.kind
+                    ),
+                )),
+                Ok(_) => {}
+            }
+        }
+    }
+    for stage in unconfigured {
+        for input in &stage.inputs {
+            if let Err(e) = resolve(input) {
+                errors.push(ConfigError::stage(&stage.name, Some("inputs"), e));
+            }
+        }
+    }
+}
+
+pub(super) fn topological_order(
+    stages: Vec<PlannedStage>,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<PlannedStage> {
+    let index: HashMap<String, usize> = stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    let upstream: Vec<Vec<usize>> = stages
+        .iter()
+        .map(|s| {
+            s.inputs
+                .iter()
+                .chain(s.side_inputs.iter().map(|(_, r)| r))
+                .filter_map(|r| index.get(&r.stage).copied())
+                .collect()
+        })
+        .collect();
+    let mut indegree: Vec<usize> = upstream.iter().map(Vec::len).collect();
+    let mut order = Vec::with_capacity(stages.len());
+    let mut ready: Vec<usize> = (0..stages.len()).filter(|&i| indegree[i] == 0).collect();
+    ready.reverse();
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for (j, ups) in upstream.iter().enumerate() {
+            for &u in ups {
+                if u == i {
+                    indegree[j] -= 1;
+                    if indegree[j] == 0 {
+                        ready.insert(0, j);
+                    }
+                }
+            }
+        }
+    }
+    if order.len() < stages.len() {
+        let mut in_cycle: Vec<&str> = (0..stages.len())
+            .filter(|i| !order.contains(i))
+            .map(|i| stages[i].name.as_str())
+            .collect();
+        in_cycle.sort_unstable();
+        for name in &in_cycle {
+            errors.push(ConfigError::stage(
+                name,
+                Some("inputs"),
+                format!("is part of a cycle ({})", in_cycle.join(" -> ")),
+            ));
+        }
+        return stages;
+    }
+    let mut slots: Vec<Option<PlannedStage>> = stages.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::tests::{messages, validate};
+
+    #[test]
+    fn cycles_are_found_and_name_their_stages() {
+        let err = validate(
+            r#"
+[stages.gen]
+kind = "test-generate"
+count = 1
+[stages.a]
+kind = "test-pass"
+inputs = ["gen", "b"]
+[stages.b]
+kind = "test-pass"
+inputs = ["a"]
+"#,
+        )
+        .err()
+        .unwrap();
+        let all = messages(&err).join("\n");
+        assert!(
+            all.contains("stages.a.inputs: is part of a cycle (a -> b)"),
+            "{all}"
+        );
+        assert_eq!(err.errors.len(), 2);
+    }
+
+    #[test]
+    fn sources_take_no_inputs_and_sinks_have_no_outputs() {
+        let err = validate(
+            r#"
+[stages.gen]
+kind = "test-generate"
+count = 1
+inputs = ["sink"]
+[stages.sink]
+kind = "test-count"
+inputs = ["gen"]
+[stages.after]
+kind = "test-count"
+inputs = ["sink"]
+"#,
+        )
+        .err()
+        .unwrap();
+        let all = messages(&err).join("\n");
+        assert!(
+            all.contains("stages.gen.inputs: a source stage takes no inputs"),
+            "{all}"
+        );
+        assert!(
+            all.contains("stage `sink` is a sink and has no output"),
+            "{all}"
+        );
+    }
+}

@@ -1,0 +1,334 @@
+//! Validation: turns a [`PipelineFile`] into a [`Plan`] — every stage configured,
+//! every input and side input resolved to a port of the right record kind, no
+//! cycle, no two sinks on one path, input files present. All problems are
+//! collected and returned together, each naming its stage, key path and line;
+//! a problem of a stage's options does not hide one of its inputs.
+
+mod configure;
+mod dot;
+mod files;
+mod graph;
+
+use crate::config::PipelineFile;
+use crate::context::PipelineContext;
+use crate::error::{Concern, ConfigError, ConfigErrors};
+use crate::registry::{Port, Registry, Role, SideInput, StageConfig};
+use crate::runs::RunId;
+use crate::windows::Windows;
+
+use configure::{configure_stages, link_stages};
+use files::check_files;
+pub use files::check_relative;
+use graph::{check_graph, topological_order};
+
+/// A reference to a port: `stage` (its `out` port) or `stage.port`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PortRef {
+    /// Producing stage.
+    pub stage: String,
+    /// Port name.
+    pub port: String,
+}
+
+impl PortRef {
+    fn parse(text: &str) -> Self {
+        match text.split_once('.') {
+            Some((stage, port)) => Self {
+                stage: stage.to_string(),
+                port: port.to_string(),
+            },
+            None => Self {
+                stage: text.to_string(),
+                port: Port::DEFAULT.to_string(),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for PortRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.port == Port::DEFAULT {
+            f.write_str(&self.stage)
+        } else {
+            write!(f, "{}.{}", self.stage, self.port)
+        }
+    }
+}
+
+/// A configured stage, ready to build.
+pub struct PlannedStage {
+    /// Name in the file.
+    pub name: String,
+    /// Its kind's name.
+    pub kind: String,
+    /// Source, transform or sink.
+    pub role: Role,
+    /// Ports it reads.
+    pub inputs: Vec<PortRef>,
+    /// Its output ports.
+    pub outputs: Vec<Port>,
+    /// Side inputs and the port each comes from.
+    pub side_inputs: Vec<(SideInput, PortRef)>,
+    /// Records its input channel holds (the pipeline's unless the stage overrides).
+    pub channel_capacity: usize,
+    /// The parsed options; taken when the stage is built.
+    pub config: Option<Box<dyn StageConfig>>,
+}
+
+/// A validated pipeline.
+pub struct Plan {
+    /// The pipeline file's path.
+    pub file: String,
+    /// `[pipeline]` settings.
+    pub context: PipelineContext,
+    /// Stages in an order where every producer precedes its consumers.
+    pub stages: Vec<PlannedStage>,
+    /// The resolved pipeline document (after `--set` and `${VAR}`), for `run.json`.
+    pub resolved: toml::Table,
+}
+
+impl Plan {
+    /// Validates `file` against `registry`.
+    ///
+    /// # Errors
+    /// Every problem found, each naming stage, key and line.
+    pub fn new(file: PipelineFile, registry: &Registry) -> Result<Plan, ConfigErrors> {
+        match Self::draft(file, registry) {
+            Ok((plan, missing)) if missing.is_empty() => Ok(plan),
+            Ok((plan, missing)) => Err(ConfigErrors {
+                file: plan.file,
+                errors: missing,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Validates `file` against `registry`, but lets problems of the environment
+    /// (unset variables, missing input files) through: the plan is returned with
+    /// them, so it can be shown before they are fixed.
+    ///
+    /// # Errors
+    /// Every problem found when any is about the file itself.
+    pub fn draft(
+        file: PipelineFile,
+        registry: &Registry,
+    ) -> Result<(Plan, Vec<ConfigError>), ConfigErrors> {
+        let mut errors = Vec::new();
+        for key in file.table.keys() {
+            if key != "pipeline" && key != "stages" {
+                errors.push(ConfigError::file(format!(
+                    "unknown top-level table `{key}` (expected [pipeline] and [stages.NAME])"
+                )));
+            }
+        }
+        let settings = file.settings().map_err(|e| errors.extend(e)).ok();
+        let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
+        let cutoff = settings.as_ref().map(|s| s.cutoff).unwrap_or_default();
+        let windows = match settings.as_ref().and_then(|s| s.sets.as_ref()) {
+            None => Windows::default_for(cutoff),
+            Some(sets) => Windows::from_table(sets, cutoff).unwrap_or_else(|problems| {
+                errors.extend(
+                    problems
+                        .into_iter()
+                        .map(|(key, message)| ConfigError::pipeline(&key, message)),
+                );
+                // The stages are still checked, against the default sets.
+                Windows::default_for(cutoff)
+            }),
+        };
+        let context = PipelineContext {
+            out: crate::config::output_dir(settings.as_ref(), &name),
+            cutoff,
+            windows,
+            channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
+            name,
+            run: RunId::default(),
+        };
+        if context.channel_capacity == 0 {
+            errors.push(ConfigError::pipeline(
+                "channel_capacity",
+                "must be at least 1",
+            ));
+        }
+
+        let (mut stages, unconfigured) =
+            configure_stages(&file.table, registry, &context, &mut errors);
+        link_stages(&mut stages, &mut errors);
+        let declared: Vec<&str> = file
+            .table
+            .get("stages")
+            .and_then(|s| s.as_table())
+            .map(|t| t.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        check_graph(&stages, &unconfigured, &declared, registry, &mut errors);
+        check_files(&stages, &mut errors);
+        // A value the file resolution already found wrong (an unset variable, an
+        // impossible date) is reported once, not again by the stage that reads it.
+        errors.retain(|e| !file.problems.iter().any(|p| same_key(p, e)));
+        errors.splice(0..0, file.problems.iter().cloned());
+        let file_problem =
+            |errors: &[ConfigError]| errors.iter().any(|e| e.concern == Concern::File);
+        let stages = if file_problem(&errors) {
+            stages
+        } else {
+            topological_order(stages, &mut errors)
+        };
+        for e in &mut errors {
+            e.line = e.path().and_then(|path| file.lines.find(&path));
+        }
+        errors.sort_by_key(|e| e.line.unwrap_or(0));
+        if file_problem(&errors) {
+            return Err(ConfigErrors {
+                file: file.path,
+                errors,
+            });
+        }
+        Ok((
+            Plan {
+                file: file.path,
+                context,
+                stages,
+                resolved: file.table,
+            },
+            errors,
+        ))
+    }
+
+    /// The first stage that brings only what is new since its last run (see
+    /// [`StageConfig::incremental`]), if any: the pipeline is then incremental and
+    /// keeps every earlier run's outputs. Known until the stages are built.
+    pub fn incremental_stage(&self) -> Option<&str> {
+        self.stages
+            .iter()
+            .find(|s| s.config.as_ref().is_some_and(|c| c.incremental()))
+            .map(|s| s.name.as_str())
+    }
+}
+
+/// Whether two problems are about the same value: the same stage, and one key
+/// path inside the other (`paths` and `paths[0]`).
+fn same_key(a: &ConfigError, b: &ConfigError) -> bool {
+    let inside = |outer: &str, inner: &str| {
+        inner == outer
+            || inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with(['.', '[']))
+    };
+    match (&a.key, &b.key) {
+        (Some(x), Some(y)) => a.stage == b.stage && (inside(x, y) || inside(y, x)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::test_kinds;
+
+    pub(super) fn validate(stages: &str) -> Result<Plan, ConfigErrors> {
+        let text = format!("[pipeline]\ncutoff = 2019-12-31\n{stages}");
+        let file = PipelineFile::parse("p.toml", &text, &[]).unwrap();
+        Plan::new(file, &Registry::new(test_kinds()))
+    }
+
+    pub(super) fn messages(err: &ConfigErrors) -> Vec<String> {
+        err.errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once_with_stage_and_key() {
+        let err = validate(
+            r#"
+[stages.gen]
+kind = "test-generate"
+count = 1
+colour = "red"
+[stages.typo]
+kind = "test-generat"
+[stages.pass]
+kind = "test-pass"
+inputs = ["nowhere", "gen.extra", "nocount"]
+[stages.pass2]
+kind = "test-pass"
+inputs = ["pass.extra"]
+[stages.missing]
+kind = "test-generate"
+count = 1
+from_file = "/definitely/not/here.json"
+[stages.needs]
+kind = "test-count"
+[stages.nocount]
+kind = "test-generate"
+"#,
+        )
+        .err()
+        .unwrap();
+        let all = messages(&err).join("\n");
+        assert!(
+            all.contains("stages.gen.colour: unknown field `colour`"),
+            "{all}"
+        );
+        assert!(
+            all.contains("stages.typo.kind: unknown kind `test-generat` (known kinds: test-count, test-fail, test-generate, test-pass)"),
+            "{all}"
+        );
+        assert!(
+            all.contains("stages.pass.inputs: unknown stage `nowhere`"),
+            "{all}"
+        );
+        assert!(
+            all.contains("stage `pass` has no port `extra` (its ports: out)"),
+            "{all}"
+        );
+        assert!(
+            all.contains("stages.missing.from_file: input file not found"),
+            "{all}"
+        );
+        assert!(all.contains("stages.needs.inputs: missing"), "{all}");
+        assert!(
+            all.contains("stages.nocount.count: missing field `count`"),
+            "{all}"
+        );
+        assert_eq!(err.errors.len(), 7, "{all}");
+    }
+
+    #[test]
+    fn missing_input_files_alone_leave_a_draft_plan() {
+        let text = "[pipeline]\ncutoff = 2019-12-31\n[stages.gen]\nkind = \"test-generate\"\ncount = 1\nfrom_file = \"/no/such/file\"\n";
+        let registry = Registry::new(test_kinds());
+        let file = PipelineFile::parse("p.toml", text, &[]).unwrap();
+        let (plan, missing) = Plan::draft(file.clone(), &registry).unwrap();
+        assert_eq!(plan.stages.len(), 1);
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].concern, Concern::Environment);
+        let err = Plan::new(file, &registry).err().unwrap();
+        assert_eq!(err.errors, missing);
+        // A problem of the file itself stops the draft too.
+        let bad =
+            PipelineFile::parse("p.toml", &text.replace("count = 1", "count = -1"), &[]).unwrap();
+        assert!(Plan::draft(bad, &registry).is_err());
+    }
+
+    #[test]
+    fn a_valid_plan_is_ordered_producers_first_and_drawn_as_dot() {
+        let plan = validate(
+            r#"
+[stages.sink]
+kind = "test-count"
+inputs = ["pass"]
+[stages.pass]
+kind = "test-pass"
+inputs = ["gen"]
+[stages.gen]
+kind = "test-generate"
+count = 1
+"#,
+        )
+        .unwrap();
+        let order: Vec<&str> = plan.stages.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(order, ["gen", "pass", "sink"]);
+        let dot = plan.to_dot();
+        assert!(dot.contains("\"gen\" -> \"pass\" [label=\"out\"]"), "{dot}");
+        assert_eq!(plan.context.out, std::path::PathBuf::from("out/p"));
+    }
+}
