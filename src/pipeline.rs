@@ -9,7 +9,8 @@ use anyhow::Context as _;
 use tempora_engine::progress::suspend;
 use tempora_engine::runtime::PreflightError;
 use tempora_engine::{
-    ConfigErrors, DryRun, PipelineFile, Plan, ProgressMode, RunOptions, RunReport, RunStatus,
+    ConfigErrors, DryRun, ErrorDomain, PipelineFile, Plan, ProgressMode, RunOptions, RunReport,
+    RunStatus,
 };
 
 use crate::exit;
@@ -208,7 +209,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             if report
                 .error
                 .as_ref()
-                .is_some_and(|e| e.domain == "temporary") =>
+                .is_some_and(|e| e.domain == ErrorDomain::Temporary) =>
         {
             exit::try_later()
         }

@@ -2,7 +2,8 @@
 
 use tempora_engine::Registry;
 
-/// Set to `1` to add the engine's `test-*` kinds (for the binary's own tests).
+/// Set to `1` to add the engine's `test-*` kinds in a build for the binary's own
+/// tests (none in a release build: see [`tempora_engine::test_kinds`]).
 pub const TEST_KINDS_VAR: &str = "TEMPORA_TEST_KINDS";
 
 /// The registry of every kind.
@@ -16,7 +17,7 @@ pub fn registry() -> Registry {
     kinds.extend(tempora_novelty::kinds());
     kinds.extend(tempora_sink::kinds());
     if std::env::var(TEST_KINDS_VAR).is_ok_and(|v| v == "1") {
-        kinds.extend(tempora_engine::builtin::test_kinds());
+        kinds.extend(tempora_engine::test_kinds());
     }
     Registry::new(kinds)
 }

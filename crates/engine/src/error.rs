@@ -30,6 +30,32 @@ impl std::str::FromStr for OnError {
     }
 }
 
+/// Whose move an error is: it decides the words and the exit code, and `run.json`
+/// names it (`input`, `external`, `temporary` or `internal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorDomain {
+    /// The user's: fix the data or the configuration.
+    Input,
+    /// The file system's or a service's: I/O, the network.
+    External,
+    /// A service asks us to wait: run again later.
+    Temporary,
+    /// Ours: a bug in Tempora, never reported as the user's mistake.
+    Internal,
+}
+
+impl fmt::Display for ErrorDomain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Input => "input",
+            Self::External => "external",
+            Self::Temporary => "temporary",
+            Self::Internal => "internal",
+        })
+    }
+}
+
 /// An error that stops a stage, and with it the run.
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
@@ -72,13 +98,13 @@ impl StageError {
         Self::Internal(msg.into())
     }
 
-    /// Its domain as `run.json` names it: `input`, `external`, `temporary` or `internal`.
-    pub fn domain(&self) -> &'static str {
+    /// Its domain: whose move it is (see [`ErrorDomain`]).
+    pub fn domain(&self) -> ErrorDomain {
         match self {
-            Self::Input(_) => "input",
-            Self::External(_) => "external",
-            Self::Temporary(_) => "temporary",
-            Self::Internal(_) | Self::Stopped => "internal",
+            Self::Input(_) => ErrorDomain::Input,
+            Self::External(_) => ErrorDomain::External,
+            Self::Temporary(_) => ErrorDomain::Temporary,
+            Self::Internal(_) | Self::Stopped => ErrorDomain::Internal,
         }
     }
 

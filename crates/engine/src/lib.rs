@@ -8,6 +8,7 @@
 //! interrupted run leaves no file that looks complete.
 
 pub mod atomic_file;
+#[cfg(any(test, feature = "testing"))]
 pub mod builtin;
 pub mod canonical_url;
 pub mod config;
@@ -32,6 +33,7 @@ pub mod runtime;
 pub mod spill;
 pub mod stage;
 pub mod stats;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod transform;
 pub mod windows;
@@ -42,7 +44,7 @@ pub use context::PipelineContext;
 pub use cost::{CrawlCost, Requests};
 pub use describe::{DescribeContext, Estimate, Query, StagePlan};
 pub use dry_run::DryRun;
-pub use error::{Concern, ConfigError, ConfigErrors, OnError, StageError, UsageError};
+pub use error::{Concern, ConfigError, ConfigErrors, ErrorDomain, OnError, StageError, UsageError};
 pub use options::{parse_options, OptionError};
 pub use peers::{Peer, Peers};
 pub use plan::Plan;
@@ -63,3 +65,14 @@ pub use stage::{
 pub use stats::StageStats;
 pub use transform::{blocking, Finish, Transform, TransformStage};
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};
+
+/// The engine's `test-*` stage kinds ([`builtin`]) in a build for tests (the
+/// `testing` feature, which the workspace's tests turn on); none in a release
+/// build, so a user's binary holds no test code.
+#[must_use]
+pub fn test_kinds() -> Vec<StageKind> {
+    #[cfg(any(test, feature = "testing"))]
+    return builtin::test_kinds();
+    #[cfg(not(any(test, feature = "testing")))]
+    Vec::new()
+}

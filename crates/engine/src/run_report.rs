@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::atomic_file::write_atomically;
 use crate::config::PipelineFile;
 use crate::cost::CrawlCost;
-use crate::error::ConfigErrors;
+use crate::error::{ConfigErrors, ErrorDomain};
 use crate::input_files::InputFile;
 use crate::out_dir::check_writable;
 use crate::plan::Plan;
@@ -42,9 +42,10 @@ pub struct StageFailure {
     pub stage: Option<String>,
     /// The error.
     pub message: String,
-    /// `input` (fix the data or config), `external` (I/O, network), `temporary` (a
-    /// service asks us to wait: run again later) or `internal` (a bug).
-    pub domain: &'static str,
+    /// Whose move it is: `input` (fix the data or config), `external` (I/O,
+    /// network), `temporary` (a service asks us to wait: run again later) or
+    /// `internal` (a bug).
+    pub domain: ErrorDomain,
 }
 
 /// A `--set` override in `run.json`.
@@ -199,7 +200,7 @@ pub fn record_refused(
     report.error = Some(StageFailure {
         stage: None,
         message: errors.to_string(),
-        domain: "input",
+        domain: ErrorDomain::Input,
     });
     report.write(&out);
     Some(out)

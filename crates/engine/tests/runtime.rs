@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use tempora_engine::builtin::test_kinds;
-use tempora_engine::{start, PipelineFile, Plan, Registry, RunOptions, RunStatus};
+use tempora_engine::{start, ErrorDomain, PipelineFile, Plan, Registry, RunOptions, RunStatus};
 
 fn plan(out: &std::path::Path, stages: &str) -> Plan {
     let text = format!(
@@ -176,7 +176,7 @@ inputs = ["bad"]
     assert_eq!(report.status, RunStatus::Failed);
     let error = report.error.unwrap();
     assert_eq!(error.stage.as_deref(), Some("bad"));
-    assert_eq!(error.domain, "input");
+    assert_eq!(error.domain, ErrorDomain::Input);
     assert!(error.message.contains("record 500"), "{}", error.message);
     let json = run_json(dir.path());
     assert_eq!(json["status"], "failed");

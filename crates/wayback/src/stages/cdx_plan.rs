@@ -1,7 +1,6 @@
 //! What `wayback-cdx` tells the dry run: one query per window and URL pattern,
 //! the listing's CDX requests (in chunks of days), and when fetching can start.
 
-use chrono::NaiveDate;
 use tempora_engine::{DescribeContext, Estimate, Query, Requests, StagePlan};
 
 use super::cdx_options::CdxOptions;
@@ -167,7 +166,8 @@ fn chunked_requests(
     let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
     let day = |t: &Option<String>| {
         t.as_deref()
-            .and_then(|t| NaiveDate::parse_from_str(t.get(..8)?, "%Y%m%d").ok())
+            .and_then(crate::timestamp::parse)
+            .map(|t| t.date())
     };
     let (mut total, mut first) = (0, 0);
     for (i, q) in chunked.iter().enumerate() {
