@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
+mod commands;
 mod pipeline;
 mod registry;
 
@@ -68,10 +69,10 @@ enum Command {
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
     Pairs(tempora_filter::pairs::cli::PairsArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
-    Report(tempora_report::cli::ReportArgs),
+    Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
     /// features and provenance, so `datasets.load_dataset(DIR)` loads the sets.
-    Card(tempora_report::cli::CardArgs),
+    Card(commands::card::CardArgs),
 }
 
 fn main() -> ExitCode {
@@ -104,8 +105,8 @@ fn main() -> ExitCode {
         Command::Diversify(args) => {
             tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
         }
-        Command::Report(args) => tempora_report::cli::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::Card(args) => tempora_report::cli::run_card(&args).map(|()| ExitCode::SUCCESS),
+        Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
