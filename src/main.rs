@@ -59,9 +59,9 @@ enum Command {
     /// List Wayback Machine captures of a URL pattern as JSON lines.
     Cdx(tempora_wayback::cli::CdxArgs),
     /// Extract articles from archived HTML pages (one JSON line per page).
-    Extract(tempora_extract::cli::ExtractArgs),
+    Extract(commands::extract::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
-    EvalExtract(tempora_extract::cli::EvalArgs),
+    EvalExtract(commands::eval_extract::EvalArgs),
     /// Score test summaries by n-gram overlap with training summaries, and bin them.
     Novelty(tempora_novelty::cli::NoveltyArgs),
     /// Select lexically diverse training subsets, one per repeat threshold.
@@ -94,11 +94,9 @@ fn main() -> ExitCode {
             .map_err(anyhow::Error::from)
             .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
             .map(|()| ExitCode::SUCCESS),
-        Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),
-        Command::EvalExtract(args) => {
-            tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
-        }
+        Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Novelty(args) => {
             tempora_novelty::cli::run_novelty(args).map(|()| ExitCode::SUCCESS)
         }

@@ -4,4 +4,6 @@
 //! prints what they did.
 
 pub mod card;
+pub mod eval_extract;
+pub mod extract;
 pub mod report;

@@ -12,7 +12,6 @@
 //! a directory), so a site is added without code. The stage keeps input order and
 //! spreads each batch over the cores.
 
-pub mod cli;
 mod compile;
 mod dates;
 pub mod eval;
