@@ -55,7 +55,7 @@ enum Command {
     /// List every stage kind with its ports and options.
     Stages,
     /// Find evolving facts in a Wikidata JSON dump.
-    Facts(tempora_wikidata::cli::FactsArgs),
+    Facts(commands::facts::FactsArgs),
     /// List Wayback Machine captures of a URL pattern as JSON lines.
     Cdx(tempora_wayback::cli::CdxArgs),
     /// Extract articles from archived HTML pages (one JSON line per page).
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => Ok(pipeline::validate(&args)),
         Command::Graph(args) => Ok(pipeline::graph(&args)),
         Command::Stages => Ok(pipeline::stages()),
-        Command::Facts(args) => tempora_wikidata::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Facts(args) => commands::facts::run(args).map(|()| ExitCode::SUCCESS),
         Command::Cdx(args) => tokio::runtime::Runtime::new()
             .map_err(anyhow::Error::from)
             .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))

@@ -6,4 +6,5 @@
 pub mod card;
 pub mod eval_extract;
 pub mod extract;
+pub mod facts;
 pub mod report;
