@@ -57,7 +57,7 @@ enum Command {
     /// Find evolving facts in a Wikidata JSON dump.
     Facts(commands::facts::FactsArgs),
     /// List Wayback Machine captures of a URL pattern as JSON lines.
-    Cdx(tempora_wayback::cli::CdxArgs),
+    Cdx(commands::cdx::CdxArgs),
     /// Extract articles from archived HTML pages (one JSON line per page).
     Extract(commands::extract::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
@@ -92,7 +92,7 @@ fn main() -> ExitCode {
         Command::Facts(args) => commands::facts::run(args).map(|()| ExitCode::SUCCESS),
         Command::Cdx(args) => tokio::runtime::Runtime::new()
             .map_err(anyhow::Error::from)
-            .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
+            .and_then(|rt| rt.block_on(commands::cdx::run(args)))
             .map(|()| ExitCode::SUCCESS),
         Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),

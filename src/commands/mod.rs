@@ -4,6 +4,7 @@
 //! prints what they did.
 
 pub mod card;
+pub mod cdx;
 pub mod eval_extract;
 pub mod extract;
 pub mod facts;
