@@ -67,7 +67,7 @@ enum Command {
     /// Select lexically diverse training subsets, one per repeat threshold.
     Diversify(tempora_novelty::cli::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
-    Pairs(tempora_filter::pairs::cli::PairsArgs),
+    Pairs(commands::pairs::PairsArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
     Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
@@ -95,7 +95,7 @@ fn main() -> ExitCode {
             .and_then(|rt| rt.block_on(commands::cdx::run(args)))
             .map(|()| ExitCode::SUCCESS),
         Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Pairs(args) => commands::pairs::run(args).map(|()| ExitCode::SUCCESS),
         Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Novelty(args) => {
             tempora_novelty::cli::run_novelty(args).map(|()| ExitCode::SUCCESS)

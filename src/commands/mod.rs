@@ -8,4 +8,5 @@ pub mod cdx;
 pub mod eval_extract;
 pub mod extract;
 pub mod facts;
+pub mod pairs;
 pub mod report;
