@@ -63,9 +63,9 @@ enum Command {
     /// Score extraction against a folder of pages with expected fields.
     EvalExtract(commands::eval_extract::EvalArgs),
     /// Score test summaries by n-gram overlap with training summaries, and bin them.
-    Novelty(tempora_novelty::cli::NoveltyArgs),
+    Novelty(commands::novelty::NoveltyArgs),
     /// Select lexically diverse training subsets, one per repeat threshold.
-    Diversify(tempora_novelty::cli::DiversifyArgs),
+    Diversify(commands::diversify::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
     Pairs(commands::pairs::PairsArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
@@ -97,12 +97,8 @@ fn main() -> ExitCode {
         Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Pairs(args) => commands::pairs::run(args).map(|()| ExitCode::SUCCESS),
         Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Novelty(args) => {
-            tempora_novelty::cli::run_novelty(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Diversify(args) => {
-            tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };

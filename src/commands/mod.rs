@@ -5,8 +5,10 @@
 
 pub mod card;
 pub mod cdx;
+pub mod diversify;
 pub mod eval_extract;
 pub mod extract;
 pub mod facts;
+pub mod novelty;
 pub mod pairs;
 pub mod report;
