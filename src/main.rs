@@ -1,5 +1,7 @@
 //! The `tempora` command line: parses arguments and calls the crates. No stage
-//! logic lives here.
+//! logic lives here: [`pipeline`] runs pipeline files, and each module of
+//! [`commands`] runs one crate's work on files through the functions its stage
+//! calls.
 
 use std::process::ExitCode;
 

@@ -141,6 +141,22 @@ mod tests {
         assert!(err.contains("one FILE"), "{err}");
     }
 
+    #[test]
+    fn the_defaults_are_the_stages() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: ExtractArgs,
+        }
+        let cli = Cli::parse_from(["extract", "a.html"]).args;
+        let stage: tempora_extract::ExtractOptions =
+            tempora_engine::parse_options(toml::Table::new()).unwrap();
+        assert_eq!(cli.min_document_chars, stage.min_document_chars);
+        assert_eq!(cli.summary_fallback, None);
+        assert_eq!(stage.summary_fallback, None);
+    }
+
     /// The command line's name of each fallback, from the library's: a fallback
     /// added to the library does not compile here until the command line has it.
     fn arg_of(fallback: SummaryFallback) -> SummaryFallbackArg {
