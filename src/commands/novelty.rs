@@ -7,7 +7,8 @@ use tempora_engine::{Rejected, UsageError};
 use tempora_novelty::bins::{Bins, SetBins, DEFAULT_MIN_BIN};
 use tempora_novelty::output::write_jsonl;
 use tempora_novelty::overlap::{TrainingIndex, DEFAULT_N};
-use tempora_novelty::training::{read_records, summary_of_record};
+use tempora_novelty::test_records::read_records;
+use tempora_novelty::training::summary_of_record;
 
 /// Score test summaries by their n-gram overlap with training summaries and bin them.
 /// Every test record is written to OUT with a `novelty {overlap, bin, tag}` object,
