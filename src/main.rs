@@ -1,11 +1,14 @@
 //! The `tempora` command line: parses arguments and calls the crates. No stage
-//! logic lives here.
+//! logic lives here: [`pipeline`] runs pipeline files, and each module of
+//! [`commands`] runs one crate's work on files through the functions its stage
+//! calls.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
+mod commands;
 mod pipeline;
 mod registry;
 
@@ -54,24 +57,24 @@ enum Command {
     /// List every stage kind with its ports and options.
     Stages,
     /// Find evolving facts in a Wikidata JSON dump.
-    Facts(tempora_wikidata::cli::FactsArgs),
+    Facts(commands::facts::FactsArgs),
     /// List Wayback Machine captures of a URL pattern as JSON lines.
-    Cdx(tempora_wayback::cli::CdxArgs),
+    Cdx(commands::cdx::CdxArgs),
     /// Extract articles from archived HTML pages (one JSON line per page).
-    Extract(tempora_extract::cli::ExtractArgs),
+    Extract(commands::extract::ExtractArgs),
     /// Score extraction against a folder of pages with expected fields.
-    EvalExtract(tempora_extract::cli::EvalArgs),
+    EvalExtract(commands::eval_extract::EvalArgs),
     /// Score test summaries by n-gram overlap with training summaries, and bin them.
-    Novelty(tempora_novelty::cli::NoveltyArgs),
+    Novelty(commands::novelty::NoveltyArgs),
     /// Select lexically diverse training subsets, one per repeat threshold.
-    Diversify(tempora_novelty::cli::DiversifyArgs),
+    Diversify(commands::diversify::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
-    Pairs(tempora_filter::pairs::cli::PairsArgs),
+    Pairs(commands::pairs::PairsArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
-    Report(tempora_report::cli::ReportArgs),
+    Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
     /// features and provenance, so `datasets.load_dataset(DIR)` loads the sets.
-    Card(tempora_report::cli::CardArgs),
+    Card(commands::card::CardArgs),
 }
 
 fn main() -> ExitCode {
@@ -88,24 +91,18 @@ fn main() -> ExitCode {
         Command::Validate(args) => Ok(pipeline::validate(&args)),
         Command::Graph(args) => Ok(pipeline::graph(&args)),
         Command::Stages => Ok(pipeline::stages()),
-        Command::Facts(args) => tempora_wikidata::cli::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Facts(args) => commands::facts::run(args).map(|()| ExitCode::SUCCESS),
         Command::Cdx(args) => tokio::runtime::Runtime::new()
             .map_err(anyhow::Error::from)
-            .and_then(|rt| rt.block_on(tempora_wayback::cli::run(args)))
+            .and_then(|rt| rt.block_on(commands::cdx::run(args)))
             .map(|()| ExitCode::SUCCESS),
-        Command::Extract(args) => tempora_extract::cli::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Pairs(args) => tempora_filter::pairs::cli::run(args).map(|()| ExitCode::SUCCESS),
-        Command::EvalExtract(args) => {
-            tempora_extract::cli::run_eval(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Novelty(args) => {
-            tempora_novelty::cli::run_novelty(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Diversify(args) => {
-            tempora_novelty::cli::run_diversify(args).map(|()| ExitCode::SUCCESS)
-        }
-        Command::Report(args) => tempora_report::cli::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::Card(args) => tempora_report::cli::run_card(&args).map(|()| ExitCode::SUCCESS),
+        Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Pairs(args) => commands::pairs::run(args).map(|()| ExitCode::SUCCESS),
+        Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

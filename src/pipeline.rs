@@ -273,7 +273,7 @@ fn write_card(out: &std::path::Path) -> Option<ExitCode> {
     }
     match tempora_report::card::write_card(out) {
         Ok(card) => {
-            tempora_report::cli::print_card(&card);
+            crate::commands::card::print_card(&card);
             println!("dataset card: {}", out.join("README.md").display());
             None
         }

@@ -8,9 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// What stands in for the summary on layouts that allow it (CNN pages without
 /// highlights, BBC pages of 2020 on without a bold intro).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryFallback {
     /// Nothing: the page is rejected with "no reference summary".

@@ -13,7 +13,6 @@
 //! spreads each batch over the cores.
 
 pub mod charset;
-pub mod cli;
 mod compile;
 mod dates;
 pub mod eval;

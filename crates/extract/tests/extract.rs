@@ -719,21 +719,6 @@ body = ["article.story p"]
     assert_eq!(a.published.to_string(), "2022-05-06");
 }
 
-#[test]
-fn cli_refuses_url_with_several_files() {
-    let args = tempora_extract::cli::ExtractArgs {
-        site: "auto".into(),
-        url: Some("http://www.bbc.co.uk/news/uk-1".into()),
-        captured: None,
-        summary_fallback: None,
-        profiles: None,
-        min_document_chars: 100,
-        files: vec!["a.html".into(), "b.html".into()],
-    };
-    let err = tempora_extract::cli::run(args).unwrap_err().to_string();
-    assert!(err.contains("one FILE"), "{err}");
-}
-
 /// A story page in BBC's 2020+ text-block layout: extracted wherever no `reject`
 /// rule names its URL.
 const BBC_STORY: &str = r#"<html><head><script type="application/ld+json">{"@type":"NewsArticle","datePublished":"2024-03-01T10:00:00Z"}</script></head>

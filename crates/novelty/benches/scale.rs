@@ -19,8 +19,8 @@ use std::time::Instant;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use tempora_novelty::bins::Bins;
-use tempora_novelty::cli::{run_diversify, DiversifyArgs};
 use tempora_novelty::overlap::TrainingIndex;
+use tempora_novelty::subsets::write_subsets;
 use tempora_novelty::training::read_summaries;
 
 const VOCABULARY: usize = 50_000;
@@ -200,14 +200,14 @@ fn main() {
 
     reset_peak();
     let start = Instant::now();
-    run_diversify(DiversifyArgs {
-        train: vec![train.clone()],
-        max_repeats: thresholds.to_vec(),
-        seed: 1,
-        n: 4,
-        field: "summary".into(),
-        output: dir.path().join("subsets"),
-    })
+    write_subsets(
+        std::slice::from_ref(&train),
+        "summary",
+        4,
+        1,
+        &thresholds,
+        &dir.path().join("subsets"),
+    )
     .unwrap();
     let t_diversify = start.elapsed().as_secs_f64();
     let m_diversify = peak_mb();

@@ -12,8 +12,14 @@
 //!
 //! The lowest bin is tagged `T_nov` (the most novel summaries), the highest `T_sim`.
 //! A set that fits in one bin has no contrast, and no tags.
+//!
+//! [`SetBins`] draws the bins of each set and gives each scored record its
+//! [`Novelty`]: the `novelty` stage and `tempora novelty` both tag through it.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
+use tempora_engine::Novelty;
 
 /// Width of the first bins, in percentage points.
 pub const WIDTH: u32 = 5;
@@ -136,6 +142,48 @@ impl Bins {
     }
 }
 
+/// The bins of every set (an article's split; `""` before `split`, or a file of
+/// test records), drawn once every record of the set is scored, and the novelty
+/// they give each record. Serializes as `{set: [bin, ...]}`, the table `run.json`
+/// keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(transparent)]
+pub struct SetBins {
+    sets: BTreeMap<String, Bins>,
+}
+
+impl SetBins {
+    /// Each set's bins over the overlaps of its scored records, given as
+    /// `(set, overlap)`, with at least `min_bin` records per bin.
+    pub fn draw<'a>(scored: impl IntoIterator<Item = (&'a str, f64)>, min_bin: usize) -> Self {
+        let mut overlaps: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for (set, overlap) in scored {
+            overlaps.entry(set).or_default().push(overlap);
+        }
+        let sets = overlaps
+            .into_iter()
+            .map(|(set, overlaps)| (set.to_string(), Bins::of(&overlaps, min_bin)))
+            .collect();
+        Self { sets }
+    }
+
+    /// The bins of `set`; none when no record of it was drawn.
+    pub fn of(&self, set: &str) -> Option<&Bins> {
+        self.sets.get(set)
+    }
+
+    /// The novelty of a record of `set` with this overlap: the overlap, the bin it
+    /// falls in and that bin's tag. `None` when `set` has no bins.
+    pub fn novelty(&self, set: &str, overlap: f64) -> Option<Novelty> {
+        let bin = self.of(set)?.find(overlap)?;
+        Some(Novelty {
+            overlap,
+            bin: bin.range.clone(),
+            tag: bin.tag.map(str::to_string),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +263,28 @@ mod tests {
         assert_eq!(ranges(&bins), [("0-100", 2, None)]);
         assert!(Bins::of(&[], 100).bins().is_empty());
         assert!(Bins::of(&[], 100).find(50.0).is_none());
+    }
+
+    #[test]
+    fn each_set_is_binned_and_tagged_on_its_own() {
+        let scored = [
+            ("past", 0.0),
+            ("future", 90.0),
+            ("past", 80.0),
+            ("future", 10.0),
+        ];
+        let bins = SetBins::draw(scored, 1);
+        let tag = |set, overlap| bins.novelty(set, overlap).and_then(|n| n.tag);
+        assert_eq!(tag("past", 0.0).as_deref(), Some(T_NOV));
+        assert_eq!(tag("past", 80.0).as_deref(), Some(T_SIM));
+        assert_eq!(tag("future", 10.0).as_deref(), Some(T_NOV));
+        let novelty = bins.novelty("future", 90.0).unwrap();
+        assert_eq!((novelty.overlap, novelty.bin.as_str()), (90.0, "15-100"));
+        assert_eq!(bins.novelty("train", 50.0), None);
+        assert_eq!(
+            serde_json::to_value(&bins).unwrap()["past"][0]["range"],
+            "0-5"
+        );
     }
 
     #[test]

@@ -23,6 +23,14 @@ pub enum NoveltyError {
         /// What is wrong, naming the field.
         message: String,
     },
+    /// One test record is not usable.
+    #[error("{location}: {message}")]
+    Record {
+        /// Where it was read: `FILE, line N` or `FILE, row N`.
+        location: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A whole file is not usable.
     #[error("{}: {message}", path.display())]
     File {

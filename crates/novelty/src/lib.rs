@@ -11,18 +11,24 @@
 //!
 //! Modules: [`tokens`] (the tokenization every lexical statistic shares),
 //! [`ngrams`] (the set of distinct n-gram hashes), [`training`] (reading summary
-//! files), [`overlap`] (the training index and a summary's overlap), [`bins`]
-//! (novelty bins), [`diversify`] (the subset walk), [`stage`] and [`cli`].
+//! files), [`test_records`] (the test records of `tempora novelty`), [`overlap`]
+//! (the training index and a summary's score), [`bins`] (novelty bins, and each
+//! set's bins tagging its records: the stage and `tempora novelty` both tag
+//! through [`bins::SetBins`]), [`diversify`] (the subset walk), [`subsets`] (the
+//! files of `tempora diversify`), [`output`] (files written atomically) and
+//! [`stage`].
 //!
 //! Parquet is read through `tempora-sink`, the crate that links polars.
 
 pub mod bins;
-pub mod cli;
 pub mod diversify;
 mod error;
 pub mod ngrams;
+pub mod output;
 pub mod overlap;
 pub mod stage;
+pub mod subsets;
+pub mod test_records;
 pub mod tokens;
 pub mod training;
 

@@ -101,6 +101,32 @@ impl TrainingIndex {
         let seen = grams.filter(|h| self.set.contains(*h)).count();
         Some(Overlap { seen, total })
     }
+
+    /// The overlap of `summary` as the `novelty` stage and `tempora novelty` write
+    /// it: a percent, rounded to 4 decimals.
+    ///
+    /// # Errors
+    /// [`TooShort`] when the summary has no n-gram.
+    pub fn score(&self, summary: &str) -> Result<f64, TooShort> {
+        self.overlap(summary)
+            .map(|o| round(o.percent()))
+            .ok_or(TooShort { n: self.n })
+    }
+}
+
+/// Why a summary has no score: it has fewer than `n` word tokens, so no n-gram.
+/// Its message is the reason such a record is rejected with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the summary has fewer than {n} word tokens: no {n}-gram to score")]
+pub struct TooShort {
+    /// The n-gram size.
+    pub n: usize,
+}
+
+/// Overlaps are written with 4 decimals: enough to tell every fraction of a summary's
+/// positions apart, and the same bytes on every platform.
+fn round(overlap: f64) -> f64 {
+    (overlap * 1e4).round() / 1e4
 }
 
 /// The n-gram positions of one summary and how many of them training holds.
@@ -177,6 +203,18 @@ mod tests {
         assert_eq!(
             index.overlap("a b c d").unwrap(),
             Overlap { seen: 0, total: 1 }
+        );
+    }
+
+    #[test]
+    fn a_score_is_a_rounded_percent_and_a_short_summary_has_none() {
+        let index = TrainingIndex::from_summaries(&["a b c d", "b c d e"], 4);
+        // [a b c d]✓ [b c d f]✗ [c d f g]✗: one position of three.
+        assert_eq!(index.score("a b c d f g"), Ok(33.3333));
+        let err = index.score("a b c").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the summary has fewer than 4 word tokens: no 4-gram to score"
         );
     }
 

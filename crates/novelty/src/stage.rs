@@ -7,7 +7,6 @@
 //! with only the overlaps in memory; at the end they are read back and handed on
 //! a part at a time.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -15,12 +14,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use tempora_engine::spill::{InOrder, Line, Spill};
 use tempora_engine::{
-    parse_options, Article, Batch, Emitted, Finish, Novelty, OptionError, PipelineContext, Port,
-    Record, RecordKind, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Article, Batch, Emitted, Finish, OptionError, PipelineContext, Port, Record,
+    RecordKind, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
 };
 
-use crate::bins::{Bins, DEFAULT_MIN_BIN};
-use crate::overlap::{TrainingIndex, DEFAULT_N};
+use crate::bins::{SetBins, DEFAULT_MIN_BIN};
+use crate::overlap::{TooShort, TrainingIndex, DEFAULT_N};
 
 /// Options of the `novelty` stage.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -152,7 +151,7 @@ struct NoveltyStage {
 
 /// The end of the stage: each set's bins and the articles read back in order.
 struct Release {
-    bins: BTreeMap<String, Bins>,
+    bins: SetBins,
     articles: InOrder<Line>,
     overlaps: std::vec::IntoIter<(String, f64)>,
 }
@@ -177,25 +176,20 @@ impl Transform for NoveltyStage {
             .index
             .as_ref()
             .ok_or_else(|| StageError::internal("novelty: no index before the first batch"))?;
-        let scored: Vec<(Record, Option<f64>)> = batch
+        let scored: Vec<(Record, Option<Result<f64, TooShort>>)> = batch
             .into_par_iter()
             .map(|record| {
                 let overlap = match &record {
-                    Record::Article(a) => index.overlap(&a.summary).map(|o| round(o.percent())),
+                    Record::Article(a) => Some(index.score(&a.summary)),
                     _ => None,
                 };
                 (record, overlap)
             })
             .collect();
-        let n = index.n();
         for (record, overlap) in scored {
             match (record, overlap) {
-                (Record::Article(article), Some(overlap)) => self.hold(&article, overlap)?,
-                (record @ Record::Article(_), None) => {
-                    let reason =
-                        format!("the summary has fewer than {n} word tokens: no {n}-gram to score");
-                    out.reject(&record, reason);
-                }
+                (Record::Article(article), Some(Ok(overlap))) => self.hold(&article, overlap)?,
+                (record, Some(Err(too_short))) => out.reject(&record, too_short.to_string()),
                 (record, _) => {
                     let reason = format!("novelty takes articles, got a {}", record.kind());
                     out.reject(&record, reason);
@@ -222,16 +216,11 @@ impl Transform for NoveltyStage {
                 return Ok(Finish::Done);
             };
             let mut article = read_back(line)?;
-            let bin = release
+            let novelty = release
                 .bins
-                .get(&set)
-                .and_then(|b| b.find(overlap))
+                .novelty(&set, overlap)
                 .ok_or_else(|| StageError::internal("novelty: an article outside every bin"))?;
-            article.novelty = Some(Novelty {
-                overlap,
-                bin: bin.range.clone(),
-                tag: bin.tag.map(str::to_string),
-            });
+            article.novelty = Some(novelty);
             out.push(Record::Article(article));
         }
         Ok(Finish::More)
@@ -260,14 +249,12 @@ impl NoveltyStage {
     /// metrics) and starts reading the articles back.
     fn bins(&mut self, out: &mut Emitted) -> Result<Release, StageError> {
         let overlaps = std::mem::take(&mut self.overlaps);
-        let mut sets: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for (set, overlap) in &overlaps {
-            sets.entry(set.clone()).or_default().push(*overlap);
-        }
-        let bins: BTreeMap<String, Bins> = sets
-            .into_iter()
-            .map(|(set, overlaps)| (set, Bins::of(&overlaps, self.options.min_bin)))
-            .collect();
+        let bins = SetBins::draw(
+            overlaps
+                .iter()
+                .map(|(set, overlap)| (set.as_str(), *overlap)),
+            self.options.min_bin,
+        );
         out.metric("bins", serde_json::json!(bins));
         let held = match self.held.take() {
             Some(spill) => spill,
@@ -292,10 +279,4 @@ fn read_back(line: std::io::Result<Line>) -> Result<Box<Article>, StageError> {
 /// The set an article's bins are drawn in: its split, or `""` before `split`.
 fn set_of(article: &Article) -> String {
     article.split.clone().unwrap_or_default()
-}
-
-/// Overlaps are written with 4 decimals: enough to tell every fraction of a summary's
-/// positions apart, and the same bytes on every platform.
-pub(crate) fn round(overlap: f64) -> f64 {
-    (overlap * 1e4).round() / 1e4
 }

@@ -1,5 +1,5 @@
-//! Reading summary files: the training summaries of `novelty` and `diversify`, and
-//! the test records of `tempora novelty`.
+//! Reading summary files: the training summaries of `novelty` and `diversify`
+//! (the test records of `tempora novelty` are read by [`crate::test_records`]).
 //!
 //! Three formats, told apart by the file name: `.parquet` (a Hugging Face export of
 //! XSum or CNN/DailyMail loads as it is; a list-of-strings column is joined with

@@ -29,7 +29,6 @@
 
 pub mod card;
 pub mod charts;
-pub mod cli;
 pub mod error;
 pub mod fragments;
 pub mod markdown;

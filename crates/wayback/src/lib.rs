@@ -16,7 +16,6 @@
 
 pub mod archive;
 pub mod cdx;
-pub mod cli;
 pub mod crawl;
 pub mod discover;
 pub mod error;

@@ -1,22 +1,71 @@
-//! `tempora facts` without building the whole binary (the binary links polars):
-//! `cargo run -p tempora-wikidata --release --example facts -- DUMP -o facts.jsonl`.
+//! The evolving facts of a dump into a facts file (with its `.meta.json` sidecar)
+//! through the library, without building the `tempora` binary (which links
+//! polars): the defaults of `tempora facts` (P39 and P1308, English names, cutoff
+//! 2019-12-31), progress on stderr unless `--quiet`.
+//! `cargo run -p tempora-wikidata --release --example facts -- DUMP -o facts.jsonl [--quiet]`
+//! (`tempora facts` has every option).
 
-use clap::Parser;
+use std::error::Error;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
-#[derive(Parser)]
-#[command(
-    name = "facts",
-    about = "Read the evolving facts of a Wikidata dump into JSONL"
-)]
-struct Cli {
-    #[command(flatten)]
-    args: tempora_wikidata::cli::FactsArgs,
+use tempora_engine::progress::Progress;
+use tempora_engine::{OnError, ProgressMode, StageStats};
+use tempora_wikidata::facts_file::{write_facts, FactsMeta};
+use tempora_wikidata::{read_facts, FactsQuery};
+
+const USAGE: &str = "usage: facts DUMP -o FILE.jsonl [--quiet]";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
-fn main() {
-    let cli = Cli::parse();
-    if let Err(e) = tempora_wikidata::cli::run(cli.args) {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+fn run() -> Result<(), Box<dyn Error>> {
+    let (mut dump, mut output, mut quiet) = (None, None, false);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-o" | "--output" => output = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
+            "-q" | "--quiet" => quiet = true,
+            _ => dump = Some(arg),
+        }
     }
+    let (Some(dump), Some(output)) = (dump, output) else {
+        return Err(USAGE.into());
+    };
+    let query = FactsQuery {
+        relations: vec!["P39".into(), "P1308".into()],
+        languages: vec!["en".into()],
+        cutoff: "2019-12-31".parse()?,
+        on_error: OnError::Skip,
+    };
+    let stats = Arc::new(StageStats::default());
+    let mode = if quiet {
+        ProgressMode::Off
+    } else {
+        ProgressMode::Auto
+    };
+    let progress = Progress::start(mode, vec![("facts".to_string(), stats.clone())]);
+    let mut rejected = 0u64;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let read = read_facts(&dump, &query, &stats, &cancel, &mut |_| rejected += 1);
+    progress.finish();
+    let read = read?;
+    let meta = FactsMeta::new(&query, Some(&dump), read.facts.len());
+    write_facts(&output, &read.facts, &meta)?;
+    eprintln!(
+        "{} entities, {} facts; {rejected} rejected; wrote {}",
+        read.entities,
+        read.facts.len(),
+        output.display()
+    );
+    Ok(())
 }

@@ -39,6 +39,33 @@ pub struct FactsQuery {
     pub on_error: OnError,
 }
 
+impl FactsQuery {
+    /// What makes this query unusable, each problem with the option it concerns
+    /// (`relations`, `languages`): an empty list, or a relation that is not a
+    /// property id like `P39`. The `wikidata` stage and `tempora facts` refuse such
+    /// a query alike, before reading anything.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut problems = Vec::new();
+        for (option, list) in [
+            ("relations", &self.relations),
+            ("languages", &self.languages),
+        ] {
+            if list.is_empty() {
+                problems.push((option, "must list at least one".to_string()));
+            }
+        }
+        if let Some(bad) = self.relations.iter().find(|r| {
+            !(r.starts_with('P') && r.len() > 1 && r[1..].bytes().all(|b| b.is_ascii_digit()))
+        }) {
+            problems.push((
+                "relations",
+                format!("`{bad}` is not a property id like `P39`"),
+            ));
+        }
+        problems
+    }
+}
+
 /// The outcome of reading a dump.
 #[derive(Debug, Default)]
 pub struct FactsRead {

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::Fact;
 
+use crate::dump::FactsQuery;
 use crate::error::WikidataError;
 
 /// The dump a facts file was read from.
@@ -73,6 +74,20 @@ pub struct FactsMeta {
 }
 
 impl FactsMeta {
+    /// The sidecar of `facts` facts read from `dump` (a path, `-` or none: stdin)
+    /// with `query`, stamped with this crate's version: what the `wikidata` stage
+    /// and `tempora facts` write, and what a facts file must match to be reused.
+    pub fn new(query: &FactsQuery, dump: Option<&str>, facts: usize) -> Self {
+        Self {
+            cutoff: query.cutoff,
+            relations: query.relations.clone(),
+            languages: query.languages.clone(),
+            dump: dump.and_then(DumpFingerprint::of),
+            facts,
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
     /// Why this file cannot stand for a read of `dump` with these options; `None` when it can.
     pub fn mismatch(&self, wanted: &FactsMeta) -> Option<String> {
         if self.cutoff != wanted.cutoff {

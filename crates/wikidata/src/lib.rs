@@ -19,7 +19,6 @@
 //! `facts_file` option emits them instead of reading the dump while the sidecar
 //! matches the options and the dump's size and mtime (see [`facts_file`]).
 
-pub mod cli;
 pub mod collect;
 pub mod dump;
 pub mod entity;

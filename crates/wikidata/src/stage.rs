@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use crate::collect::Rejection;
 use crate::dump::{read_facts, FactsQuery, FactsRead};
 use crate::error::WikidataError;
-use crate::facts_file::{read_facts_file, read_meta, write_facts, DumpFingerprint, FactsMeta};
+use crate::facts_file::{read_facts_file, read_meta, write_facts, FactsMeta};
 
 fn default_relations() -> Vec<String> {
     vec!["P39".into(), "P1308".into()]
@@ -85,34 +85,24 @@ impl WikidataConfig {
                     .into(),
             });
         }
-        for (key, list) in [
-            ("relations", &options.relations),
-            ("languages", &options.languages),
-        ] {
-            if list.is_empty() {
-                errors.push(OptionError {
-                    key: Some(key.into()),
-                    message: "must list at least one".into(),
-                });
-            }
-        }
-        if let Some(bad) = options.relations.iter().find(|r| {
-            !(r.starts_with('P') && r.len() > 1 && r[1..].bytes().all(|b| b.is_ascii_digit()))
-        }) {
-            errors.push(OptionError {
-                key: Some("relations".into()),
-                message: format!("`{bad}` is not a property id like `P39`"),
-            });
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
         let query = FactsQuery {
             relations: options.relations.clone(),
             languages: options.languages.clone(),
             cutoff: options.cutoff.unwrap_or(ctx.cutoff),
             on_error: options.on_error,
         };
+        errors.extend(
+            query
+                .problems()
+                .into_iter()
+                .map(|(key, message)| OptionError {
+                    key: Some(key.into()),
+                    message,
+                }),
+        );
+        if !errors.is_empty() {
+            return Err(errors);
+        }
         Ok(Self { options, query })
     }
 
@@ -122,14 +112,7 @@ impl WikidataConfig {
     }
 
     fn wanted_meta(&self, facts: usize) -> FactsMeta {
-        FactsMeta {
-            cutoff: self.query.cutoff,
-            relations: self.query.relations.clone(),
-            languages: self.query.languages.clone(),
-            dump: self.options.dump.as_deref().and_then(DumpFingerprint::of),
-            facts,
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        FactsMeta::new(&self.query, self.options.dump.as_deref(), facts)
     }
 }
 

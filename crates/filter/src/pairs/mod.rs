@@ -21,7 +21,6 @@
 //! inside the one span ([`edit::Edit::agreeing`]).
 
 pub mod build;
-pub mod cli;
 pub mod edit;
 pub mod timeline;
 
@@ -42,7 +41,9 @@ pub use timeline::Timelines;
 use crate::conflicts::facts::{evolving_facts, FactsOrigin, SourcedFact};
 use crate::error::FilterError;
 
-fn default_fact_errors() -> Vec<FactError> {
+/// The edits `minimal-pairs` writes unless `fact_errors` says otherwise, and the
+/// ones `tempora pairs` writes: both kinds.
+pub fn default_fact_errors() -> Vec<FactError> {
     vec![FactError::Outdated, FactError::NonVerifiable]
 }
 
@@ -136,6 +137,24 @@ pub fn timelines(facts: Vec<SourcedFact>, cutoff: NaiveDate) -> Result<Timelines
     Ok(Timelines::new(all))
 }
 
+/// The pair maker of the `minimal-pairs` stage and of `tempora pairs`: `facts`
+/// checked against the cutoff and indexed ([`timelines`]), making the
+/// `fact_errors` edits of articles published after `cutoff`.
+///
+/// # Errors
+/// See [`timelines`].
+pub fn pair_maker(
+    facts: Vec<SourcedFact>,
+    cutoff: NaiveDate,
+    fact_errors: Vec<FactError>,
+) -> Result<PairMaker, FilterError> {
+    Ok(PairMaker::new(
+        timelines(facts, cutoff)?,
+        cutoff,
+        fact_errors,
+    ))
+}
+
 /// The running `minimal-pairs` stage.
 struct MinimalPairs {
     options: MinimalPairsOptions,
@@ -147,13 +166,9 @@ impl Transform for MinimalPairs {
     fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
         let facts = self.options.origin().load(side)?;
         let read = facts.len();
-        let timelines = timelines(facts, self.cutoff)?;
+        let maker = pair_maker(facts, self.cutoff, self.options.fact_errors.clone())?;
         tracing::info!(facts_read = read, "minimal-pairs facts indexed");
-        self.maker = Some(PairMaker::new(
-            timelines,
-            self.cutoff,
-            self.options.fact_errors.clone(),
-        ));
+        self.maker = Some(maker);
         Ok(())
     }
 

@@ -1,6 +1,6 @@
-//! `tempora facts`: the `wikidata` stage alone, from the command line, with the
-//! runtime's progress display on stderr. Writes JSONL with a `.meta.json` sidecar that a pipeline's
-//! `facts_file` option can reuse.
+//! `tempora facts`: the `wikidata` stage's reading alone, from the command line,
+//! with the runtime's progress display on stderr. Writes JSONL with a `.meta.json`
+//! sidecar that a pipeline's `facts_file` option can reuse.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -8,16 +8,13 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
-use tempora_engine::UsageError;
 
 use anyhow::Context;
 use chrono::NaiveDate;
 use tempora_engine::progress::{suspend, Progress};
-use tempora_engine::{OnError, ProgressMode, StageStats};
-
-use crate::collect::Rejection;
-use crate::dump::{read_facts, FactsQuery};
-use crate::facts_file::{write_facts, DumpFingerprint, FactsMeta};
+use tempora_engine::{OnError, ProgressMode, Rejected, StageStats, UsageError};
+use tempora_wikidata::facts_file::{write_facts, FactsMeta};
+use tempora_wikidata::{read_facts, FactsQuery, Rejection};
 
 /// Read the evolving facts of a Wikidata dump into a JSONL file.
 #[derive(Debug, clap::Args)]
@@ -53,8 +50,9 @@ pub struct FactsArgs {
 /// Runs `tempora facts`.
 ///
 /// # Errors
-/// A `.parquet` output (that goes through a pipeline's parquet sink), an unreadable or
-/// broken dump, an unwritable output.
+/// A `.parquet` output (that goes through a pipeline's parquet sink), relations or
+/// languages the stage would refuse, an unreadable or broken dump, an unwritable
+/// output.
 pub fn run(args: FactsArgs) -> anyhow::Result<()> {
     if args
         .output
@@ -69,11 +67,19 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
         .into());
     }
     let query = FactsQuery {
-        relations: args.relations.clone(),
-        languages: args.languages.clone(),
+        relations: args.relations,
+        languages: args.languages,
         cutoff: args.cutoff,
         on_error: args.on_error,
     };
+    let problems: Vec<String> = query
+        .problems()
+        .into_iter()
+        .map(|(option, message)| format!("--{option}: {message}"))
+        .collect();
+    if !problems.is_empty() {
+        return Err(UsageError::new(problems.join("; ")).into());
+    }
     let mut rejected_out = match &args.rejected {
         Some(path) => {
             Some(BufWriter::new(File::create(path).with_context(|| {
@@ -85,10 +91,18 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
     let mut rejected = 0u64;
     let mut reject = |r: Rejection| {
         rejected += 1;
-        let line = serde_json::json!({"stage": "facts", "reason": r.reason, "location": r.location, "record": r.record});
         match &mut rejected_out {
             Some(out) => {
-                let _ = writeln!(out, "{line}");
+                // The shape of the pipelines' `rejected.jsonl`.
+                let line = Rejected {
+                    stage: "facts".into(),
+                    reason: r.reason,
+                    location: Some(r.location),
+                    record: r.record,
+                };
+                if serde_json::to_writer(&mut *out, &line).is_ok() {
+                    let _ = out.write_all(b"\n");
+                }
             }
             None if rejected <= 5 => {
                 suspend(|| eprintln!("rejected: {}: {}", r.location, r.reason));
@@ -114,14 +128,7 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
     if let Some(mut out) = rejected_out {
         out.flush().context("cannot write the rejected lines")?;
     }
-    let meta = FactsMeta {
-        cutoff: args.cutoff,
-        relations: args.relations,
-        languages: args.languages,
-        dump: DumpFingerprint::of(&args.dump),
-        facts: read.facts.len(),
-        version: env!("CARGO_PKG_VERSION").into(),
-    };
+    let meta = FactsMeta::new(&query, Some(&args.dump), read.facts.len());
     write_facts(&args.output, &read.facts, &meta)?;
     eprintln!(
         "{} entities, {} candidates, {} facts{} in {:.1} s; {} rejected; wrote {}",
@@ -142,16 +149,18 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser as _;
+
     use super::*;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        facts: FactsArgs,
+    }
 
     #[test]
     fn on_error_is_read_from_the_command_line() {
-        use clap::Parser as _;
-        #[derive(clap::Parser)]
-        struct Cli {
-            #[command(flatten)]
-            facts: FactsArgs,
-        }
         let parse = |value: &str| {
             Cli::try_parse_from(["facts", "dump.json", "-o", "f.jsonl", "--on-error", value])
                 .map(|cli| cli.facts.on_error)
@@ -159,5 +168,27 @@ mod tests {
         assert_eq!(parse("fail").unwrap(), OnError::Fail);
         let err = parse("ignore").err().unwrap().to_string();
         assert!(err.contains("`ignore` is not `skip` or `fail`"), "{err}");
+    }
+
+    #[test]
+    fn the_defaults_are_the_stages() {
+        let cli = Cli::parse_from(["facts", "dump.json", "-o", "f.jsonl"]);
+        let table = toml::from_str("dump = \"dump.json\"").unwrap();
+        let stage: tempora_wikidata::WikidataOptions =
+            tempora_engine::parse_options(table).unwrap();
+        assert_eq!(cli.facts.relations, stage.relations);
+        assert_eq!(cli.facts.languages, stage.languages);
+        assert_eq!(cli.facts.on_error, stage.on_error);
+    }
+
+    #[test]
+    fn relations_the_stage_refuses_are_refused() {
+        let cli = Cli::parse_from(["facts", "-", "-o", "f.jsonl", "--relations", "P39,X1"]);
+        let err = run(cli.facts).unwrap_err();
+        assert!(err.is::<UsageError>());
+        assert_eq!(
+            err.to_string(),
+            "--relations: `X1` is not a property id like `P39`"
+        );
     }
 }

@@ -3,15 +3,16 @@
 //! (same defaults, same politeness, same dedupe).
 
 use std::io::Write as _;
-use tempora_engine::UsageError;
 
 use anyhow::{bail, Context as _};
-
-use crate::archive::{Archive, DEFAULT_ENDPOINT};
-use crate::cdx::{default_filters, CdxQuery, MatchType};
-use crate::lister::{CdxLister, Keep, ListerConfig};
-use crate::politeness::{Politeness, RequestClass};
-use crate::timestamp;
+use serde::de::value::{Error as ValueError, StrDeserializer};
+use serde::Deserialize;
+use tempora_engine::UsageError;
+use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
+use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::timestamp;
 
 /// Arguments of `tempora cdx`.
 #[derive(Debug, Clone, clap::Args)]
@@ -78,6 +79,12 @@ fn bound(value: Option<&str>, end: bool) -> anyhow::Result<Option<String>> {
     Ok(Some(v.to_string()))
 }
 
+/// `value` read as the stage reads its option of type `T` (`match_type`, `keep`):
+/// the command line takes the names a pipeline takes.
+fn option_value<'de, T: Deserialize<'de>>(value: &'de str) -> Option<T> {
+    T::deserialize(StrDeserializer::<ValueError>::new(value)).ok()
+}
+
 /// Lists the captures and prints one JSON line each.
 ///
 /// # Errors
@@ -85,28 +92,18 @@ fn bound(value: Option<&str>, end: bool) -> anyhow::Result<Option<String>> {
 pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
     let match_type = match args.match_type.as_deref() {
         None => None,
-        Some("exact") => Some(MatchType::Exact),
-        Some("prefix") => Some(MatchType::Prefix),
-        Some("host") => Some(MatchType::Host),
-        Some("domain") => Some(MatchType::Domain),
-        Some(other) => {
-            return Err(UsageError::new(format!(
-                "--match-type `{other}`: expected exact, prefix, host or domain"
+        Some(name) => Some(option_value::<MatchType>(name).ok_or_else(|| {
+            UsageError::new(format!(
+                "--match-type `{name}`: expected exact, prefix, host or domain"
             ))
-            .into())
-        }
+        })?),
     };
-    let keep = match args.keep.as_str() {
-        "earliest" => Keep::Earliest,
-        "latest" => Keep::Latest,
-        "all" => Keep::All,
-        other => {
-            return Err(UsageError::new(format!(
-                "--keep `{other}`: expected earliest, latest or all"
-            ))
-            .into())
-        }
-    };
+    let keep = option_value::<Keep>(&args.keep).ok_or_else(|| {
+        UsageError::new(format!(
+            "--keep `{}`: expected earliest, latest or all",
+            args.keep
+        ))
+    })?;
     if args.limit == 0 {
         return Err(UsageError::new("--limit must be at least 1").into());
     }
@@ -168,4 +165,110 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+    use tempora_testkit::{Corpus, MockCapture, MockWayback};
+    use tempora_wayback::stages::cdx_options::CdxOptions;
+    use tempora_wayback::stages::options::ArchiveOptions;
+
+    use super::*;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: CdxArgs,
+    }
+
+    /// Two URLs captured three times each (one capture repeated with the same payload),
+    /// a revisit, a redirect capture, and another site.
+    fn corpus() -> Corpus {
+        let a = "http://www.bbc.co.uk/news/uk-1";
+        let b = "http://www.bbc.co.uk/news/uk-2";
+        Corpus::new([
+            MockCapture::html(a, "20150101000000", "a v1"),
+            MockCapture::html(a, "20150102000000", "a v1"),
+            MockCapture::html(a, "20150103000000", "a v2"),
+            MockCapture::revisit(a, "20150104000000", "X"),
+            MockCapture::html(b, "20150101120000", "b v1"),
+            MockCapture::html(b, "20150105000000", "b v2"),
+            MockCapture::redirect("http://www.bbc.co.uk/news/old", "20150101000000", 301, b),
+            MockCapture::html("http://www.cnn.com/", "20150101000000", "cnn"),
+        ])
+    }
+
+    #[tokio::test]
+    async fn the_cdx_command_lists_and_refuses_bad_arguments() {
+        let server = MockWayback::start(corpus()).await.unwrap();
+        let ep = server.endpoint();
+        let ok = Cli::parse_from([
+            "cdx",
+            "bbc.co.uk/news/*",
+            "--from",
+            "2015-01-01",
+            "--to",
+            "2015",
+            "--endpoint",
+            &ep,
+            "--rate",
+            "0",
+        ]);
+        run(ok.args).await.unwrap();
+        let cdx = server
+            .requests()
+            .into_iter()
+            .find(|r| r.kind == tempora_testkit::RequestKind::Cdx)
+            .unwrap();
+        assert!(
+            cdx.target.contains("from=20150101000000&to=2015&"),
+            "{}",
+            cdx.target
+        );
+        for (flag, value, expected) in [
+            ("--keep", "first", "expected earliest"),
+            ("--from", "yesterday", "neither a day"),
+            ("--match-type", "fuzzy", "expected exact"),
+        ] {
+            let bad = Cli::parse_from(["cdx", "bbc.co.uk", flag, value, "--endpoint", &ep]);
+            let err = run(bad.args).await.unwrap_err().to_string();
+            assert!(err.contains(expected), "{flag}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_the_stages() {
+        let cli = Cli::parse_from(["cdx", "bbc.co.uk/news/*"]).args;
+        let table = toml::from_str("urls = [\"bbc.co.uk/news/*\"]").unwrap();
+        let stage: CdxOptions = tempora_engine::parse_options(table).unwrap();
+        let archive = ArchiveOptions::default();
+        assert_eq!(option_value::<Keep>(&cli.keep), Some(stage.keep));
+        assert_eq!(cli.limit, stage.limit);
+        assert_eq!(default_filters(), stage.filters);
+        assert_eq!(cli.endpoint, archive.endpoint);
+        assert_eq!(cli.rate, archive.cdx_rate);
+        assert_eq!(cli.min_pause, archive.min_pause);
+        assert_eq!(cli.block_pause, archive.block_pause);
+    }
+
+    #[test]
+    fn match_types_and_keeps_are_named_as_in_pipelines() {
+        for (name, match_type) in [
+            ("exact", MatchType::Exact),
+            ("prefix", MatchType::Prefix),
+            ("host", MatchType::Host),
+            ("domain", MatchType::Domain),
+        ] {
+            assert_eq!(option_value::<MatchType>(name), Some(match_type));
+        }
+        for (name, keep) in [
+            ("earliest", Keep::Earliest),
+            ("latest", Keep::Latest),
+            ("all", Keep::All),
+        ] {
+            assert_eq!(option_value::<Keep>(name), Some(keep));
+        }
+        assert_eq!(option_value::<Keep>("first"), None);
+    }
 }
