@@ -113,11 +113,19 @@ pub struct Corpus {
 impl Corpus {
     /// An archive of these captures.
     pub fn new(captures: impl IntoIterator<Item = MockCapture>) -> Self {
-        let mut corpus = Self::default();
-        for c in captures {
-            corpus.add(c);
-        }
-        corpus
+        let mut captures: Vec<(String, MockCapture)> =
+            captures.into_iter().map(|c| (c.urlkey(), c)).collect();
+        // Stable: captures equal in (urlkey, timestamp, URL) stay in the order given,
+        // as `add` would leave them, in one sort rather than an insert each (a
+        // dense model holds hundreds of thousands of captures).
+        captures.sort_by(|(k, c), (l, d)| {
+            (k.as_str(), c.timestamp.as_str(), c.url.as_str()).cmp(&(
+                l.as_str(),
+                d.timestamp.as_str(),
+                d.url.as_str(),
+            ))
+        });
+        Self { captures }
     }
 
     /// Adds a capture, keeping CDX order.

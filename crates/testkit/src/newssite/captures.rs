@@ -6,7 +6,7 @@ use chrono::{Datelike, Duration, NaiveDateTime};
 use super::articles::{ModelArticle, SECTIONS};
 use super::ids::id_at;
 use super::page::page_html;
-use crate::corpus::{Corpus, MockCapture};
+use crate::corpus::MockCapture;
 use crate::synthetic::timestamp;
 
 /// The article's captures: the canonical URL soon after publication and again
@@ -53,7 +53,7 @@ pub(super) fn article_captures(rng: &mut fastrand::Rng, a: &ModelArticle) -> Vec
 /// A month's pages that are not articles: a live page, a gallery, and index pages
 /// (`/news/`, a section front, one with a query), each captured a few times.
 pub(super) fn add_non_articles(
-    corpus: &mut Corpus,
+    captures: &mut Vec<MockCapture>,
     rng: &mut fastrand::Rng,
     month: NaiveDateTime,
 ) -> usize {
@@ -86,7 +86,7 @@ pub(super) fn add_non_articles(
             let html = format!(
                 "<!DOCTYPE html>\n<html><head><title>BBC News</title></head><body>{body}</body></html>\n"
             );
-            corpus.add(MockCapture::html(&url, &timestamp(at), html));
+            captures.push(MockCapture::html(&url, &timestamp(at), html));
             n += 1;
         }
     }

@@ -83,7 +83,7 @@ impl NewsSite {
     pub fn build(spec: &NewsSiteSpec) -> Self {
         let mut rng = fastrand::Rng::with_seed(spec.seed);
         let mut articles = Vec::new();
-        let mut corpus = Corpus::default();
+        let mut captures = Vec::new();
         let mut non_articles = 0;
         for year in spec.first_year..=spec.last_year {
             for month in 1..=12 {
@@ -98,19 +98,16 @@ impl NewsSite {
                         + Duration::minutes(rng.i64(0..24 * 60));
                     articles.push(article(&mut rng, at));
                 }
-                non_articles += add_non_articles(&mut corpus, &mut rng, start);
+                non_articles += add_non_articles(&mut captures, &mut rng, start);
             }
         }
         articles.sort_by_key(|a| (a.published, a.id));
         articles.dedup_by_key(|a| a.id);
         for a in &articles {
-            for capture in article_captures(&mut rng, a) {
-                corpus.add(capture);
-            }
+            captures.extend(article_captures(&mut rng, a));
         }
-        for capture in feed_captures(&articles) {
-            corpus.add(capture);
-        }
+        captures.extend(feed_captures(&articles));
+        let corpus = Corpus::new(captures);
         let xsum_split = xsum_split(&articles);
         Self {
             corpus,
