@@ -41,7 +41,7 @@ use tempora_engine::{RecordKind, Role, StageKind};
 pub fn kinds() -> Vec<StageKind> {
     vec![StageKind {
         name: "novelty",
-        about: "Scores each article's summary by its n-gram overlap with training summaries and bins each set (T_nov .. T_sim); a barrier: holds every article until its input ends",
+        about: "Scores each article's summary by its n-gram overlap with training summaries and bins each set (T_nov .. T_sim); a barrier: holds every article (on disk) until its input ends",
         role: Role::Transform,
         accepts: &[RecordKind::Article],
         emits: "out: article (with `novelty`)",

@@ -55,7 +55,7 @@ pub struct SinkOptions {
     pub mode: SinkMode,
     /// Sort each file's records by a stable key (articles by date, source, id; facts by
     /// subject, relation, start; captures by URL and time) so the same input gives the
-    /// same bytes whatever the arrival order. Sorting holds a file's records in memory.
+    /// same bytes whatever the arrival order. Sorted records wait on disk until the input ends.
     #[serde(default = "default_sort")]
     #[schemars(default = "default_sort")]
     pub sort: bool,
