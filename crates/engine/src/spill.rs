@@ -218,11 +218,11 @@ fn read_bytes<R: Read>(reader: &mut R) -> std::io::Result<Vec<u8>> {
     let mut len = [0u8; 8];
     reader.read_exact(&mut len)?;
     let len = usize::try_from(u64::from_le_bytes(len)).map_err(std::io::Error::other)?;
-    let mut bytes = Vec::new();
-    reader.take(len as u64).read_to_end(&mut bytes)?;
-    if bytes.len() != len {
-        return Err(std::io::ErrorKind::UnexpectedEof.into());
-    }
+    // Exactly the item's size (reading to the end instead would grow the buffer by
+    // doubling: up to twice the memory for a segment being sorted). The length is
+    // the spill's own, written by `write_bytes` to a file no one else writes.
+    let mut bytes = vec![0; len];
+    reader.read_exact(&mut bytes)?;
     Ok(bytes)
 }
 
