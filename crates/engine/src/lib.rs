@@ -31,6 +31,7 @@ pub mod run_report;
 pub mod runs;
 pub mod runtime;
 pub mod spill;
+pub mod sqlite;
 pub mod stage;
 pub mod stats;
 #[cfg(any(test, feature = "testing"))]

@@ -71,16 +71,12 @@ impl Choices {
         }
         // An empty name is SQLite's private temporary file, removed on close.
         let mut conn = Connection::open(path.unwrap_or(Path::new(""))).map_err(fail)?;
-        // Writers take the lock when they begin: the crawl's connection to the same
-        // file then waits its turn instead of failing on a stale snapshot.
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
-        conn.execute_batch(
-            // NORMAL: in WAL mode a commit survives a killed process (not a power
-            // cut, where the last choices are made again from the handed-back listing).
-            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-        )
-        .and_then(|()| conn.execute_batch(SCHEMA))
-        .map_err(fail)?;
+        // Shared with the crawl's connections to the same file. NORMAL: in WAL mode
+        // a commit survives a killed process (not a power cut, where the last
+        // choices are made again from the handed-back listing).
+        tempora_engine::sqlite::prepare_shared(&mut conn, tempora_engine::sqlite::Sync::Normal)
+            .and_then(|()| conn.execute_batch(SCHEMA))
+            .map_err(fail)?;
         Ok(Self {
             conn,
             stage: stage.to_string(),

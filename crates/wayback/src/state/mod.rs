@@ -158,15 +158,11 @@ impl State {
     }
 
     fn init(mut conn: Connection, path: PathBuf, lock: Option<File>) -> Result<Self, WaybackError> {
-        // Writers take the lock when they begin: another connection to the same file
-        // (prefetch's) then waits its turn instead of failing on a stale snapshot.
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
-        conn.execute_batch(
-            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
-        )
-        .and_then(|()| conn.execute_batch(SCHEMA))
-        .and_then(|()| migrate(&conn))
-        .map_err(|e| db_error(&path, &e))?;
+        // Shared with prefetch's connection to the same file.
+        tempora_engine::sqlite::prepare_shared(&mut conn, tempora_engine::sqlite::Sync::Full)
+            .and_then(|()| conn.execute_batch(SCHEMA))
+            .and_then(|()| migrate(&conn))
+            .map_err(|e| db_error(&path, &e))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
