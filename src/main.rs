@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 mod commands;
+mod memory;
 mod pipeline;
 mod registry;
 
@@ -78,6 +79,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    memory::one_arena_per_core();
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
