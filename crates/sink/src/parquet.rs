@@ -13,8 +13,6 @@
 //! reads any Parquet file, ours or a foreign one, and turns a row into the JSON the
 //! records deserialize from (`date32` as `2021-01-20`, timestamps as RFC 3339).
 
-use std::io::Cursor;
-
 use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -156,10 +154,12 @@ fn finish_batch(builder: &mut ArrayBuilder) -> Result<RecordBatch, WriteError> {
 
 /// Writes JSON lines as one Parquet file through polars, the schema inferred from
 /// the lines. For rows that are no record kind (a foreign training file in a test);
-/// records go through [`write_records`], with their declared schema.
+/// records go through [`write_records`], with their declared schema. Only in builds
+/// for tests (the `testing` feature).
 ///
 /// # Errors
 /// polars' error when the lines cannot form one table or the write fails.
+#[cfg(any(test, feature = "testing"))]
 pub fn write_json_lines<'a>(
     lines: impl Iterator<Item = &'a [u8]>,
     file: &std::fs::File,
@@ -169,7 +169,7 @@ pub fn write_json_lines<'a>(
         buffer.extend_from_slice(line);
         buffer.push(b'\n');
     }
-    let mut frame = JsonReader::new(Cursor::new(buffer))
+    let mut frame = JsonReader::new(std::io::Cursor::new(buffer))
         .with_json_format(JsonFormat::JsonLines)
         .infer_schema_len(None)
         .finish()?;
