@@ -170,7 +170,8 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use clap::Parser as _;
-    use tempora_testkit::{Corpus, MockCapture, MockWayback};
+    use tempora_testkit::synthetic::listing_corpus;
+    use tempora_testkit::MockWayback;
     use tempora_wayback::stages::cdx_options::CdxOptions;
     use tempora_wayback::stages::options::ArchiveOptions;
 
@@ -182,26 +183,9 @@ mod tests {
         args: CdxArgs,
     }
 
-    /// Two URLs captured three times each (one capture repeated with the same payload),
-    /// a revisit, a redirect capture, and another site.
-    fn corpus() -> Corpus {
-        let a = "http://www.bbc.co.uk/news/uk-1";
-        let b = "http://www.bbc.co.uk/news/uk-2";
-        Corpus::new([
-            MockCapture::html(a, "20150101000000", "a v1"),
-            MockCapture::html(a, "20150102000000", "a v1"),
-            MockCapture::html(a, "20150103000000", "a v2"),
-            MockCapture::revisit(a, "20150104000000", "X"),
-            MockCapture::html(b, "20150101120000", "b v1"),
-            MockCapture::html(b, "20150105000000", "b v2"),
-            MockCapture::redirect("http://www.bbc.co.uk/news/old", "20150101000000", 301, b),
-            MockCapture::html("http://www.cnn.com/", "20150101000000", "cnn"),
-        ])
-    }
-
     #[tokio::test]
     async fn the_cdx_command_lists_and_refuses_bad_arguments() {
-        let server = MockWayback::start(corpus()).await.unwrap();
+        let server = MockWayback::start(listing_corpus()).await.unwrap();
         let ep = server.endpoint();
         let ok = Cli::parse_from([
             "cdx",

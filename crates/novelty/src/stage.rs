@@ -141,7 +141,8 @@ struct NoveltyStage {
     index: Option<TrainingIndex>,
     /// Where the held articles wait (the output folder).
     dir: PathBuf,
-    /// The held articles' JSON lines, in input order.
+    /// The held articles' JSON lines, in input order (from `prepare` until the
+    /// input ends).
     held: Option<Spill<Line>>,
     /// Each held article's set and overlap, in input order.
     overlaps: Vec<(String, f64)>,
@@ -168,6 +169,7 @@ impl Transform for NoveltyStage {
             "training summaries indexed"
         );
         self.index = Some(index);
+        self.held = Some(Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?);
         Ok(())
     }
 
@@ -230,12 +232,10 @@ impl Transform for NoveltyStage {
 impl NoveltyStage {
     /// Holds a scored article until the input ends.
     fn hold(&mut self, article: &Article, overlap: f64) -> Result<(), StageError> {
-        let spill = match &mut self.held {
-            Some(spill) => spill,
-            None => self
-                .held
-                .insert(Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?),
-        };
+        let spill = self
+            .held
+            .as_mut()
+            .ok_or_else(|| StageError::internal("novelty: an article before prepare"))?;
         let line = serde_json::to_vec(article)
             .map_err(|e| StageError::internal(format!("novelty: an article as JSON: {e}")))?;
         spill
@@ -256,10 +256,10 @@ impl NoveltyStage {
             self.options.min_bin,
         );
         out.metric("bins", serde_json::json!(bins));
-        let held = match self.held.take() {
-            Some(spill) => spill,
-            None => Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?,
-        };
+        let held = self
+            .held
+            .take()
+            .ok_or_else(|| StageError::internal("novelty: finished before prepare"))?;
         Ok(Release {
             bins,
             articles: held.in_order().map_err(|e| StageError::io(&self.dir, e))?,

@@ -161,13 +161,18 @@ struct FileSink {
 
 struct OpenFile {
     tmp: AtomicFile,
-    /// Streamed lines (unsorted JSONL).
-    writer: Option<BufWriter<std::fs::File>>,
-    /// Held lines with their sort key (sorted JSONL, appended JSONL, Parquet).
-    held: Option<Spill<Keyed>>,
+    lines: Lines,
     /// The kind of the first record (an appended file holds one kind).
     kind: Option<RecordKind>,
     count: u64,
+}
+
+/// Where a file's lines go until it is published.
+enum Lines {
+    /// Straight into the file (unsorted JSONL).
+    Streamed(BufWriter<std::fs::File>),
+    /// Held with their sort key (sorted JSONL, appended JSONL, Parquet).
+    Held(Spill<Keyed>),
 }
 
 impl FileSink {
@@ -179,22 +184,20 @@ impl FileSink {
             let tmp = AtomicFile::create(&path).map_err(|e| StageError::io(dir, e))?;
             let streaming =
                 self.format == Format::Jsonl && !self.sort && self.mode == SinkMode::Replace;
-            let (writer, held) = if streaming {
+            let lines = if streaming {
                 let file = tmp
                     .as_file()
                     .try_clone()
                     .map_err(|e| StageError::io(&path, e))?;
-                (Some(BufWriter::with_capacity(1 << 16, file)), None)
+                Lines::Streamed(BufWriter::with_capacity(1 << 16, file))
             } else {
-                let spill = Spill::new(dir).map_err(|e| StageError::io(dir, e))?;
-                (None, Some(spill))
+                Lines::Held(Spill::new(dir).map_err(|e| StageError::io(dir, e))?)
             };
             self.files.insert(
                 relative.to_path_buf(),
                 OpenFile {
                     tmp,
-                    writer,
-                    held,
+                    lines,
                     kind: None,
                     count: 0,
                 },
@@ -208,25 +211,24 @@ impl FileSink {
     fn publish(
         &mut self,
         relative: &Path,
-        mut file: OpenFile,
+        file: OpenFile,
         out: &mut Emitted,
     ) -> Result<(), StageError> {
         let path = self.out.join(relative);
         let io_err = |e| StageError::io(&path, e);
         let counter = format!("file {}", relative.display());
-        if let Some(mut w) = file.writer.take() {
-            w.flush().map_err(io_err)?;
-            drop(w);
-            out.count(&counter, file.count);
-            return file.tmp.commit().map_err(io_err);
-        }
+        let held = match file.lines {
+            Lines::Streamed(mut w) => {
+                w.flush().map_err(io_err)?;
+                drop(w);
+                out.count(&counter, file.count);
+                return file.tmp.commit().map_err(io_err);
+            }
+            Lines::Held(held) => held,
+        };
         // Held lines, read back sorted (a total order: records with the same key,
         // an article written twice, are ordered by their whole JSON line, not by
         // arrival) or in arrival order.
-        let held = file
-            .held
-            .take()
-            .ok_or_else(|| StageError::internal("a sink file neither streamed nor held"))?;
         let lines: Box<dyn Iterator<Item = std::io::Result<Keyed>>> = if self.sort {
             Box::new(held.sorted().map_err(io_err)?)
         } else {
@@ -322,21 +324,11 @@ impl Transform for FileSink {
             record
                 .write_json(&mut line)
                 .map_err(|e| StageError::internal(format!("cannot serialize a record: {e}")))?;
-            match &mut file.writer {
-                Some(w) => {
-                    let path = relative.clone();
-                    w.write_all(&line)
-                        .and_then(|()| w.write_all(b"\n"))
-                        .map_err(|e| StageError::io(&path, e))?;
-                }
-                None => {
-                    let held = file.held.as_mut().ok_or_else(|| {
-                        StageError::internal("a sink file neither streamed nor held")
-                    })?;
-                    held.push(&Keyed { key, line })
-                        .map_err(|e| StageError::io(&relative, e))?;
-                }
-            }
+            let written = match &mut file.lines {
+                Lines::Streamed(w) => w.write_all(&line).and_then(|()| w.write_all(b"\n")),
+                Lines::Held(held) => held.push(&Keyed { key, line }),
+            };
+            written.map_err(|e| StageError::io(&relative, e))?;
         }
         Ok(())
     }

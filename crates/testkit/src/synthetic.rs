@@ -4,7 +4,25 @@
 
 use chrono::{Duration, NaiveDateTime};
 
-use crate::corpus::MockCapture;
+use crate::corpus::{Corpus, MockCapture};
+
+/// A small listing to test CDX queries on: two URLs captured three times each
+/// (one capture repeated with the same payload), a revisit, a redirect capture,
+/// and another site.
+pub fn listing_corpus() -> Corpus {
+    let a = "http://www.bbc.co.uk/news/uk-1";
+    let b = "http://www.bbc.co.uk/news/uk-2";
+    Corpus::new([
+        MockCapture::html(a, "20150101000000", "a v1"),
+        MockCapture::html(a, "20150102000000", "a v1"),
+        MockCapture::html(a, "20150103000000", "a v2"),
+        MockCapture::revisit(a, "20150104000000", "X"),
+        MockCapture::html(b, "20150101120000", "b v1"),
+        MockCapture::html(b, "20150105000000", "b v2"),
+        MockCapture::redirect("http://www.bbc.co.uk/news/old", "20150101000000", 301, b),
+        MockCapture::html("http://www.cnn.com/", "20150101000000", "cnn"),
+    ])
+}
 
 /// A made-up article of a made-up news day.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 mod common;
 
 use tempora_engine::Capture;
-use tempora_testkit::{Corpus, Fault, FaultRule, MockCapture, MockWayback, Target};
+use tempora_testkit::synthetic::listing_corpus;
+use tempora_testkit::{Fault, FaultRule, MockWayback, Target};
 use tempora_wayback::cdx::{CdxPage, CdxQuery, PageAnswer};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::politeness::RequestClass;
@@ -19,23 +20,6 @@ fn query(url: &str, page_size: usize, collapse: &[&str]) -> CdxQuery {
         collapse: collapse.iter().map(|s| s.to_string()).collect(),
         page_size,
     }
-}
-
-/// Two URLs captured three times each (one capture repeated with the same payload),
-/// a revisit, a redirect capture, and another site.
-fn corpus() -> Corpus {
-    let a = "http://www.bbc.co.uk/news/uk-1";
-    let b = "http://www.bbc.co.uk/news/uk-2";
-    Corpus::new([
-        MockCapture::html(a, "20150101000000", "a v1"),
-        MockCapture::html(a, "20150102000000", "a v1"),
-        MockCapture::html(a, "20150103000000", "a v2"),
-        MockCapture::revisit(a, "20150104000000", "X"),
-        MockCapture::html(b, "20150101120000", "b v1"),
-        MockCapture::html(b, "20150105000000", "b v2"),
-        MockCapture::redirect("http://www.bbc.co.uk/news/old", "20150101000000", 301, b),
-        MockCapture::html("http://www.cnn.com/", "20150101000000", "cnn"),
-    ])
 }
 
 async fn list_all(server: &MockWayback, keep: Keep, q: CdxQuery, state: State) -> Vec<Capture> {
@@ -61,7 +45,7 @@ async fn list_all(server: &MockWayback, keep: Keep, q: CdxQuery, state: State) -
 
 #[tokio::test]
 async fn pages_follow_resume_keys_until_the_last_page() {
-    let server = MockWayback::start(corpus()).await.unwrap();
+    let server = MockWayback::start(listing_corpus()).await.unwrap();
     let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
     let q = query("bbc.co.uk/news/*", 2, &[]);
     let mut key: Option<String> = None;
@@ -99,7 +83,7 @@ async fn pages_follow_resume_keys_until_the_last_page() {
 
 #[tokio::test]
 async fn keep_modes_and_local_dedupe() {
-    let server = MockWayback::start(corpus()).await.unwrap();
+    let server = MockWayback::start(listing_corpus()).await.unwrap();
     let earliest = list_all(
         &server,
         Keep::Earliest,
@@ -145,7 +129,7 @@ async fn keep_modes_and_local_dedupe() {
 
 #[tokio::test]
 async fn empty_results_blocked_sites_and_html_pages_served_with_200() {
-    let server = MockWayback::start(corpus()).await.unwrap();
+    let server = MockWayback::start(listing_corpus()).await.unwrap();
     let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
     let empty = client
         .page(&query("nothing.example.org", 10, &[]), None)
@@ -188,7 +172,7 @@ async fn empty_results_blocked_sites_and_html_pages_served_with_200() {
 
 #[tokio::test]
 async fn a_bad_query_is_an_input_error_naming_the_query() {
-    let server = MockWayback::start(corpus()).await.unwrap();
+    let server = MockWayback::start(listing_corpus()).await.unwrap();
     let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
     let mut q = query("bbc.co.uk", 10, &[]);
     q.filters = vec!["nosuchfield:1".into()];
@@ -202,7 +186,7 @@ async fn a_bad_query_is_an_input_error_naming_the_query() {
 
 #[tokio::test]
 async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
-    let server = MockWayback::start(corpus()).await.unwrap();
+    let server = MockWayback::start(listing_corpus()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let state = State::open(&dir.path().join("s.sqlite")).unwrap();
     let first = list_all(
