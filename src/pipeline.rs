@@ -153,11 +153,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(exit::usage());
         }
     };
-    let plan = match Plan::new(file.clone(), &registry()) {
+    let registry = registry();
+    let plan = match Plan::new(file.clone(), &registry) {
         Ok(plan) => plan,
         Err(e) => {
             eprintln!("error: {e}");
-            if let Some(out) = tempora_engine::record_refused(&file, &e, &options) {
+            if let Some(out) = tempora_engine::record_refused(&file, &e, &options, &registry) {
                 eprintln!("recorded in {}", out.join("run.json").display());
             }
             return Ok(exit::usage());

@@ -21,3 +21,25 @@ pub fn registry() -> Registry {
     }
     Registry::new(kinds)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_archive_stages_declare_each_request_kind_once() {
+        let kinds = registry().request_kinds();
+        let keys: Vec<&str> = kinds.iter().map(|k| k.key).collect();
+        assert_eq!(keys, ["cdx", "feed", "page"]);
+        let per_kept: Vec<&str> = kinds
+            .iter()
+            .filter(|k| k.per_kept_article)
+            .map(|k| k.key)
+            .collect();
+        assert_eq!(
+            per_kept,
+            ["page"],
+            "run.json's page_requests_per_kept_article"
+        );
+    }
+}

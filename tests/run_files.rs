@@ -159,6 +159,18 @@ fn outputs_take_the_umask_and_run_json_says_what_ran() {
     assert_eq!(recorded, modified);
 }
 
+/// `run.json`'s cost names every kind of request the stage kinds declare, none
+/// sent, whether the run started or not.
+fn assert_no_request_sent(run: &serde_json::Value) {
+    assert_eq!(
+        run["cost"]["requests"],
+        serde_json::json!({"cdx": 0, "feed": 0, "page": 0, "retried": 0}),
+        "{run}"
+    );
+    let cost = run["cost"].as_object().unwrap();
+    assert!(cost["page_requests_per_kept_article"].is_null(), "{run}");
+}
+
 #[test]
 fn a_stage_that_fails_to_build_still_leaves_run_json_with_the_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,6 +190,7 @@ fn a_stage_that_fails_to_build_still_leaves_run_json_with_the_error() {
     assert_eq!(run["status"], "failed");
     assert_eq!(run["error"]["stage"], "w");
     assert_eq!(run["error"]["domain"], "external");
+    assert_no_request_sent(&run);
     assert!(
         run["error"]["message"]
             .as_str()
@@ -211,6 +224,7 @@ fn a_run_refused_for_a_missing_input_leaves_run_json_with_the_problem() {
         "{message}"
     );
     assert_eq!(run["overrides"][0]["value"], 5);
+    assert_no_request_sent(&run);
     assert_eq!(run["command_line"][1], "run");
     assert_eq!(run["commit"], expected_commit().as_str());
     assert!(!dir.path().join("out/x.jsonl").exists());

@@ -2,11 +2,8 @@
 //! its queries, politeness and cost as data, with what it is told in return
 //! (the pipeline, the records expected on its inputs).
 
-use std::fmt;
-use std::ops::AddAssign;
-
 use crate::context::PipelineContext;
-pub use crate::cost::Requests;
+use crate::cost::Requests;
 
 /// What a stage is told when it describes itself.
 #[derive(Debug, Clone)]
@@ -20,42 +17,14 @@ pub struct DescribeContext<'a> {
     pub online: bool,
 }
 
-/// One request pattern of a stage (a CDX query), as named settings.
+/// One request pattern of a stage (for the Archive's stages, a CDX query), as
+/// named settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
     /// What is asked, e.g. `CDX bbc.co.uk/news/*`.
     pub what: String,
     /// Its settings in order: `("from", "2010-01-01")`, `("collapse", "urlkey")`.
     pub settings: Vec<(String, String)>,
-}
-
-impl AddAssign for Requests {
-    fn add_assign(&mut self, other: Self) {
-        self.cdx += other.cdx;
-        self.feed += other.feed;
-        self.page += other.page;
-        self.retried += other.retried;
-    }
-}
-
-impl fmt::Display for Requests {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = [
-            ("CDX", self.cdx),
-            ("feed", self.feed),
-            ("page", self.page),
-            ("retried", self.retried),
-        ]
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| format!("{} {kind}", thousands(*n)))
-        .collect();
-        if parts.is_empty() {
-            f.write_str("no requests")
-        } else {
-            write!(f, "{} requests", parts.join(", "))
-        }
-    }
 }
 
 /// What a stage's work costs.
@@ -82,17 +51,4 @@ pub struct StagePlan {
     pub politeness: Vec<(String, String)>,
     /// Its cost; `None` for a stage that does local work only.
     pub estimate: Option<Estimate>,
-}
-
-/// `12,345`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

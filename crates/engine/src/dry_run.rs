@@ -12,8 +12,8 @@
 use std::fmt::{self, Write as _};
 
 use crate::context::PipelineContext;
-use crate::cost::Requests;
-use crate::describe::{thousands, DescribeContext, StagePlan};
+use crate::cost::{thousands, Requests};
+use crate::describe::{DescribeContext, StagePlan};
 use crate::error::ConfigError;
 use crate::plan::Plan;
 
@@ -105,7 +105,7 @@ impl DryRun {
         let mut all = Requests::default();
         for s in &self.stages {
             if let Some(e) = &s.plan.estimate {
-                all += e.requests;
+                all += &e.requests;
             }
         }
         all
@@ -216,20 +216,6 @@ mod tests {
     use super::*;
     use crate::builtin::test_kinds;
     use crate::{PipelineFile, Registry};
-
-    #[test]
-    fn numbers_are_grouped_and_requests_name_their_kinds() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        let r = Requests {
-            cdx: 4,
-            page: 12_000,
-            ..Requests::default()
-        };
-        assert_eq!(r.to_string(), "4 CDX, 12,000 page requests");
-        assert_eq!(Requests::default().to_string(), "no requests");
-    }
 
     #[tokio::test]
     async fn stages_are_listed_in_order_with_inputs_and_problems_after() {

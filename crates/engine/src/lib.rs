@@ -42,7 +42,7 @@ pub mod windows;
 pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
 pub use context::PipelineContext;
-pub use cost::{CrawlCost, Requests};
+pub use cost::{CrawlCost, RequestKind, Requests};
 pub use describe::{DescribeContext, Estimate, Query, StagePlan};
 pub use dry_run::DryRun;
 pub use error::{Concern, ConfigError, ConfigErrors, ErrorDomain, OnError, StageError, UsageError};

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::context::PipelineContext;
+use crate::cost::RequestKind;
 use crate::describe::{DescribeContext, StagePlan};
 use crate::error::StageError;
 use crate::options::{option_docs, OptionError};
@@ -162,6 +163,9 @@ pub struct StageKind {
     pub accepts: &'static [RecordKind],
     /// Its output ports in words, for `tempora stages` (e.g. `out: article`).
     pub emits: &'static str,
+    /// The kinds of request it sends to outside services, each counted under
+    /// [`RequestKind::counter`] (run.json's `cost`); empty for local work.
+    pub requests: &'static [RequestKind],
     /// JSON schema of its options (from their `///` docs, via schemars).
     pub options: fn() -> schemars::Schema,
     /// Parses its options.
@@ -190,6 +194,17 @@ impl Registry {
     /// Every kind, by name.
     pub fn kinds(&self) -> &[StageKind] {
         &self.kinds
+    }
+
+    /// The request kinds its stage kinds declare, once per key.
+    pub fn request_kinds(&self) -> Vec<RequestKind> {
+        let mut kinds: Vec<RequestKind> = Vec::new();
+        for kind in self.kinds.iter().flat_map(|k| k.requests) {
+            if !kinds.iter().any(|k| k.key == kind.key) {
+                kinds.push(*kind);
+            }
+        }
+        kinds
     }
 
     /// Every kind's name, comma-separated (for "unknown kind" errors).

@@ -18,6 +18,7 @@ use crate::error::{ConfigErrors, ErrorDomain};
 use crate::input_files::InputFile;
 use crate::out_dir::check_writable;
 use crate::plan::Plan;
+use crate::registry::Registry;
 use crate::run_options::RunOptions;
 use crate::stats::StageReport;
 
@@ -92,8 +93,9 @@ pub struct RunReport {
     pub seconds: f64,
     /// Per stage, in pipeline order.
     pub stages: Vec<StageReport>,
-    /// Requests to the Archive by kind, captures skipped before fetching by
-    /// reason, rejections per stage, and page requests per kept article.
+    /// Requests to outside services by kind (every kind the stage kinds declare),
+    /// items skipped before fetching by reason, rejections per stage, and requests
+    /// per kept article.
     pub cost: CrawlCost,
     /// Records written to `rejected.jsonl`.
     pub rejected: u64,
@@ -160,6 +162,7 @@ impl RunReport {
             started_at,
         );
         report.run = plan.context.run.label().to_string();
+        report.cost = CrawlCost::declared(&plan.request_kinds);
         report
     }
 
@@ -184,19 +187,22 @@ impl RunReport {
 
 /// Records a run refused before it started because its pipeline file has problems
 /// (a missing input file, an unknown option...): `run.json` with what ran, status
-/// `failed` and the problems, in the output directory the file names. Returns that
+/// `failed` and the problems, in the output directory the file names (its cost
+/// names the request kinds of `registry`, none sent). Returns that
 /// directory; `None` when the `[pipeline]` table cannot be read to find it, or it
 /// cannot be created.
 pub fn record_refused(
     file: &PipelineFile,
     errors: &ConfigErrors,
     options: &RunOptions,
+    registry: &Registry,
 ) -> Option<PathBuf> {
     let settings = file.settings().ok()?;
     let name = crate::config::pipeline_name(Some(&settings), &file.path);
     let out = crate::config::output_dir(Some(&settings), &name);
     check_writable(&out).ok()?;
     let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
+    report.cost = CrawlCost::declared(&registry.request_kinds());
     report.error = Some(StageFailure {
         stage: None,
         message: errors.to_string(),

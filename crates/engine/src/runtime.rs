@@ -451,7 +451,8 @@ impl Running {
             .zip(&elapsed)
             .map(|((s, st), dt)| st.report(&s.name, &s.kind, *dt))
             .collect();
-        report.cost = CrawlCost::from_stages(&report.stages, &sink_kinds(&plan));
+        report.cost =
+            CrawlCost::from_stages(&report.stages, &sink_kinds(&plan), &plan.request_kinds);
         report.rejected = rejected;
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");

@@ -108,6 +108,7 @@ pub fn kind() -> StageKind {
         role: Role::Transform,
         accepts: &[RecordKind::Page],
         emits: "out: article",
+        requests: &[],
         options: || schemars::schema_for!(ExtractOptions),
         configure,
     }

@@ -93,6 +93,7 @@ pub fn kinds() -> Vec<StageKind> {
         role: Role::Transform,
         accepts: &[RecordKind::Article],
         emits: "out: article",
+        requests: &[],
         options: || schemars::schema_for!(ExcludeOptions),
         configure: |table, ctx| {
             ExcludeConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -104,6 +105,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Transform,
             accepts: &[RecordKind::Article],
             emits: "out: article (with `facts`)",
+            requests: &[],
             options: || schemars::schema_for!(ConflictsOptions),
             configure: |table, ctx| {
                 ConflictsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -115,6 +117,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Transform,
             accepts: &[RecordKind::Article],
             emits: "out: pair",
+            requests: &[],
             options: || schemars::schema_for!(MinimalPairsOptions),
             configure: |table, ctx| {
                 MinimalPairsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -126,6 +129,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Transform,
             accepts: &[RecordKind::Capture],
             emits: "out: capture",
+            requests: &[],
             options: || schemars::schema_for!(PrefetchOptions),
             configure: prefetch::configure,
         },

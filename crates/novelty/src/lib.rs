@@ -45,6 +45,7 @@ pub fn kinds() -> Vec<StageKind> {
         role: Role::Transform,
         accepts: &[RecordKind::Article],
         emits: "out: article (with `novelty`)",
+        requests: &[],
         options: || schemars::schema_for!(NoveltyOptions),
         configure: |table, ctx| {
             NoveltyConfig::configure(table, ctx)

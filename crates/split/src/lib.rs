@@ -29,6 +29,7 @@ pub fn kinds() -> Vec<StageKind> {
         role: Role::Transform,
         accepts: &[RecordKind::Article],
         emits: "one port per set (e.g. `future`), `unassigned`: article",
+        requests: &[],
         options: || schemars::schema_for!(SplitOptions),
         configure: |table, ctx| {
             SplitConfig::configure(table, ctx)

@@ -5,9 +5,12 @@
 //! options into one [`Archive`] and take their CDX client, page fetcher and
 //! state from it, so every front end sets the crawler up the same way: the
 //! same `User-Agent` rule, the same retries and pauses, and a rate checked
-//! before any request is sent.
+//! before any request is sent. The kinds of request a run sends ([`CDX`],
+//! [`FEED`], [`PAGE`]) are counted in `run.json`'s cost.
 
 use std::path::{Path, PathBuf};
+
+use tempora_engine::RequestKind;
 
 use crate::cdx::CdxClient;
 use crate::error::WaybackError;
@@ -15,6 +18,28 @@ use crate::fetch::{FetchConfig, Fetcher};
 use crate::http::{user_agent, Client};
 use crate::politeness::{Politeness, RequestClass};
 use crate::state::State;
+
+/// CDX queries: the listing (`wayback-cdx`, and `wayback-feeds` finding feeds).
+pub const CDX: RequestKind = RequestKind {
+    key: "cdx",
+    label: "CDX",
+    per_kept_article: false,
+};
+
+/// Feed and sitemap captures (`wayback-feeds`).
+pub const FEED: RequestKind = RequestKind {
+    key: "feed",
+    label: "feed",
+    per_kept_article: false,
+};
+
+/// Page captures (`wayback-fetch`): one per page, so `run.json` gives their
+/// count per kept article.
+pub const PAGE: RequestKind = RequestKind {
+    key: "page",
+    label: "page",
+    per_kept_article: true,
+};
 
 /// The public Wayback Machine.
 pub const DEFAULT_ENDPOINT: &str = "https://web.archive.org";

@@ -334,9 +334,9 @@ impl CdxClient {
     pub fn counting(
         mut self,
         stats: std::sync::Arc<tempora_engine::StageStats>,
-        name: &'static str,
+        kind: tempora_engine::RequestKind,
     ) -> Self {
-        self.client = self.client.counting(stats, name);
+        self.client = self.client.counting(stats, kind);
         self
     }
 

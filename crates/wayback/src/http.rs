@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, ACCEPT_ENCODING, CONTENT_ENCODING, RETRY_AFTER};
 
-use tempora_engine::{cost, StageStats};
+use tempora_engine::{cost, RequestKind, StageStats};
 
 use crate::error::WaybackError;
 use crate::politeness::{self, Closed, HostPoliteness, Politeness, RateLimiter, RequestClass};
@@ -74,7 +74,7 @@ pub struct Client {
     host: Arc<HostPoliteness>,
     limiter: Arc<RateLimiter>,
     politeness: Politeness,
-    counter: Option<(Arc<StageStats>, &'static str)>,
+    counter: Option<(Arc<StageStats>, String)>,
 }
 
 /// The outcome of [`Client::get`] when no answer came.
@@ -133,11 +133,11 @@ impl Client {
         })
     }
 
-    /// The same client, counting every request it sends in `stats` under `name`
-    /// (one of `tempora_engine::cost`'s `REQUESTS_*`), and every retry under
-    /// `requests_retried`: `run.json`'s cost of the crawl.
-    pub fn counting(mut self, stats: Arc<StageStats>, name: &'static str) -> Self {
-        self.counter = Some((stats, name));
+    /// The same client, counting every request it sends in `stats` as a request
+    /// of `kind` (one of [`archive`](crate::archive)'s kinds), and every retry
+    /// under [`cost::REQUESTS_RETRIED`]: `run.json`'s cost of the crawl.
+    pub fn counting(mut self, stats: Arc<StageStats>, kind: RequestKind) -> Self {
+        self.counter = Some((stats, kind.counter()));
         self
     }
 

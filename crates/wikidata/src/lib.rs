@@ -48,6 +48,7 @@ pub fn kinds() -> Vec<StageKind> {
         role: Role::Source,
         accepts: &[] as &[RecordKind],
         emits: "out: fact",
+        requests: &[],
         options: || schemars::schema_for!(WikidataOptions),
         configure: |table, ctx| {
             WikidataConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)

@@ -11,6 +11,7 @@ mod graph;
 
 use crate::config::PipelineFile;
 use crate::context::PipelineContext;
+use crate::cost::RequestKind;
 use crate::error::{Concern, ConfigError, ConfigErrors};
 use crate::registry::{Port, Registry, Role, SideInput, StageConfig};
 use crate::runs::RunId;
@@ -85,6 +86,9 @@ pub struct Plan {
     pub stages: Vec<PlannedStage>,
     /// The resolved pipeline document (after `--set` and `${VAR}`), for `run.json`.
     pub resolved: toml::Table,
+    /// The kinds of request the registry's stage kinds declare: `run.json`'s
+    /// `cost` names each, sent or not.
+    pub request_kinds: Vec<RequestKind>,
 }
 
 impl Plan {
@@ -189,6 +193,7 @@ impl Plan {
                 context,
                 stages,
                 resolved: file.table,
+                request_kinds: registry.request_kinds(),
             },
             errors,
         ))

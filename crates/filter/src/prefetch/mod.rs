@@ -44,6 +44,7 @@ use async_trait::async_trait;
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tempora_engine::cost::skipped_counter;
 use tempora_engine::{
     parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, Finish, OptionError, Peers,
     PipelineContext, Port, Query, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
@@ -281,15 +282,16 @@ struct Prefetch {
 /// Held articles decided per transaction when the input ends.
 const RELEASE_CHUNK: usize = 10_000;
 
-/// Why a capture is not fetched: its counter (`skipped_<reason>`) and its words.
+/// Why a capture is not fetched: the key of its counter
+/// ([`skipped_counter`]: `skipped_<key>` in `run.json`) and its words.
 struct Skip {
-    counter: &'static str,
+    key: &'static str,
     reason: String,
 }
 
 impl Prefetch {
     fn skip(out: &mut Emitted, capture: &Capture, skip: Skip) {
-        out.count(skip.counter, 1);
+        out.count(&skipped_counter(skip.key), 1);
         out.reject_at(
             serde_json::to_value(capture).unwrap_or_default(),
             skip.reason,
@@ -332,7 +334,7 @@ impl Prefetch {
             ""
         };
         let skip = Skip {
-            counter: "skipped_duplicate",
+            key: "duplicate",
             reason: format!(
                 "duplicate: an earlier capture stands for {} article {}{by}: {} {}",
                 key.site, key.id, kept.timestamp, kept.url
@@ -357,7 +359,7 @@ impl Prefetch {
         for lists in &self.exclusions {
             if let Some((why, _)) = lists.verdict(&key.id, &capture.url, &key.site) {
                 return Some(Skip {
-                    counter: "skipped_excluded",
+                    key: "excluded",
                     reason: format!("excluded before fetching: {why}"),
                 });
             }
@@ -376,7 +378,7 @@ impl Prefetch {
                 let show =
                     |d: Option<NaiveDate>| d.map_or_else(|| "open".into(), |d| d.to_string());
                 return Some(Skip {
-                    counter: "skipped_outside_windows",
+                    key: "outside_windows",
                     reason: format!(
                         "published between {} and {} (capture time and article id): in no window of [pipeline.sets]",
                         show(from),
@@ -420,7 +422,7 @@ impl Transform for Prefetch {
                     // `extract` keys the page when it is fetched.
                     out.count(&format!("not_article: {}", why.kind), 1);
                     let skip = Skip {
-                        counter: "skipped_not_article",
+                        key: "not_article",
                         reason: format!("not an article: {}", why.reason),
                     };
                     Self::skip(out, &capture, skip);

@@ -1,6 +1,7 @@
 //! What `wayback-cdx` tells the dry run: one query per window and URL pattern,
 //! the listing's CDX requests (in chunks of days), and when fetching can start.
 
+use crate::archive;
 use tempora_engine::{DescribeContext, Estimate, Query, Requests, StagePlan};
 
 use super::cdx_options::CdxOptions;
@@ -138,10 +139,7 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
         queries: described,
         politeness: politeness(&o.archive, &[("CDX rate", cdx_rate(archive.cdx_rate))]),
         estimate: Some(Estimate {
-            requests: Requests {
-                cdx: requests,
-                ..Requests::default()
-            },
+            requests: Requests::of(archive::CDX, requests),
             records_out: Some(captures),
             records_name: "captures".into(),
             hours: hours_at(requests, archive.cdx_rate),

@@ -1,8 +1,9 @@
 //! `wayback-cdx`: lists captures with the CDX API (source; `out: capture`).
 
+use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
-    cost, DescribeContext, Peers, PipelineContext, Port, Published, Record, RecordKind, Stage,
+    DescribeContext, Peers, PipelineContext, Port, Published, Record, RecordKind, Stage,
     StageConfig, StageError, StageIo, StagePlan,
 };
 
@@ -63,7 +64,7 @@ impl Stage for CdxStage {
         let mut lister = CdxLister::new(
             archive
                 .cdx(options.cdx_rate)?
-                .counting(io.stats().clone(), cost::REQUESTS_CDX),
+                .counting(io.stats().clone(), archive::CDX),
             state.clone(),
             ListerConfig {
                 queries,

@@ -5,13 +5,14 @@
 
 use std::path::PathBuf;
 
+use crate::archive;
 use async_trait::async_trait;
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Article, DescribeContext, Estimate, OptionError, Peers, PipelineContext,
-    Port, Query, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
+    parse_options, Article, DescribeContext, Estimate, OptionError, Peers, PipelineContext, Port,
+    Query, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
     SummarySource,
 };
 
@@ -182,10 +183,10 @@ impl Stage for FeedsStage {
         let mut discovery = FeedDiscovery::new(
             archive
                 .cdx(options.cdx_rate)?
-                .counting(io.stats().clone(), cost::REQUESTS_CDX),
+                .counting(io.stats().clone(), archive::CDX),
             archive
                 .fetcher(options.playback_rate, limits)?
-                .counting(io.stats().clone(), cost::REQUESTS_FEED),
+                .counting(io.stats().clone(), archive::FEED),
             archive.state()?,
             DiscoveryConfig {
                 feeds: o.feeds.clone(),
@@ -301,10 +302,10 @@ fn plan(o: &FeedsOptions, _ctx: &DescribeContext<'_>) -> StagePlan {
             ],
         ),
         estimate: Some(Estimate {
-            requests: Requests {
-                cdx,
-                feed: feed_fetches,
-                ..Requests::default()
+            requests: {
+                let mut r = Requests::of(archive::CDX, cdx);
+                r.add(archive::FEED, feed_fetches);
+                r
             },
             records_out: Some(articles),
             records_name: "captures".into(),

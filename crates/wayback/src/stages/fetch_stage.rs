@@ -2,13 +2,14 @@
 
 use std::path::PathBuf;
 
+use crate::archive;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    cost, parse_options, Capture, DescribeContext, Estimate, OptionError, Page, Peers,
-    PipelineContext, Port, PortId, Published, Record, RecordKind, Requests, Stage, StageConfig,
-    StageError, StageIo, StagePlan,
+    parse_options, Capture, DescribeContext, Estimate, OptionError, Page, Peers, PipelineContext,
+    Port, PortId, Published, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo,
+    StagePlan,
 };
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
@@ -209,7 +210,7 @@ impl Stage for FetchStage {
                     max_body: o.max_body_bytes,
                 },
             )?
-            .counting(io.stats().clone(), cost::REQUESTS_PAGE);
+            .counting(io.stats().clone(), archive::PAGE);
         let output = Output::open(
             archive.state()?,
             o.warc_out.as_deref(),
@@ -275,10 +276,7 @@ fn plan(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
     };
     plan.estimate = Some(match ctx.records_in {
         Some(captures) => Estimate {
-            requests: Requests {
-                page: captures,
-                ..Requests::default()
-            },
+            requests: Requests::of(archive::PAGE, captures),
             records_out: Some(captures),
             records_name: "pages".into(),
             hours: hours_at(captures, archive.playback_rate),

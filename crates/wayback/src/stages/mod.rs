@@ -10,6 +10,7 @@ pub mod options;
 pub mod warc_stage;
 pub mod windows;
 
+use crate::archive;
 use tempora_engine::{RecordKind, Role, StageKind};
 
 /// The stage kinds this crate registers.
@@ -21,6 +22,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Source,
             accepts: &[],
             emits: "out: capture",
+            requests: &[archive::CDX],
             options: || schemars::schema_for!(cdx_stage::CdxOptions),
             configure: cdx_stage::configure,
         },
@@ -30,6 +32,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Source,
             accepts: &[],
             emits: "out: capture, items: article (feed items without a document)",
+            requests: &[archive::CDX, archive::FEED],
             options: || schemars::schema_for!(feeds_stage::FeedsOptions),
             configure: feeds_stage::configure,
         },
@@ -39,6 +42,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Transform,
             accepts: &[RecordKind::Capture],
             emits: "out: page",
+            requests: &[archive::PAGE],
             options: || schemars::schema_for!(fetch_stage::FetchOptions),
             configure: fetch_stage::configure,
         },
@@ -48,6 +52,7 @@ pub fn kinds() -> Vec<StageKind> {
             role: Role::Source,
             accepts: &[],
             emits: "out: page",
+            requests: &[],
             options: || schemars::schema_for!(warc_stage::WarcOptions),
             configure: warc_stage::configure,
         },
