@@ -7,12 +7,17 @@
 //! CDX request to the first article page.
 //!
 //! `cargo bench --bench crawl_scale` (densities 1, 16 and 64 of 20 articles a
-//! month); `-- 1 16` for others; `-- --streaming 64` for the streaming crawl only.
+//! month); `-- 1 16` for others; `-- --streaming 64` for the streaming crawl only;
+//! `-- --baseline <binary>` runs each crawl with another build of `tempora` too
+//! (e.g. one built from an earlier commit), just before this build's, for a
+//! comparison in the same run.
 
 #[path = "../tests/common/crawl_model.rs"]
 mod crawl_model;
 
-use crawl_model::{counter, run, CrawlRun, Shape};
+use std::path::{Path, PathBuf};
+
+use crawl_model::{counter, run_binary, CrawlRun, Shape};
 use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 
 /// Articles a month at density 1 (2009-2022: about 3,300 articles).
@@ -21,13 +26,23 @@ const BASE_PER_MONTH: u32 = 20;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let streaming_only = args.iter().any(|a| a == "--streaming");
-    let mut densities: Vec<u32> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let baseline: Option<PathBuf> = args
+        .iter()
+        .position(|a| a == "--baseline")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
+    let this_build = Path::new(env!("CARGO_BIN_EXE_tempora"));
+    let mut densities: Vec<u32> = args
+        .iter()
+        .filter(|a| Some(Path::new(a.as_str())) != baseline.as_deref())
+        .filter_map(|a| a.parse().ok())
+        .collect();
     if densities.is_empty() {
         densities = vec![1, 16, 64];
     }
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     println!(
-        "{:<8} {:<11} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8} {:>11} {:>9} {:>10} {:>10}",
+        "{:<8} {:<22} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8} {:>11} {:>9} {:>10} {:>10}",
         "density",
         "crawl",
         "articles",
@@ -53,12 +68,18 @@ fn main() {
         }
         let mut kept = None;
         for (name, overrides) in modes {
-            let crawl = runtime.block_on(run(&site, Shape::Shipped, &overrides));
-            if let Some(k) = &kept {
-                assert_eq!(&crawl.kept, k, "the two crawls kept other articles");
+            let mut builds = vec![(name.to_string(), this_build)];
+            if let Some(b) = &baseline {
+                builds.insert(0, (format!("{name} (baseline)"), b.as_path()));
             }
-            row(density, name, &site, &crawl);
-            kept = Some(crawl.kept);
+            for (label, binary) in builds {
+                let crawl = runtime.block_on(run_binary(binary, &site, Shape::Shipped, &overrides));
+                if let Some(k) = &kept {
+                    assert_eq!(&crawl.kept, k, "two crawls kept other articles");
+                }
+                row(density, &label, &site, &crawl);
+                kept = Some(crawl.kept);
+            }
         }
     }
 }
@@ -69,7 +90,7 @@ fn row(density: u32, name: &str, site: &NewsSite, c: &CrawlRun) {
         d.map_or("-".into(), |d| format!("{:.1}", d.as_secs_f64()))
     };
     println!(
-        "{:<8} {:<11} {:>8} {:>9} {:>7} {:>6} {:>8.1} {:>8.0} {:>11} {:>9} {:>10.3} {:>10.2}",
+        "{:<8} {:<22} {:>8} {:>9} {:>7} {:>6} {:>8.1} {:>8.0} {:>11} {:>9} {:>10.3} {:>10.2}",
         format!("{density}x"),
         name,
         site.articles.len(),

@@ -134,6 +134,23 @@ pub async fn run_both(spec: &NewsSiteSpec, overrides: &[&str]) -> (NewsSite, Cra
 
 /// Runs one crawl of `site` on its own mock server, with the `--set` `overrides`.
 pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun {
+    run_binary(
+        Path::new(env!("CARGO_BIN_EXE_tempora")),
+        site,
+        shape,
+        overrides,
+    )
+    .await
+}
+
+/// [`run`] with another build of `tempora` (a baseline to compare with).
+pub async fn run_binary(
+    binary: &Path,
+    site: &NewsSite,
+    shape: Shape,
+    overrides: &[&str],
+) -> CrawlRun {
+    let binary = binary.to_path_buf();
     let temp = tempfile::tempdir().unwrap();
     let dir = temp.path().to_path_buf();
     std::fs::write(dir.join("facts.jsonl"), &site.facts).unwrap();
@@ -148,7 +165,7 @@ pub async fn run(site: &NewsSite, shape: Shape, overrides: &[&str]) -> CrawlRun 
         .collect();
     let started = Instant::now();
     let (output, peak_kb) = tokio::task::spawn_blocking(move || {
-        let child = Command::new(env!("CARGO_BIN_EXE_tempora"))
+        let child = Command::new(&binary)
             .args(["run", "--progress", "off"])
             .arg(&path)
             .args(&sets)
