@@ -16,13 +16,13 @@
 use chrono::Duration;
 use rusqlite::OptionalExtension as _;
 use tempora_engine::{CanonicalUrl, Capture};
+use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, PageAnswer};
 use crate::error::WaybackError;
 use crate::feeds::{parse_feed, FeedKind};
 use crate::fetch::{Fetched, Fetcher};
 use crate::state::{self, State};
-use crate::timestamp;
 
 /// How an article's capture is found.
 #[derive(

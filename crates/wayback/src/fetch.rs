@@ -6,10 +6,10 @@
 use std::collections::HashSet;
 
 use tempora_engine::{Capture, Page};
+use tempora_wayback_format::timestamp;
 
 use crate::error::WaybackError;
 use crate::http::{Client, GetError};
-use crate::timestamp;
 
 /// How far a fetch may go: redirects and body size.
 #[derive(Debug, Clone)]
