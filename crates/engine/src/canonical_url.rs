@@ -4,19 +4,15 @@
 //! space, the scheme (`http`, `https`, any other, or a protocol-relative `//`),
 //! user info, the default ports `:80` and `:443`, a leading `www.` (or `www2.`
 //! ...) when a domain is left after it, and the `#fragment`. The host is
-//! lowercased; the path keeps its case; the query is kept apart.
+//! lowercased; the path keeps its case; the query is kept apart
+//! ([`host`](CanonicalUrl::host), [`path`](CanonicalUrl::path),
+//! [`query`](CanonicalUrl::query)), so keys for other needs are built on it.
 //!
-//! Two keys are built on it, for two needs:
-//! - [`CanonicalUrl::urlkey`], the Wayback CDX index key (SURT style:
-//!   `uk,co,bbc)/news/uk-1`): host reversed, path **and query kept**, all
-//!   lowercase, trailing `/` kept — the Archive tells `/a` from `/a/` and
-//!   `?page=2` from `?page=3`. The crawler keys captures by it and the mock
-//!   Archive orders its index by it, so both agree with the real server.
-//! - [`CanonicalUrl::page`], the page a URL names (`bbc.co.uk/news/uk-1`): the
-//!   **query dropped** (tracking such as `?eref=rss` or `?ns_source=...`), a
-//!   trailing `index.html`/`index.htm` and trailing `/` dropped, the path's case
-//!   kept (news sites' paths are case-sensitive). Exclusion lists compare URLs by
-//!   it.
+//! [`CanonicalUrl::page`] is the page a URL names (`bbc.co.uk/news/uk-1`): the
+//! **query dropped** (tracking such as `?eref=rss` or `?ns_source=...`), a
+//! trailing `index.html`/`index.htm` and trailing `/` dropped, the path's case
+//! kept (news sites' paths are case-sensitive). Exclusion lists compare URLs by
+//! it.
 //!
 //! [`original_url`] unwraps a Wayback URL (`https://web.archive.org/web/<timestamp>id_/<original>`)
 //! first where a caller may be handed one.
@@ -76,33 +72,6 @@ impl CanonicalUrl {
     pub fn with_host(mut self, host: &str) -> Self {
         self.host = host.to_ascii_lowercase();
         self
-    }
-
-    /// The Wayback CDX index key: `http://www.BBC.co.uk:80/News/x?a=1` ->
-    /// `uk,co,bbc)/news/x?a=1` (query and trailing `/` kept, all lowercase).
-    pub fn urlkey(&self) -> String {
-        let (name, port) = self
-            .host
-            .rsplit_once(':')
-            .map_or((self.host.as_str(), ""), |(name, port)| (name, port));
-        let reversed: Vec<&str> = name
-            .split('.')
-            .filter(|label| !label.is_empty())
-            .rev()
-            .collect();
-        let mut key = reversed.join(",");
-        if !port.is_empty() {
-            key.push(':');
-            key.push_str(port);
-        }
-        key.push(')');
-        key.push_str(&self.path);
-        if let Some(query) = &self.query {
-            key.push('?');
-            key.push_str(query);
-        }
-        key.make_ascii_lowercase();
-        key
     }
 
     /// The page named: `https://www.bbc.co.uk/news/uk-1/?at=rss#top` ->
@@ -198,10 +167,6 @@ fn strip_www(host: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn key(url: &str) -> String {
-        CanonicalUrl::parse(url).urlkey()
-    }
-
     fn page(url: &str) -> String {
         CanonicalUrl::parse(url).page()
     }
@@ -219,24 +184,8 @@ mod tests {
             "http://user:pw@www.bbc.co.uk/news/uk-1",
         ];
         for url in same {
-            assert_eq!(key(url), "uk,co,bbc)/news/uk-1", "{url}");
             assert_eq!(page(url), "bbc.co.uk/news/uk-1", "{url}");
         }
-    }
-
-    #[test]
-    fn the_urlkey_keeps_query_and_trailing_slash_and_lowercases_all() {
-        assert_eq!(key("http://www.bbc.co.uk/News/x/"), "uk,co,bbc)/news/x/");
-        assert_ne!(key("bbc.co.uk/news/x/"), key("bbc.co.uk/news/x"));
-        assert_eq!(key("cnn.com/x?Page=2#top"), "com,cnn)/x?page=2");
-        assert_ne!(key("cnn.com/x?page=2"), key("cnn.com/x?page=3"));
-        assert_eq!(key("https://BBC.co.uk"), "uk,co,bbc)/");
-        assert_eq!(key("cnn.com?x=1"), "com,cnn)/?x=1");
-        // A port other than the defaults is another server.
-        assert_eq!(key("cnn.com:8080/x"), "com,cnn:8080)/x");
-        assert_eq!(page("cnn.com:8080/x"), "cnn.com:8080/x");
-        // `www.` alone before a top-level domain is the site's name.
-        assert_eq!(key("www.com/x"), "com,www)/x");
     }
 
     #[test]
@@ -250,6 +199,10 @@ mod tests {
         }
         assert_ne!(page("cnn.com/2015/A"), page("cnn.com/2015/a"));
         assert_eq!(page("http://money.cnn.com/x/"), "money.cnn.com/x");
+        // A port other than the defaults is another server.
+        assert_eq!(page("cnn.com:8080/x"), "cnn.com:8080/x");
+        // `www.` alone before a top-level domain is the site's name.
+        assert_eq!(page("www.com/x"), "www.com/x");
         let folded = CanonicalUrl::parse("http://edition.CNN.com/x").with_host("CNN.com");
         assert_eq!(folded.page(), "cnn.com/x");
         assert_eq!(folded.query(), None);

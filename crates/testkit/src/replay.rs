@@ -6,7 +6,7 @@
 //! status 200 for a blocked site.
 
 use chrono::NaiveDateTime;
-use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::urlkey::urlkey_of;
 
 use crate::cdx::Answer;
 use crate::corpus::{Corpus, MockCapture};
@@ -64,7 +64,7 @@ pub fn answer(
             "Wayback Machine doesn't have that page archived.",
         ));
     };
-    let key = CanonicalUrl::parse(&url).urlkey();
+    let key = urlkey_of(&url);
     if is_blocked(&key) {
         return plain(wayback_page(
             200,

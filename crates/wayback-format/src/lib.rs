@@ -1,8 +1,13 @@
-//! The Wayback Machine's formats: its 14-digit timestamps with the
-//! `Memento-Datetime` and WARC dates around them ([`timestamp`]).
+//! The Wayback Machine's formats: the CDX index key of a URL ([`urlkey`], SURT
+//! style, built on the engine's [`CanonicalUrl`](tempora_engine::CanonicalUrl))
+//! and its 14-digit timestamps with the `Memento-Datetime` and WARC dates around
+//! them ([`timestamp`]).
 //!
 //! Plain functions on strings: no I/O, no network, no state. The crates that
 //! read or write these formats share them here, so they agree with each other
-//! and with the real Archive without depending on the crawler.
+//! and with the real Archive without depending on the crawler: the crawler
+//! (`tempora-wayback`) and the mock Archive (`tempora-testkit`, which the
+//! crawler's tests depend on) key captures by the same urlkey.
 
 pub mod timestamp;
+pub mod urlkey;
