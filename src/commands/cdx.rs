@@ -12,7 +12,7 @@ use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
 use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::politeness::{Politeness, RequestClass};
-use tempora_wayback::timestamp;
+use tempora_wayback_format::timestamp;
 
 /// Arguments of `tempora cdx`.
 #[derive(Debug, Clone, clap::Args)]

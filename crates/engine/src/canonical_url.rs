@@ -4,22 +4,15 @@
 //! space, the scheme (`http`, `https`, any other, or a protocol-relative `//`),
 //! user info, the default ports `:80` and `:443`, a leading `www.` (or `www2.`
 //! ...) when a domain is left after it, and the `#fragment`. The host is
-//! lowercased; the path keeps its case; the query is kept apart.
+//! lowercased; the path keeps its case; the query is kept apart
+//! ([`host`](CanonicalUrl::host), [`path`](CanonicalUrl::path),
+//! [`query`](CanonicalUrl::query)), so keys for other needs are built on it.
 //!
-//! Two keys are built on it, for two needs:
-//! - [`CanonicalUrl::urlkey`], the Wayback CDX index key (SURT style:
-//!   `uk,co,bbc)/news/uk-1`): host reversed, path **and query kept**, all
-//!   lowercase, trailing `/` kept — the Archive tells `/a` from `/a/` and
-//!   `?page=2` from `?page=3`. The crawler keys captures by it and the mock
-//!   Archive orders its index by it, so both agree with the real server.
-//! - [`CanonicalUrl::page`], the page a URL names (`bbc.co.uk/news/uk-1`): the
-//!   **query dropped** (tracking such as `?eref=rss` or `?ns_source=...`), a
-//!   trailing `index.html`/`index.htm` and trailing `/` dropped, the path's case
-//!   kept (news sites' paths are case-sensitive). Exclusion lists compare URLs by
-//!   it.
-//!
-//! [`original_url`] unwraps a Wayback URL (`https://web.archive.org/web/<timestamp>id_/<original>`)
-//! first where a caller may be handed one.
+//! [`CanonicalUrl::page`] is the page a URL names (`bbc.co.uk/news/uk-1`): the
+//! **query dropped** (tracking such as `?eref=rss` or `?ns_source=...`), a
+//! trailing `index.html`/`index.htm` and trailing `/` dropped, the path's case
+//! kept (news sites' paths are case-sensitive). Exclusion lists compare URLs by
+//! it.
 
 /// A URL without what does not name the page (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -78,33 +71,6 @@ impl CanonicalUrl {
         self
     }
 
-    /// The Wayback CDX index key: `http://www.BBC.co.uk:80/News/x?a=1` ->
-    /// `uk,co,bbc)/news/x?a=1` (query and trailing `/` kept, all lowercase).
-    pub fn urlkey(&self) -> String {
-        let (name, port) = self
-            .host
-            .rsplit_once(':')
-            .map_or((self.host.as_str(), ""), |(name, port)| (name, port));
-        let reversed: Vec<&str> = name
-            .split('.')
-            .filter(|label| !label.is_empty())
-            .rev()
-            .collect();
-        let mut key = reversed.join(",");
-        if !port.is_empty() {
-            key.push(':');
-            key.push_str(port);
-        }
-        key.push(')');
-        key.push_str(&self.path);
-        if let Some(query) = &self.query {
-            key.push('?');
-            key.push_str(query);
-        }
-        key.make_ascii_lowercase();
-        key
-    }
-
     /// The page named: `https://www.bbc.co.uk/news/uk-1/?at=rss#top` ->
     /// `bbc.co.uk/news/uk-1` (query, `index.html` and trailing `/` dropped, the
     /// path's case kept).
@@ -115,51 +81,6 @@ impl CanonicalUrl {
             .unwrap_or(&self.path);
         format!("{}{}", self.host, path.trim_end_matches('/'))
     }
-}
-
-/// The original URL inside a Wayback URL: `https://web.archive.org/web/20150401100102id_/http://www.cnn.com/x`
-/// (also `//web.archive.org/...`, `archive.org/...` and the viewer's relative
-/// `/web/<timestamp>/...` links) -> `http://www.cnn.com/x`; `None` for any other URL.
-/// The original is returned as written (the viewer may have collapsed its `//`).
-pub fn original_url(url: &str) -> Option<&str> {
-    let url = url.trim();
-    let lower = url.to_ascii_lowercase();
-    let mut at = 0;
-    for scheme in ["https:", "http:"] {
-        if lower.starts_with(scheme) {
-            at = scheme.len();
-            break;
-        }
-    }
-    if lower[at..].starts_with("//") {
-        at += 2;
-        if lower[at..].starts_with("web.") {
-            at += "web.".len();
-        }
-        if !lower[at..].starts_with("archive.org/") {
-            return None;
-        }
-        at += "archive.org".len();
-    } else if at > 0 {
-        return None;
-    } else if lower.starts_with("web.archive.org/") || lower.starts_with("archive.org/") {
-        at = lower.find('/').unwrap_or(0);
-    }
-    let rest = url[at..].strip_prefix("/web/")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=14).contains(&digits) {
-        return None;
-    }
-    let rest = &rest[digits..];
-    let flag = rest.as_bytes();
-    let rest = if flag.len() > 3 && flag[..2].iter().all(u8::is_ascii_lowercase) && flag[2] == b'_'
-    {
-        &rest[3..]
-    } else {
-        rest
-    };
-    rest.strip_prefix('/')
-        .filter(|original| !original.is_empty())
 }
 
 /// `https://x`, `ftp://x`, `//x` -> `x`; a URL without a scheme is returned as it is.
@@ -198,10 +119,6 @@ fn strip_www(host: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn key(url: &str) -> String {
-        CanonicalUrl::parse(url).urlkey()
-    }
-
     fn page(url: &str) -> String {
         CanonicalUrl::parse(url).page()
     }
@@ -219,24 +136,8 @@ mod tests {
             "http://user:pw@www.bbc.co.uk/news/uk-1",
         ];
         for url in same {
-            assert_eq!(key(url), "uk,co,bbc)/news/uk-1", "{url}");
             assert_eq!(page(url), "bbc.co.uk/news/uk-1", "{url}");
         }
-    }
-
-    #[test]
-    fn the_urlkey_keeps_query_and_trailing_slash_and_lowercases_all() {
-        assert_eq!(key("http://www.bbc.co.uk/News/x/"), "uk,co,bbc)/news/x/");
-        assert_ne!(key("bbc.co.uk/news/x/"), key("bbc.co.uk/news/x"));
-        assert_eq!(key("cnn.com/x?Page=2#top"), "com,cnn)/x?page=2");
-        assert_ne!(key("cnn.com/x?page=2"), key("cnn.com/x?page=3"));
-        assert_eq!(key("https://BBC.co.uk"), "uk,co,bbc)/");
-        assert_eq!(key("cnn.com?x=1"), "com,cnn)/?x=1");
-        // A port other than the defaults is another server.
-        assert_eq!(key("cnn.com:8080/x"), "com,cnn:8080)/x");
-        assert_eq!(page("cnn.com:8080/x"), "cnn.com:8080/x");
-        // `www.` alone before a top-level domain is the site's name.
-        assert_eq!(key("www.com/x"), "com,www)/x");
     }
 
     #[test]
@@ -250,6 +151,10 @@ mod tests {
         }
         assert_ne!(page("cnn.com/2015/A"), page("cnn.com/2015/a"));
         assert_eq!(page("http://money.cnn.com/x/"), "money.cnn.com/x");
+        // A port other than the defaults is another server.
+        assert_eq!(page("cnn.com:8080/x"), "cnn.com:8080/x");
+        // `www.` alone before a top-level domain is the site's name.
+        assert_eq!(page("www.com/x"), "www.com/x");
         let folded = CanonicalUrl::parse("http://edition.CNN.com/x").with_host("CNN.com");
         assert_eq!(folded.page(), "cnn.com/x");
         assert_eq!(folded.query(), None);
@@ -258,34 +163,5 @@ mod tests {
             (parsed.host(), parsed.path(), parsed.query()),
             ("bbc.com", "/News", Some("a=1"))
         );
-    }
-
-    #[test]
-    fn wayback_urls_give_their_original() {
-        let original = "http://www.bbc.co.uk/news/uk-politics-1";
-        for wrapped in [
-            "https://web.archive.org/web/20150102030405/http://www.bbc.co.uk/news/uk-politics-1",
-            "HTTP://WEB.ARCHIVE.ORG/web/20150102030405id_/http://www.bbc.co.uk/news/uk-politics-1",
-            "//web.archive.org/web/2015/http://www.bbc.co.uk/news/uk-politics-1",
-            "web.archive.org/web/20150102030405im_/http://www.bbc.co.uk/news/uk-politics-1",
-            "http://archive.org/web/20150102030405/http://www.bbc.co.uk/news/uk-politics-1",
-            "/web/20150102030405/http://www.bbc.co.uk/news/uk-politics-1",
-        ] {
-            assert_eq!(original_url(wrapped), Some(original), "{wrapped}");
-        }
-        assert_eq!(
-            original_url("/web/20150102030405/http:/www.bbc.co.uk/x"),
-            Some("http:/www.bbc.co.uk/x")
-        );
-        for other in [
-            original,
-            "https://example.org/web/20150102030405/http://x",
-            "/web/notatimestamp/http://x",
-            "/web/123456789012345/http://x",
-            "https://web.archive.org/web/20150102030405/",
-            "https://web.archive.org/about",
-        ] {
-            assert_eq!(original_url(other), None, "{other}");
-        }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 use regex::Regex;
-use tempora_engine::canonical_url::original_url;
+use tempora_wayback_format::wayback_url::original_url;
 
 const TOOLBAR_BEGIN: &str = "<!-- BEGIN WAYBACK TOOLBAR INSERT -->";
 const TOOLBAR_END: &str = "<!-- END WAYBACK TOOLBAR INSERT -->";

@@ -3,7 +3,7 @@
 
 use chrono::NaiveDateTime;
 
-use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::urlkey::urlkey_of;
 
 /// One archived capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl MockCapture {
 
     /// Its CDX urlkey.
     pub fn urlkey(&self) -> String {
-        CanonicalUrl::parse(&self.url).urlkey()
+        urlkey_of(&self.url)
     }
 
     /// Its time.

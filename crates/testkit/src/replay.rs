@@ -6,7 +6,8 @@
 //! status 200 for a blocked site.
 
 use chrono::NaiveDateTime;
-use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::urlkey::urlkey_of;
+use tempora_wayback_format::wayback_url::ReplayPath;
 
 use crate::cdx::Answer;
 use crate::corpus::{Corpus, MockCapture};
@@ -32,21 +33,6 @@ pub fn wayback_page(status: u16, message: &str) -> Answer {
     }
 }
 
-/// Splits `/web/20150102030405id_/http://x/y?z` into timestamp, flags and URL.
-pub fn parse_path(path_and_query: &str) -> Option<(String, String, String)> {
-    let rest = path_and_query.strip_prefix("/web/")?;
-    let (head, url) = rest.split_once('/')?;
-    let digits = head.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || url.is_empty() {
-        return None;
-    }
-    Some((
-        head[..digits].to_string(),
-        head[digits..].to_string(),
-        url.to_string(),
-    ))
-}
-
 /// Answers a replay request. `base` is the server's own URL (for `Location`).
 pub fn answer(
     corpus: &Corpus,
@@ -58,13 +44,13 @@ pub fn answer(
         answer,
         gzip: false,
     };
-    let Some((timestamp, flags, url)) = parse_path(path_and_query) else {
+    let Some(replay) = ReplayPath::parse(path_and_query) else {
         return plain(wayback_page(
             404,
             "Wayback Machine doesn't have that page archived.",
         ));
     };
-    let key = CanonicalUrl::parse(&url).urlkey();
+    let key = urlkey_of(replay.original);
     if is_blocked(&key) {
         return plain(wayback_page(
             200,
@@ -72,7 +58,7 @@ pub fn answer(
         ));
     }
     let captures = corpus.of_key(&key);
-    let requested = parse_time(&timestamp);
+    let requested = parse_time(replay.timestamp);
     let nearest = captures
         .iter()
         .map(|(_, c)| c)
@@ -86,8 +72,11 @@ pub fn answer(
             "Wayback Machine doesn't have that page archived.",
         ));
     };
-    if capture.timestamp != pad(&timestamp) {
-        let location = format!("{base}/web/{}{flags}/{}", capture.timestamp, capture.url);
+    if capture.timestamp != pad(replay.timestamp) {
+        let location = format!(
+            "{base}/web/{}{}/{}",
+            capture.timestamp, replay.flags, capture.url
+        );
         return plain(Answer {
             status: 302,
             headers: vec![
@@ -101,7 +90,7 @@ pub fn answer(
             body: Vec::new(),
         });
     }
-    serve(corpus, base, &key, capture, &flags)
+    serve(corpus, base, &key, capture, replay.flags)
 }
 
 fn serve(corpus: &Corpus, base: &str, key: &str, capture: &MockCapture, flags: &str) -> Replay {

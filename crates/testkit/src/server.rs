@@ -19,7 +19,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::urlkey::urlkey_of;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -182,7 +182,7 @@ impl MockWayback {
 
     /// Excludes a site: every URL whose urlkey starts with that of `url_prefix`.
     pub fn block_site(&self, url_prefix: &str) {
-        let mut key = CanonicalUrl::parse(url_prefix).urlkey();
+        let mut key = urlkey_of(url_prefix);
         if key.ends_with(")/") {
             key.pop();
         }

@@ -1,9 +1,9 @@
 //! Matching CDX `url` + `matchType` queries against SURT-style keys (`urlkey`,
 //! the sort key of the Wayback CDX index: `uk,co,bbc)/news/x`), the way the real
-//! server does. The keys themselves are Tempora's one normalizer's
-//! ([`CanonicalUrl::urlkey`]), the same the crawler keys its captures by.
+//! server does. The keys themselves are [`urlkey_of`]'s (built on Tempora's one
+//! URL normalizer), the same the crawler keys its captures by.
 
-use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::urlkey::urlkey_of;
 
 /// How a CDX `url` is matched against the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl UrlMatcher {
             (url, None)
         };
         let match_type = match_type.or(implied).unwrap_or(MatchType::Exact);
-        let mut key = CanonicalUrl::parse(url).urlkey();
+        let mut key = urlkey_of(url);
         if match_type == MatchType::Prefix && !url.ends_with('/') && key.ends_with(")/") {
             // `bbc.co.uk*` covers the whole host, not only `/`.
             key.pop();

@@ -15,14 +15,15 @@
 
 use chrono::Duration;
 use rusqlite::OptionalExtension as _;
-use tempora_engine::{CanonicalUrl, Capture};
+use tempora_engine::Capture;
+use tempora_wayback_format::timestamp;
+use tempora_wayback_format::urlkey::urlkey_of;
 
 use crate::cdx::{CdxClient, CdxQuery, PageAnswer};
 use crate::error::WaybackError;
 use crate::feeds::{parse_feed, FeedKind};
 use crate::fetch::{Fetched, Fetcher};
 use crate::state::{self, State};
-use crate::timestamp;
 
 /// How an article's capture is found.
 #[derive(
@@ -435,11 +436,7 @@ impl FeedDiscovery {
             .call(move |c| {
                 let tx = c.transaction()?;
                 let listed = match &capture {
-                    Some(cap) => state::captures::insert_listed(
-                        &tx,
-                        cap,
-                        &CanonicalUrl::parse(&cap.url).urlkey(),
-                    )?,
+                    Some(cap) => state::captures::insert_listed(&tx, cap, &urlkey_of(&cap.url))?,
                     None => false,
                 };
                 tx.execute(

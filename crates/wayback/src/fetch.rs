@@ -6,10 +6,11 @@
 use std::collections::HashSet;
 
 use tempora_engine::{Capture, Page};
+use tempora_wayback_format::timestamp;
+use tempora_wayback_format::wayback_url::ReplayPath;
 
 use crate::error::WaybackError;
 use crate::http::{Client, GetError};
-use crate::timestamp;
 
 /// How far a fetch may go: redirects and body size.
 #[derive(Debug, Clone)]
@@ -200,14 +201,10 @@ impl Fetcher {
 /// `https://web.archive.org/web/20200201023757id_/https://www.epa.gov/x` -> timestamp and URL.
 pub fn parse_wayback_location(location: &str) -> Option<(String, String)> {
     let at = location.find("/web/")?;
-    let rest = &location[at + "/web/".len()..];
-    let (head, url) = rest.split_once('/')?;
-    let digits = head.bytes().take_while(u8::is_ascii_digit).count();
-    if !(4..=14).contains(&digits) || url.is_empty() {
-        return None;
-    }
-    let timestamp = timestamp::parse(&head[..digits]).map(timestamp::format)?;
-    Some((timestamp, url.to_string()))
+    let replay = ReplayPath::parse(&location[at..])?;
+    // 4 to 14 digits, padded to 14.
+    let timestamp = timestamp::parse(replay.timestamp).map(timestamp::format)?;
+    Some((timestamp, replay.original.to_string()))
 }
 
 #[cfg(test)]

@@ -28,7 +28,6 @@ pub mod output;
 pub mod politeness;
 pub mod stages;
 pub mod state;
-pub mod timestamp;
 pub mod warc;
 
 pub use error::WaybackError;

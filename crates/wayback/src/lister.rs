@@ -14,11 +14,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::Capture;
+use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, CdxRow, PageAnswer};
 use crate::error::WaybackError;
 use crate::state::{self, State};
-use crate::timestamp;
 
 /// Which capture of a URL to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]

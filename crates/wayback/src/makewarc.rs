@@ -13,9 +13,9 @@ use std::path::{Component, Path};
 use serde::Deserialize;
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::{Capture, Page};
+use tempora_wayback_format::timestamp;
 
 use crate::error::WaybackError;
-use crate::timestamp;
 use crate::warc::{gzip, response_record, sha1_base32};
 
 /// One manifest line.

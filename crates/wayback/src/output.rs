@@ -14,7 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tempora_engine::{CanonicalUrl, Capture, Page};
+use tempora_engine::{Capture, Page};
+use tempora_wayback_format::urlkey::urlkey_of;
 
 use crate::error::WaybackError;
 use crate::fetch::Fetched;
@@ -143,7 +144,7 @@ impl Output {
                                 state::captures::insert_listed(
                                     &tx,
                                     &capture,
-                                    &CanonicalUrl::parse(&capture.url).urlkey(),
+                                    &urlkey_of(&capture.url),
                                 )?;
                                 Decision::Fetch
                             }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_engine::canonical_url::{original_url, CanonicalUrl};
+use tempora_engine::CanonicalUrl;
+use tempora_wayback_format::wayback_url::original_url;
 
 use crate::error::FilterError;
 

@@ -9,12 +9,12 @@ use chrono::{Datelike, NaiveDate};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{parse_options, OptionError, PipelineContext, StageConfig};
+use tempora_wayback_format::timestamp;
 
 use super::options::{duration, ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, Span};
 use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::Keep;
-use crate::timestamp;
 
 /// Options of `wayback-cdx`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

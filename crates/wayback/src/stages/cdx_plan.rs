@@ -164,7 +164,7 @@ fn chunked_requests(
     let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
     let day = |t: &Option<String>| {
         t.as_deref()
-            .and_then(crate::timestamp::parse)
+            .and_then(tempora_wayback_format::timestamp::parse)
             .map(|t| t.date())
     };
     let (mut total, mut first) = (0, 0);

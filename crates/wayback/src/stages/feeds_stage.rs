@@ -15,6 +15,7 @@ use tempora_engine::{
     Query, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
     SummarySource,
 };
+use tempora_wayback_format::timestamp;
 
 use super::describe::{
     cdx_rate, days_of, hours_at, options_of, playback_rate, politeness, window,
@@ -24,7 +25,6 @@ use super::options::{duration, ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, uncovered_sets, Span};
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
-use crate::timestamp;
 
 /// The port of the feed items.
 pub const ITEMS: &str = "items";

@@ -9,9 +9,9 @@
 use std::io::Read as _;
 
 use tempora_engine::{Capture, Page};
+use tempora_wayback_format::timestamp;
 
 use super::WarcRecord;
-use crate::timestamp;
 
 /// The WARC `response` record of a page (uncompressed, with the trailing CRLF CRLF).
 pub fn response_record(page: &Page) -> Vec<u8> {
