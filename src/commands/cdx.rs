@@ -3,6 +3,7 @@
 //! (same defaults, same politeness, same dedupe).
 
 use std::io::Write as _;
+use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use serde::de::value::{Error as ValueError, StrDeserializer};
@@ -50,12 +51,12 @@ pub struct CdxArgs {
     #[arg(long, default_value_t = 24.0)]
     pub rate: f64,
     /// Shortest pause after a 429 (the Archive sends no Retry-After).
-    #[arg(long, default_value = "60s")]
-    pub min_pause: String,
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    pub min_pause: Duration,
     /// Pause after a refused or reset connection; after 3 in a row the command
     /// stops with exit code 75 (run again later).
-    #[arg(long, default_value = "5m")]
-    pub block_pause: String,
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    pub block_pause: Duration,
     /// Your contact (email or URL) for the User-Agent.
     #[arg(long)]
     pub contact: Option<String>,
@@ -121,13 +122,9 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         collapse: keep.default_collapse(),
         page_size: args.limit,
     };
-    let pause = |flag: &str, value: &str| {
-        humantime::parse_duration(value)
-            .map_err(|e| UsageError::new(format!("--{flag} `{value}`: {e}")))
-    };
     let politeness = Politeness {
-        min_pause: pause("min-pause", &args.min_pause)?,
-        block_pause: pause("block-pause", &args.block_pause)?,
+        min_pause: args.min_pause,
+        block_pause: args.block_pause,
         ..Politeness::default_for(RequestClass::Cdx)
     };
     let archive = Archive::new(&args.endpoint, args.contact.as_deref(), None, politeness);
@@ -232,8 +229,25 @@ mod tests {
         assert_eq!(default_filters(), stage.filters);
         assert_eq!(cli.endpoint, archive.endpoint);
         assert_eq!(cli.rate, archive.cdx_rate);
-        assert_eq!(cli.min_pause, archive.min_pause);
-        assert_eq!(cli.block_pause, archive.block_pause);
+        assert_eq!(cli.min_pause, archive.min_pause.get());
+        assert_eq!(cli.block_pause, archive.block_pause.get());
+        // `--help` shows the stage's defaults as the stage writes them.
+        let command = <Cli as clap::CommandFactory>::command();
+        let shown = |id: &str| {
+            let arg = command.get_arguments().find(|a| a.get_id() == id)?;
+            arg.get_default_values()
+                .first()?
+                .to_str()
+                .map(str::to_string)
+        };
+        assert_eq!(
+            shown("min_pause").as_deref(),
+            Some(archive.min_pause.as_str())
+        );
+        assert_eq!(
+            shown("block_pause").as_deref(),
+            Some(archive.block_pause.as_str())
+        );
     }
 
     #[test]

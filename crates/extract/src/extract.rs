@@ -13,7 +13,6 @@ use crate::profile::{Layout, SiteProfile};
 use crate::prune::prune;
 pub use crate::rejection::Rejection;
 use crate::text::split_first_sentence;
-use crate::url::{host, host_in};
 use crate::wayback;
 
 /// A page to extract: its decoded HTML and what the crawl knows about it.
@@ -123,9 +122,7 @@ impl Extractor {
             return self.profiles.get(i);
         }
         let host = host(url);
-        self.profiles
-            .iter()
-            .find(|p| p.hosts.iter().any(|h| host_in(&host, h)))
+        self.profiles.iter().find(|p| p.serves(&host))
     }
 
     /// The article a capture's URL names, by the profile of its host, before any
@@ -200,7 +197,7 @@ impl Extractor {
                 )
             })?;
         let url = match canonical {
-            Some(c) if site.hosts.iter().any(|h| host_in(&host(&c), h)) => c,
+            Some(c) if site.serves(&host(&c)) => c,
             _ => lookup_url,
         };
 
@@ -448,4 +445,28 @@ fn lead(paragraphs: &mut Vec<String>) -> Option<String> {
         paragraphs[0] = rest;
     }
     Some(sentence)
+}
+
+/// The lowercase host of `url` (without port or credentials; an IPv6 address in
+/// brackets); empty when there is none or `url` is no absolute URL.
+fn host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_without_port_or_credentials() {
+        let url = "https://User@WWW.BBC.co.uk:443/news/uk-1?x=1#top";
+        assert_eq!(host(url), "www.bbc.co.uk");
+        assert_eq!(host("http://user:pass@Example.org:8080/a"), "example.org");
+        assert_eq!(host("http://[2001:DB8::1]:8080/a"), "[2001:db8::1]");
+        assert_eq!(host("no scheme"), "");
+        assert_eq!(host("file:///tmp/page.html"), "");
+    }
 }

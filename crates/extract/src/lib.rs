@@ -28,7 +28,6 @@ mod rejection;
 mod score;
 mod stage;
 mod text;
-mod url;
 pub mod wayback;
 
 pub use extract::{Extraction, Extractor, FallbackChoice, PageInput, Rejection, SummaryFallback};

@@ -143,6 +143,16 @@ pub struct SectionRule {
 }
 
 impl SiteProfile {
+    /// Whether `host` (lowercase) is one of the site's hosts or a subdomain of one.
+    pub fn serves(&self, host: &str) -> bool {
+        self.hosts.iter().any(|domain| {
+            host == domain
+                || host
+                    .strip_suffix(domain.as_str())
+                    .is_some_and(|sub| sub.ends_with('.'))
+        })
+    }
+
     /// The elements skipped before parsing the page at `url`: `skip_elements`
     /// without those a matching `keep_elements` rule keeps.
     pub fn skip_for(&self, url: &str) -> std::borrow::Cow<'_, [String]> {
@@ -312,6 +322,15 @@ body = ["article p"]
         let p = parse_profile("example.toml", MINIMAL).unwrap();
         assert_eq!(p.layouts[0].summary.take, Take::First);
         assert!(!p.layouts[0].fallback);
+    }
+
+    #[test]
+    fn subdomains_belong_to_their_domain_only() {
+        let p = parse_profile("example.toml", MINIMAL).unwrap();
+        assert!(p.serves("news.example.org"));
+        assert!(p.serves("example.org"));
+        assert!(!p.serves("notexample.org"));
+        assert!(!p.serves(""));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Writes a `.warc.gz` from a directory of HTML files and a manifest, for an
 //! offline demo that the `warc` stage reads like a crawl:
 //!
-//! `cargo run -p tempora-wayback --example make_warc -- DIR MANIFEST.jsonl OUT.warc.gz`
+//! `cargo run -p tempora-wayback --features testing --example make_warc -- DIR MANIFEST.jsonl OUT.warc.gz`
 //!
 //! See `tempora_wayback::makewarc` for the manifest format.
 

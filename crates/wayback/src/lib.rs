@@ -23,6 +23,7 @@ pub mod feeds;
 pub mod fetch;
 pub mod http;
 pub mod lister;
+#[cfg(any(test, feature = "testing"))]
 pub mod makewarc;
 pub mod output;
 pub mod politeness;

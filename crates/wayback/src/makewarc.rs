@@ -6,6 +6,9 @@
 //! with an optional `"content_type"` (default `text/html; charset=utf-8`; give the
 //! real charset of old pages, e.g. `text/html; charset=iso-8859-1`). Files are
 //! read relative to the directory; none may leave it.
+//!
+//! Tooling, not crawling: built only with the crate's `testing` feature (its
+//! tests, the `make_warc` example), never into the release binary.
 
 use std::io::Write as _;
 use std::path::{Component, Path};

@@ -7,6 +7,7 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use async_trait::async_trait;
@@ -57,14 +58,14 @@ struct Args {
     #[arg(long)]
     incremental: bool,
     /// Shortest pause after a 429, e.g. 60s.
-    #[arg(long, default_value = "60s")]
-    min_pause: String,
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    min_pause: Duration,
     /// Pause after a refused or reset connection.
-    #[arg(long, default_value = "5m")]
-    block_pause: String,
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    block_pause: Duration,
     /// First retry delay.
-    #[arg(long, default_value = "2s")]
-    backoff: String,
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    backoff: Duration,
     /// Contact for the User-Agent.
     #[arg(long)]
     contact: Option<String>,
@@ -109,22 +110,22 @@ impl PageSink for JsonLines {
     }
 }
 
-fn archive(args: &Args) -> anyhow::Result<Archive> {
+fn archive(args: &Args) -> Archive {
     let politeness = Politeness {
-        min_pause: humantime::parse_duration(&args.min_pause).context("--min-pause")?,
-        block_pause: humantime::parse_duration(&args.block_pause).context("--block-pause")?,
-        backoff: humantime::parse_duration(&args.backoff).context("--backoff")?,
+        min_pause: args.min_pause,
+        block_pause: args.block_pause,
+        backoff: args.backoff,
         ..Politeness::default_for(RequestClass::Cdx)
     };
     let archive = Archive::new(&args.endpoint, args.contact.as_deref(), None, politeness);
-    Ok(archive.with_state(Some(&args.state)))
+    archive.with_state(Some(&args.state))
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber_init();
     let args = Args::parse();
-    let archive = archive(&args)?;
+    let archive = archive(&args);
     let state = archive.state()?;
     let cdx = archive.cdx(args.cdx_rate)?;
     let queries = args

@@ -99,7 +99,7 @@ pub(super) fn politeness(
                 p.block_pause, p.max_blocks
             ),
         ),
-        ("timeout".into(), p.timeout),
+        ("timeout".into(), p.timeout.to_string()),
     ]);
     out
 }

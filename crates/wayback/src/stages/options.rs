@@ -18,6 +18,8 @@ use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
 use crate::politeness::{Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 
+use super::written_duration::{not_a_duration, WrittenDuration};
+
 /// The Wayback Machine one pipeline talks to, and how politely.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
@@ -48,7 +50,7 @@ pub struct ArchiveOptions {
     /// Archive sends none, and firewalls an IP that keeps sending into 429s for a minute).
     #[serde(default = "default_min_pause")]
     #[schemars(default = "default_min_pause")]
-    pub min_pause: String,
+    pub min_pause: WrittenDuration,
     /// 429 answers in a row after which the run stops (exit 75: try again later).
     #[serde(default = "default_max_rate_limits")]
     #[schemars(default = "default_max_rate_limits")]
@@ -60,15 +62,15 @@ pub struct ArchiveOptions {
     /// First retry delay; doubles each attempt, with jitter.
     #[serde(default = "default_backoff")]
     #[schemars(default = "default_backoff")]
-    pub backoff: String,
+    pub backoff: WrittenDuration,
     /// Longest retry delay.
     #[serde(default = "default_max_backoff")]
     #[schemars(default = "default_max_backoff")]
-    pub max_backoff: String,
+    pub max_backoff: WrittenDuration,
     /// Pause of every worker after a refused or reset connection (a likely IP block).
     #[serde(default = "default_block_pause")]
     #[schemars(default = "default_block_pause")]
-    pub block_pause: String,
+    pub block_pause: WrittenDuration,
     /// Refused or reset connections in a row after which the run stops (exit 75).
     #[serde(default = "default_max_blocks")]
     #[schemars(default = "default_max_blocks")]
@@ -76,7 +78,7 @@ pub struct ArchiveOptions {
     /// Timeout of one request.
     #[serde(default = "default_timeout")]
     #[schemars(default = "default_timeout")]
-    pub timeout: String,
+    pub timeout: WrittenDuration,
 }
 
 fn default_endpoint() -> String {
@@ -88,8 +90,8 @@ fn default_cdx_rate() -> f64 {
 fn default_playback_rate() -> f64 {
     ARCHIVE_PLAYBACK_LIMIT * CLIENT_SHARE
 }
-fn default_min_pause() -> String {
-    "60s".into()
+fn default_min_pause() -> WrittenDuration {
+    WrittenDuration::seconds(60)
 }
 const fn default_max_rate_limits() -> u32 {
     10
@@ -97,20 +99,20 @@ const fn default_max_rate_limits() -> u32 {
 const fn default_max_attempts() -> u32 {
     5
 }
-fn default_backoff() -> String {
-    "2s".into()
+fn default_backoff() -> WrittenDuration {
+    WrittenDuration::seconds(2)
 }
-fn default_max_backoff() -> String {
-    "5m".into()
+fn default_max_backoff() -> WrittenDuration {
+    WrittenDuration::minutes(5)
 }
-fn default_block_pause() -> String {
-    "5m".into()
+fn default_block_pause() -> WrittenDuration {
+    WrittenDuration::minutes(5)
 }
 const fn default_max_blocks() -> u32 {
     3
 }
-fn default_timeout() -> String {
-    "2m".into()
+fn default_timeout() -> WrittenDuration {
+    WrittenDuration::minutes(2)
 }
 
 impl Default for ArchiveOptions {
@@ -138,11 +140,8 @@ impl Default for ArchiveOptions {
 /// # Errors
 /// Names the option and the bad value.
 pub fn duration(option: &str, value: &str) -> Result<Duration, WaybackError> {
-    humantime::parse_duration(value).map_err(|e| {
-        WaybackError::Config(format!(
-            "`{option}`: `{value}` is not a duration like 60s, 5m or 7days: {e}"
-        ))
-    })
+    humantime::parse_duration(value)
+        .map_err(|e| WaybackError::Config(format!("`{option}`: {}", not_a_duration(value, &e))))
 }
 
 fn check_rate(option: &str, rate: f64) -> Result<(), WaybackError> {
@@ -159,7 +158,7 @@ impl ArchiveOptions {
     /// The pauses, retries and timeouts (their rate is each client's own).
     ///
     /// # Errors
-    /// A duration that does not parse, a count of zero, a bad rate.
+    /// A count of zero, a bad rate (durations were read with the options).
     pub fn politeness(&self) -> Result<Politeness, WaybackError> {
         if self.max_attempts == 0 || self.max_blocks == 0 || self.max_rate_limits == 0 {
             return Err(WaybackError::Config(
@@ -171,14 +170,14 @@ impl ArchiveOptions {
         check_rate("archive.playback_rate", self.playback_rate)?;
         Ok(Politeness {
             rate_per_minute: 0.0,
-            min_pause: duration("archive.min_pause", &self.min_pause)?,
+            min_pause: self.min_pause.get(),
             max_attempts: self.max_attempts,
-            backoff: duration("archive.backoff", &self.backoff)?,
-            max_backoff: duration("archive.max_backoff", &self.max_backoff)?,
-            block_pause: duration("archive.block_pause", &self.block_pause)?,
+            backoff: self.backoff.get(),
+            max_backoff: self.max_backoff.get(),
+            block_pause: self.block_pause.get(),
             max_blocks: self.max_blocks,
             max_rate_limits: self.max_rate_limits,
-            timeout: duration("archive.timeout", &self.timeout)?,
+            timeout: self.timeout.get(),
         })
     }
 
@@ -377,14 +376,17 @@ mod tests {
             Politeness::default_for(RequestClass::Cdx)
         );
         assert_eq!(p.min_pause, Duration::from_secs(60));
-        let bad = ArchiveOptions {
-            min_pause: "soon".into(),
-            ..ArchiveOptions::default()
-        };
-        let err = bad.politeness().unwrap_err().to_string();
+        // A bad duration is refused when the options are read, at its key.
+        let table = toml::from_str("archive = { min_pause = \"soon\" }").unwrap();
+        let err = tempora_engine::parse_options::<Holder>(table)
+            .err()
+            .unwrap();
+        assert_eq!(err[0].key.as_deref(), Some("archive.min_pause"));
         assert!(
-            err.contains("archive.min_pause") && err.contains("soon"),
-            "{err}"
+            err[0]
+                .message
+                .starts_with("`soon` is not a duration like 60s, 5m or 7days: "),
+            "{err:?}"
         );
         let bad = ArchiveOptions {
             playback_rate: -1.0,
@@ -392,6 +394,40 @@ mod tests {
         };
         let err = bad.politeness().unwrap_err().to_string();
         assert!(err.contains("`archive.playback_rate`"), "{err}");
+    }
+
+    #[test]
+    fn durations_are_strings_in_the_schema_and_shown_as_written() {
+        let schema = schemars::schema_for!(ArchiveOptions);
+        let o = ArchiveOptions::default();
+        for (name, value) in [
+            ("min_pause", &o.min_pause),
+            ("backoff", &o.backoff),
+            ("max_backoff", &o.max_backoff),
+            ("block_pause", &o.block_pause),
+            ("timeout", &o.timeout),
+        ] {
+            let field = &schema.as_value()["properties"][name];
+            assert_eq!(field["type"], "string", "{name}");
+            assert_eq!(field["default"], value.as_str(), "{name}");
+            assert!(field["description"].as_str().is_some(), "{name}");
+            assert_eq!(WrittenDuration::parse(value.as_str()).as_ref(), Ok(value));
+        }
+        let texts = [
+            &o.min_pause,
+            &o.backoff,
+            &o.max_backoff,
+            &o.block_pause,
+            &o.timeout,
+        ]
+        .map(ToString::to_string);
+        assert_eq!(texts, ["60s", "2s", "5m", "5m", "2m"]);
+        let written: Holder = toml::from_str("archive = { min_pause = \"1m\" }").unwrap();
+        let o = written.archive.options().unwrap();
+        assert_eq!(
+            (o.min_pause.get(), o.min_pause.to_string()),
+            (Duration::from_secs(60), "1m".into())
+        );
     }
 
     #[derive(Deserialize)]
