@@ -91,6 +91,40 @@ fn bad_sets_and_decisions_are_all_reported_at_once_with_key_path_and_line() {
 }
 
 #[test]
+fn a_bad_option_is_reported_once_at_its_key_not_again_by_the_stages_that_name_its_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        r#"
+[stages.captures]
+kind = "wayback-cdx"
+urls = ["example.org/news/*"]
+from = 2020-01-01
+to = 2020-01-31
+archive = { min_pause = "soon" }
+
+[stages.pages]
+kind = "wayback-fetch"
+inputs = ["captures"]
+archive = "captures"
+
+[stages.write]
+kind = "jsonl"
+inputs = ["pages"]
+path = "pages.jsonl"
+"#,
+    );
+    let o = run(&["validate", &path]);
+    let err = failed(&o, 2);
+    assert!(
+        err.contains("stages.captures.archive.min_pause: `soon` is not a duration like 60s"),
+        "{err}"
+    );
+    assert!(err.contains("p.toml: 1 error"), "{err}");
+    assert!(!err.contains("stages.pages"), "{err}");
+}
+
+#[test]
 fn validate_reports_one_of_each_problem_with_key_path_and_line() {
     let fixture = "tests/fixtures/pipelines/every-problem.toml";
     let text = std::fs::read_to_string(fixture).unwrap();

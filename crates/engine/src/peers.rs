@@ -54,16 +54,19 @@ pub struct Peers<'a> {
     stages: HashMap<&'a str, Peer<'a>>,
     /// Stage -> the stages that read its ports (inputs and side inputs).
     readers: HashMap<&'a str, Vec<&'a str>>,
+    /// Stages of the file left unconfigured: their own problems are reported.
+    unconfigured: HashSet<&'a str>,
 }
 
 impl<'a> Peers<'a> {
     /// The peers of stage `me`: `(name, kind, configuration, what it shares)` of
-    /// every other configured stage, and `(producer, consumer)` for every input and
-    /// side input.
+    /// every other configured stage, `(producer, consumer)` for every input and
+    /// side input, and the stages of the file that could not be configured.
     pub fn new(
         me: &'a str,
         stages: impl IntoIterator<Item = (&'a str, &'a str, &'a dyn AsAny, Option<&'a dyn Any>)>,
         edges: impl IntoIterator<Item = (&'a str, &'a str)>,
+        unconfigured: impl IntoIterator<Item = &'a str>,
     ) -> Self {
         let mut readers: HashMap<&str, Vec<&str>> = HashMap::new();
         for (from, to) in edges {
@@ -84,6 +87,7 @@ impl<'a> Peers<'a> {
                 })
                 .collect(),
             readers,
+            unconfigured: unconfigured.into_iter().collect(),
         }
     }
 
@@ -95,6 +99,14 @@ impl<'a> Peers<'a> {
     /// The stage named `name`, if it is configured.
     pub fn get(&self, name: &str) -> Option<Peer<'a>> {
         self.stages.get(name).copied()
+    }
+
+    /// Why there is no peer `name` ([`Peers::get`] gave none), for the stage that
+    /// names it: `unknown stage` when the file has no such stage; `None` when it
+    /// has one whose own options have problems, reported at their keys already
+    /// (a second message, at the naming stage, would only mislead).
+    pub fn missing(&self, name: &str) -> Option<String> {
+        (!self.unconfigured.contains(name)).then(|| format!("unknown stage `{name}`"))
     }
 
     /// Every other configured stage, in no particular order.
@@ -137,6 +149,7 @@ mod tests {
                 ("b", "two", &Two as &dyn AsAny, Some(&7u32 as &dyn Any)),
             ],
             [("a", "b"), ("b", "c")],
+            ["broken"],
         );
         assert_eq!(peers.me(), "a");
         let b = peers.get("b").unwrap();
@@ -147,6 +160,9 @@ mod tests {
         assert!(b.shared::<String>().is_none());
         assert!(peers.get("a").unwrap().shared::<u32>().is_none());
         assert!(peers.get("c").is_none());
+        assert_eq!(peers.missing("c").as_deref(), Some("unknown stage `c`"));
+        assert!(peers.get("broken").is_none());
+        assert_eq!(peers.missing("broken"), None, "its own problems say it");
         assert!(peers.is_downstream("a", "c"));
         assert!(peers.is_downstream("a", "b"));
         assert!(!peers.is_downstream("c", "a"));

@@ -316,6 +316,14 @@ fn decides_for_must_name_stages_after_it_of_kinds_it_can_stand_for() {
         err.contains("`unseen` does not read what this stage passes on"),
         "{err}"
     );
+    // A stage named whose own options are wrong: its problem alone, at its key,
+    // not a second one at `decides_for` ("unknown stage", "name the extract stage").
+    let broken = pipeline(r#"["articles", "unseen"]"#, SETS, &xsum)
+        .replace("sites = [\"bbc\"]", "sites = [\"bbc\"]\nsights = 1");
+    let err = problems(&broken);
+    assert!(err.contains("stages.articles.sights"), "{err}");
+    assert!(err.contains("1 error"), "{err}");
+    assert!(!err.contains("decides_for"), "{err}");
     // Every problem at once, each with its line.
     let err = problems(&pipeline(r#"["nowhere", "pages"]"#, SETS, &xsum));
     assert!(err.contains("3 errors"), "{err}");

@@ -150,19 +150,31 @@ fn configure_stage(
 
 /// Lets each stage read the others ([`StageConfig::link`]); a stage's side inputs
 /// are asked again after, since what it read may add some.
-pub(super) fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigError>) {
+pub(super) fn link_stages(
+    stages: &mut [PlannedStage],
+    unconfigured: &[Unconfigured],
+    errors: &mut Vec<ConfigError>,
+) {
     for i in 0..stages.len() {
         let Some(mut config) = stages[i].config.take() else {
             continue;
         };
         let me = stages[i].name.clone();
         let problems = {
-            let edges = stages.iter().flat_map(|s| {
-                s.inputs
-                    .iter()
-                    .chain(s.side_inputs.iter().map(|(_, from)| from))
-                    .map(move |from| (from.stage.as_str(), s.name.as_str()))
-            });
+            // The graph whole: an unconfigured stage's inputs are edges too.
+            let edges = stages
+                .iter()
+                .flat_map(|s| {
+                    s.inputs
+                        .iter()
+                        .chain(s.side_inputs.iter().map(|(_, from)| from))
+                        .map(move |from| (from.stage.as_str(), s.name.as_str()))
+                })
+                .chain(unconfigured.iter().flat_map(|u| {
+                    u.inputs
+                        .iter()
+                        .map(move |from| (from.stage.as_str(), u.name.as_str()))
+                }));
             let peers = Peers::new(
                 &me,
                 stages.iter().filter_map(|s| {
@@ -172,6 +184,7 @@ pub(super) fn link_stages(stages: &mut [PlannedStage], errors: &mut Vec<ConfigEr
                     Some((s.name.as_str(), s.kind.as_str(), config, shared))
                 }),
                 edges,
+                unconfigured.iter().map(|u| u.name.as_str()),
             );
             config.link(&peers)
         };

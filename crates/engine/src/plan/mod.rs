@@ -157,7 +157,7 @@ impl Plan {
 
         let (mut stages, unconfigured) =
             configure_stages(&file.table, registry, &context, &mut errors);
-        link_stages(&mut stages, &mut errors);
+        link_stages(&mut stages, &unconfigured, &mut errors);
         let declared: Vec<&str> = file
             .table
             .get("stages")

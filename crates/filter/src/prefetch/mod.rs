@@ -118,9 +118,15 @@ impl PrefetchConfig {
         let mut extractor = None;
         let mut exclude = Vec::new();
         let mut windows = false;
+        // A named stage whose own options have problems (reported at its keys):
+        // what it would decide is unknown, and nothing more is said here.
+        let mut unread = false;
         for name in &self.options.decides_for {
             let Some(peer) = peers.get(name) else {
-                problems.push(format!("unknown stage `{name}`"));
+                match peers.missing(name) {
+                    Some(problem) => problems.push(problem),
+                    None => unread = true,
+                }
                 continue;
             };
             if !KINDS.contains(&peer.kind) {
@@ -148,6 +154,7 @@ impl PrefetchConfig {
             }
         }
         match extractor {
+            _ if unread => Err(problems),
             Some(extractor) if problems.is_empty() => Ok(Linked {
                 stage: peers.me().to_string(),
                 extractor,

@@ -305,7 +305,7 @@ impl ArchiveSetting {
         match self {
             Self::Shared { stage, options } => {
                 let Some(peer) = peers.get(stage) else {
-                    return vec![(key, format!("unknown stage `{stage}`"))];
+                    return peers.missing(stage).map(|m| (key, m)).into_iter().collect();
                 };
                 match setting_of(&peer) {
                     Some(Self::Own(o)) => {
