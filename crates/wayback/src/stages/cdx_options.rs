@@ -11,8 +11,9 @@ use serde::Deserialize;
 use tempora_engine::{parse_options, OptionError, PipelineContext, StageConfig};
 use tempora_wayback_format::timestamp;
 
-use super::options::{duration, ArchiveOptions, ArchiveSetting};
+use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, Span};
+use super::written_duration::WrittenDuration;
 use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::lister::Keep;
 
@@ -69,7 +70,7 @@ pub struct CdxOptions {
     /// How far before the last listing's newest capture an incremental listing starts again (late-indexed captures).
     #[serde(default = "default_overlap")]
     #[schemars(default = "default_overlap")]
-    pub overlap: String,
+    pub overlap: WrittenDuration,
     /// The Wayback Machine and its politeness, written once per Archive: a table
     /// (`endpoint`, `contact`, `cdx_rate`, `playback_rate`, pauses and retries), or
     /// the name of the wayback stage whose table this one shares (`archive =
@@ -92,8 +93,8 @@ const fn default_limit() -> usize {
 const fn default_chunk_days() -> u32 {
     30
 }
-fn default_overlap() -> String {
-    "1day".into()
+fn default_overlap() -> WrittenDuration {
+    WrittenDuration::days(1)
 }
 
 /// Parses the options of `wayback-cdx`.
@@ -190,9 +191,6 @@ impl CdxOptions {
                 Some("limit".into()),
                 "must be at least 1 row per request".into(),
             ));
-        }
-        if let Err(e) = duration("overlap", &self.overlap) {
-            out.push((Some("overlap".into()), e.to_string()));
         }
         out.extend(self.archive.problems());
         out

@@ -8,7 +8,6 @@ use tempora_engine::{
 };
 
 pub use super::cdx_options::{configure, CdxOptions};
-use super::options::duration;
 use super::windows::uncovered_sets;
 use crate::lister::{CdxLister, ListerConfig};
 
@@ -58,7 +57,7 @@ impl Stage for CdxStage {
         let o = self.options;
         let options = o.archive.options()?;
         let archive = options.archive(o.state.as_deref())?;
-        let overlap = duration("overlap", &o.overlap)?.as_secs();
+        let overlap = o.overlap.get().as_secs();
         let (queries, watermarks) = o.chunked_queries();
         let state = archive.state()?;
         let mut lister = CdxLister::new(

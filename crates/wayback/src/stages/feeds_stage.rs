@@ -21,8 +21,9 @@ use super::describe::{
     cdx_rate, days_of, hours_at, options_of, playback_rate, politeness, window,
     ASSUMED_ARTICLES_PER_FEED_DAY,
 };
-use super::options::{duration, ArchiveOptions, ArchiveSetting};
+use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, uncovered_sets, Span};
+use super::written_duration::WrittenDuration;
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
 
@@ -53,7 +54,7 @@ pub struct FeedsOptions {
     /// Look for an article's first capture up to this long after its publication.
     #[serde(default = "default_within")]
     #[schemars(default = "default_within")]
-    pub lookup_within: String,
+    pub lookup_within: WrittenDuration,
     /// SQLite crawl state (feed captures read, articles found); a rerun continues.
     #[serde(default)]
     pub state: Option<PathBuf>,
@@ -78,8 +79,8 @@ pub struct FeedsOptions {
 fn default_feed_collapse() -> Vec<String> {
     vec!["timestamp:8".into()]
 }
-fn default_within() -> String {
-    "30days".into()
+fn default_within() -> WrittenDuration {
+    WrittenDuration::days(30)
 }
 const fn default_max_body() -> u64 {
     16 * 1024 * 1024
@@ -117,9 +118,6 @@ impl FeedsOptions {
         }
         if self.incremental && self.state.is_none() {
             out.push((Some("incremental".into()), "needs `state`".into()));
-        }
-        if let Err(e) = duration("lookup_within", &self.lookup_within) {
-            out.push((Some("lookup_within".into()), e.to_string()));
         }
         out.extend(self.archive.problems());
         out
@@ -179,7 +177,7 @@ impl Stage for FeedsStage {
             max_body: o.max_body_bytes,
             ..FetchConfig::default()
         };
-        let within = duration("lookup_within", &o.lookup_within)?.as_secs();
+        let within = o.lookup_within.get().as_secs();
         let mut discovery = FeedDiscovery::new(
             archive
                 .cdx(options.cdx_rate)?

@@ -13,7 +13,8 @@ use tempora_engine::{
 };
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
-use super::options::{duration, ArchiveOptions, ArchiveSetting};
+use super::options::{ArchiveOptions, ArchiveSetting};
+use super::written_duration::WrittenDuration;
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
 use crate::output::Output;
@@ -31,7 +32,7 @@ pub struct FetchOptions {
     /// Follow a capture-to-capture redirect only this close to the requested capture time.
     #[serde(default = "default_distance")]
     #[schemars(default = "default_distance")]
-    pub max_redirect_distance: String,
+    pub max_redirect_distance: WrittenDuration,
     /// Most redirects followed for one capture (loops are caught before).
     #[serde(default = "default_max_redirects")]
     #[schemars(default = "default_max_redirects")]
@@ -61,8 +62,8 @@ pub struct FetchOptions {
 const fn default_concurrency() -> usize {
     32
 }
-fn default_distance() -> String {
-    "7days".into()
+fn default_distance() -> WrittenDuration {
+    WrittenDuration::days(7)
 }
 const fn default_max_redirects() -> usize {
     10
@@ -99,9 +100,6 @@ impl FetchOptions {
                 Some("concurrency".into()),
                 "`concurrency` and `commit_every` must be at least 1".into(),
             ));
-        }
-        if let Err(e) = duration("max_redirect_distance", &self.max_redirect_distance) {
-            out.push((Some("max_redirect_distance".into()), e.to_string()));
         }
         out.extend(self.archive.problems());
         out
@@ -201,11 +199,7 @@ impl Stage for FetchStage {
             .fetcher(
                 options.playback_rate,
                 FetchConfig {
-                    max_redirect_distance: duration(
-                        "max_redirect_distance",
-                        &o.max_redirect_distance,
-                    )?
-                    .as_secs(),
+                    max_redirect_distance: o.max_redirect_distance.get().as_secs(),
                     max_redirects: o.max_redirects,
                     max_body: o.max_body_bytes,
                 },

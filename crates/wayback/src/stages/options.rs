@@ -7,7 +7,6 @@
 //! caps another's.
 
 use std::path::Path;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
@@ -18,7 +17,7 @@ use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
 use crate::politeness::{Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 
-use super::written_duration::{not_a_duration, WrittenDuration};
+use super::written_duration::WrittenDuration;
 
 /// The Wayback Machine one pipeline talks to, and how politely.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -133,15 +132,6 @@ impl Default for ArchiveOptions {
             timeout: default_timeout(),
         }
     }
-}
-
-/// Parses a duration such as `60s`, `5m`, `100ms`, `7days`.
-///
-/// # Errors
-/// Names the option and the bad value.
-pub fn duration(option: &str, value: &str) -> Result<Duration, WaybackError> {
-    humantime::parse_duration(value)
-        .map_err(|e| WaybackError::Config(format!("`{option}`: {}", not_a_duration(value, &e))))
 }
 
 fn check_rate(option: &str, rate: f64) -> Result<(), WaybackError> {
@@ -362,6 +352,7 @@ fn setting_of<'a>(peer: &Peer<'a>) -> Option<&'a ArchiveSetting> {
 mod tests {
     use super::*;
     use crate::politeness::RequestClass;
+    use std::time::Duration;
 
     #[test]
     fn defaults_are_the_archives_limits_less_a_fifth_and_bad_values_name_the_option() {

@@ -46,6 +46,18 @@ impl WrittenDuration {
         }
     }
 
+    /// `n` days, written `1day` or `{n}days`.
+    pub fn days(n: u64) -> Self {
+        Self {
+            duration: Duration::from_secs(n.saturating_mul(86_400)),
+            text: if n == 1 {
+                "1day".into()
+            } else {
+                format!("{n}days")
+            },
+        }
+    }
+
     /// The duration.
     pub fn get(&self) -> Duration {
         self.duration
@@ -58,7 +70,7 @@ impl WrittenDuration {
 }
 
 /// Why `value` is no duration.
-pub(crate) fn not_a_duration(value: &str, e: &humantime::DurationError) -> String {
+fn not_a_duration(value: &str, e: &humantime::DurationError) -> String {
     format!("`{value}` is not a duration like 60s, 5m or 7days: {e}")
 }
 
@@ -108,6 +120,9 @@ mod tests {
         );
         assert_eq!(WrittenDuration::parse("1m").unwrap().to_string(), "1m");
         assert_eq!(WrittenDuration::seconds(60), d);
+        for days in [WrittenDuration::days(1), WrittenDuration::days(30)] {
+            assert_eq!(WrittenDuration::parse(days.as_str()), Ok(days.clone()));
+        }
         let five = WrittenDuration::minutes(5);
         assert_eq!(WrittenDuration::parse(five.as_str()), Ok(five.clone()));
         assert_eq!(serde_json::to_string(&five).unwrap(), "\"5m\"");
