@@ -1,7 +1,8 @@
 //! A standalone crawl without a pipeline: list captures of URL patterns and fetch
 //! them into WARC files, with the same code and state as the `wayback-cdx` and
 //! `wayback-fetch` stages. Pages emitted by this run go to `--pages-out` as JSON
-//! lines (written from scratch each run). Used by the kill-and-restart test.
+//! lines (written from scratch each run). Used by the kill-and-restart test; built
+//! with the crate's `testing` feature only (as its tests build it).
 //!
 //! `wayback-crawl --endpoint URL --state FILE --warc-out DIR --pages-out FILE PATTERN... [options]`
 
