@@ -3,7 +3,7 @@
 //! [`StageConfig::describe`](crate::StageConfig::describe)), and [`DryRun`] puts
 //! them together in stage order for `tempora run --dry-run`.
 //!
-//! A stage's cost is an [`Estimate`]: requests by kind and the hours they take at
+//! A stage's cost is an [`Estimate`](crate::Estimate): requests by kind and the hours they take at
 //! the configured rates, with the basis of the figures in words (the assumptions,
 //! or the count requests made with `--estimate`). Records a stage expects to emit
 //! flow to the stages it feeds ([`DescribeContext::records_in`]), so a fetcher can

@@ -67,7 +67,7 @@ pub use stats::StageStats;
 pub use transform::{blocking, Finish, Transform, TransformStage};
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};
 
-/// The engine's `test-*` stage kinds ([`builtin`]) in a build for tests (the
+/// The engine's `test-*` stage kinds (the `builtin` module) in a build for tests (the
 /// `testing` feature, which the workspace's tests turn on); none in a release
 /// build, so a user's binary holds no test code.
 #[must_use]

@@ -1,6 +1,6 @@
 //! The runtime: builds every stage of a [`Plan`], wires them with bounded
 //! channels, runs each as a tokio task, supervises them, and writes
-//! `rejected.jsonl` ([`crate::rejected`]) and `run.json` ([`crate::run_report`])
+//! `rejected.jsonl` (the `rejected` module) and `run.json` ([`crate::run_report`])
 //! in `pipeline.out`.
 //!
 //! An incremental pipeline (see [`Plan::incremental_stage`]) keeps every run: its

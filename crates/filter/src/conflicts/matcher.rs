@@ -12,7 +12,7 @@
 //! words, not bytes: the goto graph of an Aho-Corasick automaton whose alphabet
 //! is words. A scan hashes each word of the text once, asks a small first-word
 //! filter whether any name starts with it, and only then walks the trie, one
-//! hash-table lookup per word ([`trie`]), so a 10^5-name dictionary costs a cache
+//! hash-table lookup per word (the `trie` module), so a 10^5-name dictionary costs a cache
 //! miss or two per candidate word instead of one per byte. Matches never start
 //! inside a word, so the walks are anchored and need no failure links; every
 //! match starting at a word start is found, overlapping ones included ("Joe" when

@@ -4,7 +4,7 @@
 //!
 //! In: articles with `facts` (placed after `conflicts`), and the evolving facts
 //! (side input `facts` or `facts_file`, read by the same code as `conflicts`).
-//! Out: [`MinimalPair`] records. For an article published after the cutoff whose
+//! Out: [`MinimalPair`](tempora_engine::MinimalPair) records. For an article published after the cutoff whose
 //! summary names the value an evolving pair held on the publication day, two
 //! edits of the summary, each replacing that one mention:
 //! - `outdated`: the value the pair held at the cutoff, or failing that the latest

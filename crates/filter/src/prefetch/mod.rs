@@ -13,7 +13,7 @@
 //!   (same site and id, whatever host, port, scheme or query): the earliest
 //!   capture is kept, the closest to publication (ties: the smaller URL). The
 //!   stage holds one capture per article until its input ends, in SQLite (the
-//!   `state` file, see [`choices`]), not in memory; with a `state` file the
+//!   `state` file, see the `choices` module), not in memory; with a `state` file the
 //!   choice outlives the run: a killed run's rerun, or a later night, holds to
 //!   the capture chosen first and fetches no other capture of the article;
 //! - `exclude` stages: `excluded`, the article is in a training list (BBC ids and
