@@ -241,7 +241,10 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
         .stages
         .iter()
         .flat_map(|s| s.counters.iter())
-        .filter_map(|(k, v)| Some(format!("{} ({} records)", k.strip_prefix("file ")?, v)))
+        .filter_map(|(k, v)| {
+            let n = v.as_u64().unwrap_or(0);
+            Some(format!("{} ({})", k.strip_prefix("file ")?, records(n)))
+        })
         .collect();
     files.sort();
     println!();
@@ -254,8 +257,8 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
         println!("wrote in {}: {}", out.display(), files.join(", "));
     }
     println!(
-        "rejected: {} records in {}; report: {}",
-        report.rejected,
+        "rejected: {} in {}; report: {}",
+        records(report.rejected),
         out.join("rejected.jsonl").display(),
         out.join("run.json").display()
     );
@@ -298,4 +301,9 @@ fn report_has_parquet(dir: &std::path::Path) -> bool {
             path.extension().is_some_and(|x| x == "parquet")
         }
     })
+}
+
+/// `1 record`, `14 records`.
+fn records(n: u64) -> String {
+    format!("{n} record{}", if n == 1 { "" } else { "s" })
 }
