@@ -26,7 +26,10 @@ fn run_demo(out: &Path) -> serde_json::Value {
     let summary = String::from_utf8_lossy(&o.stdout);
     assert!(summary.contains("status: Completed"), "{summary}");
     // Counts in words: one record, many records.
-    assert!(summary.contains("in_distribution.jsonl (1 record),"), "{summary}");
+    assert!(
+        summary.contains("in_distribution.jsonl (1 record),"),
+        "{summary}"
+    );
     assert!(summary.contains("facts.jsonl (14 records)"), "{summary}");
     serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
 }
