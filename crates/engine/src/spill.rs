@@ -27,8 +27,6 @@ pub const SORT_SEGMENT_BYTES: u64 = 8 << 20;
 pub struct Spill<T> {
     dir: PathBuf,
     file: BufWriter<File>,
-    encoded: Vec<u8>,
-    bytes: u64,
     len: u64,
     item: PhantomData<T>,
 }
@@ -42,8 +40,6 @@ impl<T: Sortable> Spill<T> {
         Ok(Self {
             dir: dir.to_path_buf(),
             file: BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(dir)?),
-            encoded: Vec::new(),
-            bytes: 0,
             len: 0,
             item: PhantomData,
         })
@@ -54,23 +50,20 @@ impl<T: Sortable> Spill<T> {
     /// # Errors
     /// Writing the temporary file failed (a full disk).
     pub fn push(&mut self, item: &T) -> std::io::Result<()> {
-        self.encoded.clear();
-        item.encode(&mut self.encoded)?;
-        self.file.write_all(&self.encoded)?;
-        self.bytes += self.encoded.len() as u64;
+        item.encode(&mut self.file)?;
         self.len += 1;
         Ok(())
     }
 
     /// Items pushed so far.
-    #[must_use]
-    pub fn len(&self) -> u64 {
+    #[cfg(test)]
+    fn len(&self) -> u64 {
         self.len
     }
 
     /// Whether no item was pushed.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.len == 0
     }
 
@@ -102,11 +95,13 @@ impl<T: Sortable + Ord> Spill<T> {
         self.sorted_in_segments(SORT_SEGMENT_BYTES)
     }
 
-    fn sorted_in_segments(self, segment_bytes: u64) -> std::io::Result<Sorted<T>> {
+    fn sorted_in_segments(mut self, segment_bytes: u64) -> std::io::Result<Sorted<T>> {
+        // The file's length: every item's bytes (the writer flushes to tell it).
+        let bytes = self.file.stream_position()?;
         let per_segment = self
             .len
             .saturating_mul(segment_bytes)
-            .checked_div(self.bytes)
+            .checked_div(bytes)
             .unwrap_or(self.len)
             .max(64);
         // Segments go to a folder of their own, removed with it (a killed run's is
