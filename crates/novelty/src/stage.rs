@@ -248,6 +248,8 @@ impl NoveltyStage {
     /// Draws each set's bins over its held articles' overlaps (in the run's
     /// metrics) and starts reading the articles back.
     fn bins(&mut self, out: &mut Emitted) -> Result<Release, StageError> {
+        // Every article is scored: the training n-grams go before the release.
+        self.index = None;
         let overlaps = std::mem::take(&mut self.overlaps);
         let bins = SetBins::draw(
             overlaps
