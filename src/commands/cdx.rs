@@ -3,16 +3,16 @@
 //! (same defaults, same politeness, same dedupe).
 
 use std::io::Write as _;
-use std::time::Duration;
 
 use anyhow::{bail, Context as _};
 use serde::de::value::{Error as ValueError, StrDeserializer};
 use serde::Deserialize;
 use tempora_engine::UsageError;
-use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
+use tempora_wayback::archive::DEFAULT_ENDPOINT;
 use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
-use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::stages::options::ArchiveOptions;
+use tempora_wayback::stages::written_duration::WrittenDuration;
 use tempora_wayback_format::timestamp;
 
 /// Arguments of `tempora cdx`.
@@ -51,12 +51,12 @@ pub struct CdxArgs {
     #[arg(long, default_value_t = 24.0)]
     pub rate: f64,
     /// Shortest pause after a 429 (the Archive sends no Retry-After).
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
-    pub min_pause: Duration,
+    #[arg(long, default_value = "60s", value_parser = WrittenDuration::parse)]
+    pub min_pause: WrittenDuration,
     /// Pause after a refused or reset connection; after 3 in a row the command
     /// stops with exit code 75 (run again later).
-    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
-    pub block_pause: Duration,
+    #[arg(long, default_value = "5m", value_parser = WrittenDuration::parse)]
+    pub block_pause: WrittenDuration,
     /// Your contact (email or URL) for the User-Agent.
     #[arg(long)]
     pub contact: Option<String>,
@@ -122,14 +122,18 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         collapse: keep.default_collapse(),
         page_size: args.limit,
     };
-    let politeness = Politeness {
-        min_pause: args.min_pause,
-        block_pause: args.block_pause,
-        ..Politeness::default_for(RequestClass::Cdx)
+    // The Archive as the stage's options describe it, these flags set.
+    let options = ArchiveOptions {
+        endpoint: args.endpoint.clone(),
+        contact: args.contact.clone(),
+        cdx_rate: args.rate,
+        min_pause: args.min_pause.clone(),
+        block_pause: args.block_pause.clone(),
+        ..ArchiveOptions::default()
     };
-    let archive = Archive::new(&args.endpoint, args.contact.as_deref(), None, politeness);
+    let archive = options.archive(None)?;
     let mut lister = CdxLister::new(
-        archive.cdx(args.rate)?,
+        archive.cdx(options.cdx_rate)?,
         archive.state()?,
         ListerConfig {
             watermarks: Default::default(),
@@ -170,7 +174,6 @@ mod tests {
     use tempora_testkit::synthetic::listing_corpus;
     use tempora_testkit::MockWayback;
     use tempora_wayback::stages::cdx_options::CdxOptions;
-    use tempora_wayback::stages::options::ArchiveOptions;
 
     use super::*;
 
@@ -229,8 +232,8 @@ mod tests {
         assert_eq!(default_filters(), stage.filters);
         assert_eq!(cli.endpoint, archive.endpoint);
         assert_eq!(cli.rate, archive.cdx_rate);
-        assert_eq!(cli.min_pause, archive.min_pause.get());
-        assert_eq!(cli.block_pause, archive.block_pause.get());
+        assert_eq!(cli.min_pause.get(), archive.min_pause.get());
+        assert_eq!(cli.block_pause.get(), archive.block_pause.get());
         // `--help` shows the stage's defaults as the stage writes them.
         let command = <Cli as clap::CommandFactory>::command();
         let shown = |id: &str| {
