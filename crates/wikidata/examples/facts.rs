@@ -12,9 +12,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use tempora_engine::progress::Progress;
-use tempora_engine::{OnError, ProgressMode, StageStats};
+use tempora_engine::{ProgressMode, StageStats};
 use tempora_wikidata::facts_file::{write_facts, FactsMeta};
-use tempora_wikidata::{read_facts, FactsQuery};
+use tempora_wikidata::{read_facts, FactsQuery, WikidataOptions};
 
 const USAGE: &str = "usage: facts DUMP -o FILE.jsonl [--quiet]";
 
@@ -41,11 +41,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     let (Some(dump), Some(output)) = (dump, output) else {
         return Err(USAGE.into());
     };
+    // The stage's defaults, read as a pipeline with an empty `wikidata` table.
+    let options: WikidataOptions = tempora_engine::parse_options(toml::Table::new())
+        .map_err(|e| format!("the stage's default options: {e:?}"))?;
     let query = FactsQuery {
-        relations: vec!["P39".into(), "P1308".into()],
-        languages: vec!["en".into()],
+        relations: options.relations,
+        languages: options.languages,
         cutoff: "2019-12-31".parse()?,
-        on_error: OnError::Skip,
+        on_error: options.on_error,
     };
     let stats = Arc::new(StageStats::default());
     let mode = if quiet {
