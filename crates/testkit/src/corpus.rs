@@ -104,6 +104,11 @@ pub fn sha1_base32(bytes: &[u8]) -> String {
     data_encoding::BASE32.encode(&sha1_smol::Sha1::from(bytes).digest().bytes())
 }
 
+/// A row's place in CDX order: urlkey, timestamp, then URL.
+fn cdx_order((key, capture): &(String, MockCapture)) -> (&str, &str, &str) {
+    (key, &capture.timestamp, &capture.url)
+}
+
 /// The archive: captures in CDX order (urlkey, timestamp).
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
@@ -118,28 +123,17 @@ impl Corpus {
         // Stable: captures equal in (urlkey, timestamp, URL) stay in the order given,
         // as `add` would leave them, in one sort rather than an insert each (a
         // dense model holds hundreds of thousands of captures).
-        captures.sort_by(|(k, c), (l, d)| {
-            (k.as_str(), c.timestamp.as_str(), c.url.as_str()).cmp(&(
-                l.as_str(),
-                d.timestamp.as_str(),
-                d.url.as_str(),
-            ))
-        });
+        captures.sort_by(|a, b| cdx_order(a).cmp(&cdx_order(b)));
         Self { captures }
     }
 
     /// Adds a capture, keeping CDX order.
     pub fn add(&mut self, capture: MockCapture) {
-        let key = capture.urlkey();
-        let at = self.captures.partition_point(|(k, c)| {
-            (k.as_str(), c.timestamp.as_str(), c.url.as_str())
-                <= (
-                    key.as_str(),
-                    capture.timestamp.as_str(),
-                    capture.url.as_str(),
-                )
-        });
-        self.captures.insert(at, (key, capture));
+        let row = (capture.urlkey(), capture);
+        let at = self
+            .captures
+            .partition_point(|other| cdx_order(other) <= cdx_order(&row));
+        self.captures.insert(at, row);
     }
 
     /// Every capture with its urlkey, in CDX order.
