@@ -26,6 +26,10 @@ pub struct PipelineContext {
     /// This run: its start and name (the `{run}` and `{date}` of sink paths). Set when
     /// the run starts; until then, the time the pipeline was read.
     pub run: RunId,
+    /// Whether the pipeline is incremental (a stage brings only what is new since
+    /// its last run, and the outputs accumulate): set when the run starts. Without
+    /// it, every run makes its outputs anew from everything it lists.
+    pub incremental: bool,
 }
 
 impl PipelineContext {
@@ -40,6 +44,7 @@ impl PipelineContext {
             out,
             channel_capacity: 256,
             run: RunId::default(),
+            incremental: false,
         }
     }
 }

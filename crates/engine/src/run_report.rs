@@ -99,6 +99,10 @@ pub struct RunReport {
     pub cost: CrawlCost,
     /// Records written to `rejected.jsonl`.
     pub rejected: u64,
+    /// What the run could not produce and a rerun may (pages the Archive did not
+    /// serve after every attempt), per stage; the outputs lack it. Empty when
+    /// nothing is missing.
+    pub missing: Vec<crate::stats::Missing>,
     /// Every file a stage option names: path, size, modification time and, under
     /// 100 MB, SHA-256.
     pub inputs: Vec<InputFile>,
@@ -147,6 +151,7 @@ impl RunReport {
             stages: Vec::new(),
             cost: CrawlCost::default(),
             rejected: 0,
+            missing: Vec::new(),
             inputs: Vec::new(),
             config: serde_json::to_value(resolved).unwrap_or_default(),
         }

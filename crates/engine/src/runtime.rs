@@ -33,7 +33,7 @@ use crate::registry::Role;
 use crate::run_options::RunOptions;
 use crate::run_report::{RunReport, RunStatus, StageFailure};
 use crate::runs::RunId;
-use crate::stage::{AfterPublishHooks, Message, OutPort, Published, StageIo};
+use crate::stage::{AfterPublishHooks, Message, OutPort, StageIo};
 use crate::stats::StageStats;
 
 /// Kept here for callers that write their files the runtime's way.
@@ -126,6 +126,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     })?;
     let out_dir = OutDir::claim(&out)?;
     plan.context.run = RunId::new(started_at);
+    plan.context.incremental = plan.incremental_stage().is_some();
     let run_folder = match plan.incremental_stage().map(str::to_string) {
         Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
         None => None,
@@ -401,7 +402,10 @@ impl Running {
                     if ended_well && plan.stages[i].role != Role::Sink {
                         upstream_left -= 1;
                         if upstream_left == 0 && failure.is_none() && !aborted {
-                            verdict.send_replace(Some(true));
+                            // A stopped run publishes nothing: its sinks would hold
+                            // only part of the sets.
+                            let completed = !options.shutdown.is_cancelled();
+                            verdict.send_replace(Some(completed));
                         }
                     }
                     match result {
@@ -454,6 +458,12 @@ impl Running {
         report.cost =
             CrawlCost::from_stages(&report.stages, &sink_kinds(&plan), &plan.request_kinds);
         report.rejected = rejected;
+        report.missing = plan
+            .stages
+            .iter()
+            .zip(&stats)
+            .filter_map(|(s, st)| st.missing_of(&s.name))
+            .collect();
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");
             Vec::new()
@@ -473,17 +483,15 @@ impl Running {
 }
 
 /// Runs the stages' [`StageIo::after_publish`] hooks, in pipeline order, when the
-/// sinks published (the run completed or was interrupted); the first failure.
+/// sinks published (the run completed); the first failure.
 async fn run_after_publish(
     hooks: &AfterPublishHooks,
     status: RunStatus,
     names: &[String],
 ) -> Option<StageFailure> {
-    let published = match status {
-        RunStatus::Completed => Published::Completed,
-        RunStatus::Interrupted => Published::Interrupted,
-        _ => return None,
-    };
+    if status != RunStatus::Completed {
+        return None;
+    }
     let mut hooks = std::mem::take(
         &mut *hooks
             .lock()
@@ -491,7 +499,7 @@ async fn run_after_publish(
     );
     hooks.sort_by_key(|(i, _)| *i);
     for (i, hook) in hooks {
-        if let Err(e) = hook(published).await {
+        if let Err(e) = hook().await {
             tracing::error!(stage = %names[i], error = %e, "could not record the run as published");
             return Some(StageFailure {
                 stage: Some(names[i].clone()),

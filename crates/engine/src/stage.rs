@@ -47,21 +47,9 @@ pub enum Input {
     Watermark(String),
 }
 
-/// How a run ended for the stages upstream of the sinks, told to the hooks a stage
-/// leaves with [`StageIo::after_publish`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Published {
-    /// Every stage ended its input; every sink published.
-    Completed,
-    /// Asked to stop (Ctrl-C): sources stopped early, what they had produced went
-    /// through every stage, and every sink published it.
-    Interrupted,
-}
-
 /// Work a stage leaves for after the sinks have published (see [`StageIo::after_publish`]).
-pub type AfterPublish = Box<
-    dyn FnOnce(Published) -> Pin<Box<dyn Future<Output = Result<(), StageError>> + Send>> + Send,
->;
+pub type AfterPublish =
+    Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = Result<(), StageError>> + Send>> + Send>;
 
 /// The hooks left by every stage, with the index of the stage that left each.
 pub(crate) type AfterPublishHooks = Arc<Mutex<Vec<(usize, AfterPublish)>>>;
@@ -219,8 +207,10 @@ impl StageIo {
     }
 
     /// For a sink: waits until every stage that is not a sink has ended, and tells
-    /// whether none failed; sinks publish their outputs only then. For any other
-    /// stage (itself part of what a sink waits for): true at once.
+    /// whether the run completed: none failed and none was asked to stop. Sinks
+    /// publish their outputs only then, so a stopped or failed run leaves the
+    /// published outputs as they were. For any other stage (itself part of what a
+    /// sink waits for): true at once.
     pub async fn upstream_succeeded(&mut self) -> bool {
         if !self.is_sink {
             return true;
@@ -232,7 +222,7 @@ impl StageIo {
     }
 
     /// Leaves `hook` to run once the sinks have published this run's outputs, when
-    /// they did (the run completed or was interrupted, and no stage failed), before
+    /// they did (the run completed: no stage failed, none was asked to stop), before
     /// `run.json` is written: for what must not be recorded as done before the
     /// outputs hold it (pages marked delivered in a crawl state). A kill before the
     /// hook leaves the state as if the run had not happened past its last commit; a
@@ -240,10 +230,10 @@ impl StageIo {
     /// time, in pipeline order.
     pub fn after_publish<F, Fut>(&self, hook: F)
     where
-        F: FnOnce(Published) -> Fut + Send + 'static,
+        F: FnOnce() -> Fut + Send + 'static,
         Fut: Future<Output = Result<(), StageError>> + Send + 'static,
     {
-        let hook: AfterPublish = Box::new(move |p| Box::pin(hook(p)));
+        let hook: AfterPublish = Box::new(move || Box::pin(hook()));
         self.after_publish
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -18,7 +18,25 @@ pub struct StageStats {
     ports: Mutex<Vec<(String, u64)>>,
     counters: Mutex<BTreeMap<String, u64>>,
     metrics: Mutex<BTreeMap<String, serde_json::Value>>,
+    missing: Mutex<Option<Missing>>,
 }
+
+/// What a stage could not produce in this run and a rerun may (a page the
+/// Archive did not serve after every attempt): the run's outputs lack it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Missing {
+    /// The stage.
+    pub stage: String,
+    /// What is missing, plural (`pages`).
+    pub what: String,
+    /// How many.
+    pub count: u64,
+    /// The first [`MISSING_LISTED`] of them, each with its reason.
+    pub items: Vec<String>,
+}
+
+/// How many missing items `run.json` lists (all are counted, and rejected.jsonl has each).
+pub const MISSING_LISTED: usize = 1000;
 
 impl StageStats {
     pub(crate) fn add_in(&self, n: u64) {
@@ -45,6 +63,30 @@ impl StageStats {
     /// Records sent per output port.
     pub fn ports(&self) -> Vec<(String, u64)> {
         self.ports.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Notes one `what` (plural: `pages`) this run could not produce and a rerun
+    /// may, named by `item`.
+    pub fn missing(&self, what: &str, item: String) {
+        if let Ok(mut missing) = self.missing.lock() {
+            let m = missing.get_or_insert_with(|| Missing {
+                stage: String::new(),
+                what: what.to_string(),
+                count: 0,
+                items: Vec::new(),
+            });
+            m.count += 1;
+            if m.items.len() < MISSING_LISTED {
+                m.items.push(item);
+            }
+        }
+    }
+
+    /// What this stage could not produce, stamped with the stage's `name`.
+    pub fn missing_of(&self, name: &str) -> Option<Missing> {
+        let mut missing = self.missing.lock().ok()?.clone()?;
+        missing.stage = name.to_string();
+        Some(missing)
     }
 
     pub(crate) fn set_finished(&self) {

@@ -14,7 +14,7 @@ use crate::context::PipelineContext;
 use crate::error::StageError;
 use crate::records::{Record, Rejected};
 use crate::registry::StageConfig;
-use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, Published, StageIo};
+use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, StageIo};
 use crate::stats::StageStats;
 
 /// What a stage produced when run alone.
@@ -180,20 +180,16 @@ async fn run_stage_io(
     let hooks = io.after_publish.clone();
     let stopped = io.shutdown.clone();
     let mut result = stage.run(io).await;
-    if result.is_ok() {
-        // Nothing downstream to publish: the stage's hooks run at once, as after sinks.
-        let published = if stopped.is_cancelled() {
-            Published::Interrupted
-        } else {
-            Published::Completed
-        };
+    if result.is_ok() && !stopped.is_cancelled() {
+        // Nothing downstream to publish: the stage's hooks run at once, as after
+        // sinks that published a completed run.
         let hooks = std::mem::take(
             &mut *hooks
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
         for (_, hook) in hooks {
-            if let Err(e) = hook(published).await {
+            if let Err(e) = hook().await {
                 result = Err(e);
                 break;
             }

@@ -20,7 +20,7 @@ use tempora_engine::{Capture, Page, StageError};
 use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
-use tempora_wayback::output::Output;
+use tempora_wayback::output::{Known, Output};
 use tempora_wayback::state::State;
 
 /// User + system CPU time of this process (Linux, 100 ticks a second).
@@ -150,7 +150,7 @@ async fn main() -> anyhow::Result<()> {
             State::in_memory()?
         };
         let warc = durable.then(|| dir.path().join("warc"));
-        let output = Output::open(state, warc.as_deref(), "pages", 16 << 20).await?;
+        let output = Output::open(state, warc.as_deref(), "pages", 16 << 20, Known::Skip).await?;
         let fetcher = common::page_fetcher(&endpoint, "bench", 0.0)?;
         let mut crawl = Crawl {
             fetcher,

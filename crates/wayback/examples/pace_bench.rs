@@ -21,7 +21,7 @@ use one_by_one::OneByOne;
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
 use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, Tally};
-use tempora_wayback::output::Output;
+use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{Politeness, RequestClass};
 use tempora_wayback::state::State;
 
@@ -86,7 +86,7 @@ async fn run(setting: &Setting, minutes: f64, faster: u32) -> anyhow::Result<See
     let mut crawl = Crawl {
         fetcher: archive.fetcher(setting.page_rate * scale, Default::default())?,
         output: std::sync::Arc::new(
-            Output::open(State::in_memory()?, None, "pages", 16 << 20).await?,
+            Output::open(State::in_memory()?, None, "pages", 16 << 20, Known::Skip).await?,
         ),
         concurrency: setting.concurrency,
         commit_every: 64,

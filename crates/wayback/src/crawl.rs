@@ -14,8 +14,8 @@ use futures_util::StreamExt as _;
 use tempora_engine::{Capture, Page, StageError};
 
 use crate::error::WaybackError;
-use crate::fetch::{Fetched, Fetcher};
-use crate::output::{Committed, Decision, Output};
+use crate::fetch::Fetcher;
+use crate::output::{Committed, Decision, Outcome, Output, Stored};
 
 /// Where pages and failures go.
 #[async_trait]
@@ -24,6 +24,8 @@ pub trait PageSink: Send {
     async fn page(&mut self, page: Page) -> Result<(), StageError>;
     /// A capture that failed, with the reason.
     async fn failed(&mut self, capture: Capture, reason: String) -> Result<(), StageError>;
+    /// A capture of those [`PageSink::failed`] gets that a later run may get past.
+    fn retry_later(&mut self, _capture: &Capture, _reason: &str) {}
     /// Everything so far should go out now.
     async fn flush(&mut self) -> Result<(), StageError>;
     /// The run is stopping: finish the work in hand, start no more.
@@ -47,9 +49,12 @@ pub struct Tally {
     pub fetched: u64,
     /// Captures that failed.
     pub failed: u64,
+    /// Captures that failed in a way a later run may get past (the Archive's
+    /// 503s, timeouts, resets): the run's outputs lack their pages.
+    pub retryable: u64,
     /// Captures skipped (already fetched, failed for good, listed twice).
     pub skipped: u64,
-    /// Pages of an unfinished earlier run emitted again.
+    /// Pages emitted again from the WARC files (no request).
     pub replayed: u64,
 }
 
@@ -123,49 +128,58 @@ impl Crawl {
         // Results go out in input order; finished ones wait for the slowest one
         // before them, up to this many, while the others keep fetching.
         let window = concurrency.saturating_mul(REORDER_WINDOWS);
-        let mut queue: VecDeque<Capture> =
-            classify(&self.output, &mut self.tally, first).await?.into();
+        let mut queue: VecDeque<(Capture, Todo)> =
+            classify(&self.output, &mut self.tally, first, sink)
+                .await?
+                .into();
         let mut input_done = !pull;
         let fetcher = &self.fetcher;
         let mut running = FuturesUnordered::new();
-        let mut finished: BTreeMap<u64, (Capture, Result<Fetched, WaybackError>)> = BTreeMap::new();
+        let mut finished: BTreeMap<u64, (Capture, Result<Outcome, WaybackError>)> = BTreeMap::new();
         let (mut next_start, mut next_out) = (0u64, 0u64);
         // One commit runs in the background while fetching goes on; its pages go
         // out, in order, before the next commit starts.
         let mut committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>> = None;
-        let mut pending: Vec<(Capture, Fetched)> = Vec::new();
+        let mut pending: Vec<(Capture, Outcome)> = Vec::new();
         let mut since = Instant::now();
         let mut stop = None;
         'crawl: loop {
             let stopping = sink.stopping();
             while !stopping && running.len() < concurrency && next_start - next_out < window as u64
             {
-                let Some(capture) = queue.pop_front() else {
+                let Some((capture, todo)) = queue.pop_front() else {
                     break;
                 };
                 let seq = next_start;
                 next_start += 1;
                 running.push(async move {
-                    let fetched = fetcher.fetch(&capture).await;
-                    (seq, capture, fetched)
+                    let outcome = match todo {
+                        Todo::Fetch => fetcher.fetch(&capture).await.map(Outcome::Fetched),
+                        Todo::Read(stored) => Ok(Outcome::Stored(stored)),
+                    };
+                    (seq, capture, outcome)
                 });
             }
             let want_input = !input_done && !stopping && queue.len() < concurrency;
+            if running.is_empty() && (!pending.is_empty() || committing.is_some()) {
+                // Nothing in flight: what is fetched goes out before waiting for more
+                // (or ending), and a stored page that is gone is fetched after all.
+                queue.extend(deliver(committing.take(), &mut self.tally, sink).await?);
+                if !pending.is_empty() {
+                    let committed = self.output.commit(std::mem::take(&mut pending)).await;
+                    queue.extend(emit(committed, &mut self.tally, sink).await?);
+                }
+                continue;
+            }
             if running.is_empty() && !want_input {
                 break;
-            }
-            if running.is_empty() && !pending.is_empty() {
-                // Nothing in flight: what is fetched goes out before waiting for more.
-                deliver(committing.take(), &mut self.tally, sink).await?;
-                let committed = self.output.commit(std::mem::take(&mut pending)).await;
-                emit(committed, &mut self.tally, sink).await?;
             }
             tokio::select! {
                 Some((seq, capture, fetched)) = running.next(), if !running.is_empty() => {
                     finished.insert(seq, (capture, fetched));
                 }
                 more = sink.next_captures(), if want_input => match more? {
-                    Some(batch) => queue.extend(classify(&self.output, &mut self.tally, batch).await?),
+                    Some(batch) => queue.extend(classify(&self.output, &mut self.tally, batch, sink).await?),
                     None => input_done = true,
                 },
             }
@@ -182,7 +196,7 @@ impl Crawl {
             if pending.len() >= self.commit_every
                 || (!pending.is_empty() && since.elapsed() >= Duration::from_secs(1))
             {
-                deliver(committing.take(), &mut self.tally, sink).await?;
+                queue.extend(deliver(committing.take(), &mut self.tally, sink).await?);
                 let output = self.output.clone();
                 let batch = std::mem::take(&mut pending);
                 committing = Some(tokio::spawn(async move { output.commit(batch).await }));
@@ -191,6 +205,8 @@ impl Crawl {
         }
         // Stopping: what was not fetched stays listed in the state for the next run.
         drop(running);
+        // A stored page that could not be read back is listed again in the state:
+        // the next run fetches it.
         deliver(committing.take(), &mut self.tally, sink).await?;
         if !pending.is_empty() {
             let committed = self.output.commit(pending).await;
@@ -210,12 +226,14 @@ impl Crawl {
             new = t.received.saturating_sub(t.skipped),
             fetched = t.fetched,
             failed = t.failed,
+            retryable = t.retryable,
             skipped = t.skipped,
             replayed = t.replayed,
-            "wayback run summary: new {} fetched {} failed {} skipped {} (replayed {})",
+            "wayback run summary: new {} fetched {} failed {} (to retry {}) skipped {} (replayed {})",
             t.received.saturating_sub(t.skipped),
             t.fetched,
             t.failed,
+            t.retryable,
             t.skipped,
             t.replayed
         );
@@ -223,30 +241,48 @@ impl Crawl {
     }
 }
 
-/// The captures of `batch` that are to be fetched; counts the others as skipped.
+/// What the crawl does for one capture.
+#[derive(Debug)]
+enum Todo {
+    /// Ask the Archive.
+    Fetch,
+    /// Read its page back from where it is stored.
+    Read(Stored),
+}
+
+/// The captures of `batch` to fetch or read back; reports those that failed for
+/// good before, counts the others as skipped.
 async fn classify(
     output: &Output,
     tally: &mut Tally,
     batch: Vec<Capture>,
-) -> Result<Vec<Capture>, StageError> {
+    sink: &mut dyn PageSink,
+) -> Result<Vec<(Capture, Todo)>, StageError> {
     tally.received += batch.len() as u64;
     let mut todo = Vec::new();
     for (capture, decision) in output.classify(batch).await? {
         match decision {
-            Decision::Fetch => todo.push(capture),
+            Decision::Fetch => todo.push((capture, Todo::Fetch)),
+            Decision::Stored(stored) => todo.push((capture, Todo::Read(stored))),
+            Decision::FailedBefore(reason) => {
+                tally.failed += 1;
+                sink.failed(capture, reason).await?;
+            }
             Decision::Skip(_) => tally.skipped += 1,
         }
     }
     Ok(todo)
 }
 
+/// Awaits the commit in the background and sends its results on; the captures
+/// to fetch again (their stored page is gone).
 async fn deliver(
     committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>>,
     tally: &mut Tally,
     sink: &mut dyn PageSink,
-) -> Result<(), StageError> {
+) -> Result<Vec<(Capture, Todo)>, StageError> {
     let Some(handle) = committing else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let committed = handle
         .await
@@ -258,15 +294,25 @@ async fn emit(
     committed: Result<Committed, WaybackError>,
     tally: &mut Tally,
     sink: &mut dyn PageSink,
-) -> Result<(), StageError> {
+) -> Result<Vec<(Capture, Todo)>, StageError> {
     let committed = committed?;
-    tally.fetched += committed.pages.len() as u64;
+    tally.replayed += committed.replayed;
+    tally.fetched += committed.pages.len() as u64 - committed.replayed;
     tally.failed += committed.failed.len() as u64;
-    for (capture, reason) in committed.failed {
+    for (capture, reason, permanent) in committed.failed {
+        if !permanent {
+            tally.retryable += 1;
+            sink.retry_later(&capture, &reason);
+        }
         sink.failed(capture, reason).await?;
     }
     for page in committed.pages {
         sink.page(page).await?;
     }
-    sink.flush().await
+    sink.flush().await?;
+    Ok(committed
+        .refetch
+        .into_iter()
+        .map(|c| (c, Todo::Fetch))
+        .collect())
 }

@@ -253,7 +253,7 @@ impl FeedDiscovery {
                 }
                 let (key, source, from) = (id.clone(), self.cfg.source.clone(), query.from.clone());
                 self.state
-                    .call(move |c| state::queries::begin(c, &key, &source, from.as_deref()))
+                    .call(move |c| state::queries::begin(c, &key, &source, from.as_deref(), false))
                     .await?;
             }
         }

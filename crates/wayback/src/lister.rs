@@ -4,10 +4,13 @@
 //!
 //! `collapse` only removes *adjacent* duplicates (and restarts on every page),
 //! so dedupe happens here too: by urlkey + digest always, and by urlkey alone
-//! for `keep = "earliest"`. A rerun first hands back the captures that are
-//! listed but not fetched yet, then continues each query from its saved resume
-//! key. An incremental run starts a completed query again from its high-water
-//! mark (minus an overlap, for captures the Archive indexes late).
+//! for `keep = "earliest"`. Every row a query listed is kept in the state
+//! ([`state::listings`]): a rerun reads a completed listing back without asking
+//! the Archive, and continues one a stopped run began from its saved resume key,
+//! deciding `keep` again on what this run lists. An incremental run first hands
+//! back the captures an earlier night listed and nobody fetched, then starts a
+//! completed query again from its high-water mark (minus an overlap, for
+//! captures the Archive indexes late), handing on only captures new to the state.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +21,7 @@ use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, CdxRow, PageAnswer};
 use crate::error::WaybackError;
-use crate::state::{self, State};
+use crate::state::{self, QueryRow, State};
 
 /// Which capture of a URL to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -67,10 +70,12 @@ pub struct ListerConfig {
 /// One step of a listing.
 #[derive(Debug, Default)]
 pub struct Listed {
-    /// New captures, in index order.
+    /// Captures handed on, in index order.
     pub captures: Vec<Capture>,
     /// Rows the CDX returned in this step.
     pub rows: u64,
+    /// Rows read back from the state's cache of an earlier listing (no request).
+    pub cached_rows: u64,
     /// Rows dropped as duplicates or already known.
     pub duplicates: u64,
     /// A query whose site is blocked, with the Archive's message.
@@ -82,14 +87,32 @@ pub struct Listed {
     pub watermark: Option<String>,
 }
 
+/// Where the next rows of the active query come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Rows {
+    /// The state's cache, after row `after`; `then_live`: the listing did not
+    /// complete, and goes on at the Archive from its resume key.
+    Cache { after: i64, then_live: bool },
+    /// The Archive.
+    Live,
+}
+
 struct Active {
     id: String,
     query: CdxQuery,
     resume: Option<String>,
     held: Option<CdxRow>,
+    from: Rows,
 }
 
 /// A listing of several queries, one CDX page per step.
+///
+/// Without `incremental`, every query's listing is a fact kept in the state: a
+/// completed one is read back from it (no request), one a stopped run began is
+/// read back and then continued from its resume key, and `keep` is decided on
+/// this run's listing alone, so what a run hands on depends on its queries and
+/// the Archive, not on earlier runs. An incremental listing hands on only what
+/// is new to the state: the captures earlier nights handed on are known there.
 pub struct CdxLister {
     client: CdxClient,
     state: State,
@@ -118,38 +141,25 @@ impl CdxLister {
         }
     }
 
-    /// The next step: captures an earlier run listed and nobody fetched, then one
-    /// CDX page at a time. `None` when every query is complete.
+    fn scope(&self) -> Scope {
+        if self.cfg.incremental {
+            Scope::State
+        } else {
+            Scope::Run
+        }
+    }
+
+    /// The next step: for an incremental listing, the captures an earlier run
+    /// listed and nobody fetched first; then one page at a time, from the state's
+    /// cache or the CDX server. `None` when every query is complete.
     ///
     /// # Errors
     /// CDX or state errors; a blocked IP stops the listing.
     pub async fn next(&mut self) -> Result<Option<Listed>, WaybackError> {
         if !self.handed_back {
             self.handed_back = true;
-            let ids: Vec<String> = self.cfg.queries.iter().map(CdxQuery::id).collect();
-            self.high_water = self
-                .state
-                .call(move |c| {
-                    let mut newest: Option<String> = None;
-                    for id in &ids {
-                        let hw = state::queries::load(c, id)?.and_then(|r| r.done_high_water);
-                        newest = newest.max(hw);
-                    }
-                    Ok(newest)
-                })
-                .await?;
-            let source = self.cfg.source.clone();
-            let captures = self
-                .state
-                .call(move |c| state::captures::pending(c, &source))
-                .await?;
-            if !captures.is_empty() {
-                tracing::info!(source = %self.cfg.source, count = captures.len(), "handing back captures listed by an earlier run");
-                return Ok(Some(Listed {
-                    captures,
-                    resumed: true,
-                    ..Listed::default()
-                }));
+            if let Some(listed) = self.begin_run().await? {
+                return Ok(Some(listed));
             }
         }
         loop {
@@ -172,14 +182,60 @@ impl CdxLister {
         }
     }
 
+    /// Before the first query: a run-local listing starts its choice afresh; an
+    /// incremental one reads its high-water mark and hands back what an earlier
+    /// run listed and nobody fetched.
+    async fn begin_run(&mut self) -> Result<Option<Listed>, WaybackError> {
+        let source = self.cfg.source.clone();
+        if !self.cfg.incremental {
+            self.state
+                .call(move |c| state::listings::run::start(c, &source))
+                .await?;
+            return Ok(None);
+        }
+        let ids: Vec<String> = self.cfg.queries.iter().map(CdxQuery::id).collect();
+        self.high_water = self
+            .state
+            .call(move |c| {
+                let mut newest: Option<String> = None;
+                for id in &ids {
+                    let hw = state::queries::load(c, id)?.and_then(|r| r.done_high_water);
+                    newest = newest.max(hw);
+                }
+                Ok(newest)
+            })
+            .await?;
+        let captures = self
+            .state
+            .call(move |c| state::captures::pending(c, &source))
+            .await?;
+        if captures.is_empty() {
+            return Ok(None);
+        }
+        tracing::info!(source = %self.cfg.source, count = captures.len(), "handing back captures listed by an earlier run");
+        Ok(Some(Listed {
+            captures,
+            resumed: true,
+            ..Listed::default()
+        }))
+    }
+
     /// Sets up the listing of `query`, or `None` when there is nothing to do.
     async fn start(&mut self, query: CdxQuery) -> Result<Option<Active>, WaybackError> {
         let id = query.id();
         let key = id.clone();
-        let row = self
+        let (row, cached) = self
             .state
-            .call(move |c| state::queries::load(c, &key))
+            .call(move |c| {
+                Ok((
+                    state::queries::load(c, &key)?,
+                    state::listings::cached(c, &key)?,
+                ))
+            })
             .await?;
+        if !self.cfg.incremental {
+            return self.start_run_local(id, query, row, cached).await;
+        }
         let mut query = query;
         if let Some(row) = row.as_ref().filter(|r| r.in_progress) {
             if row.pages > 0 && row.resume_key.is_none() {
@@ -201,49 +257,106 @@ impl CdxLister {
                 query,
                 resume: row.resume_key.clone(),
                 held: held.map(HeldRow::into_row),
+                from: Rows::Live,
             }));
         }
         let done_high_water = row.as_ref().and_then(|r| r.done_high_water.clone());
-        if row.as_ref().is_some_and(|r| r.completed_at.is_some()) && !self.cfg.incremental {
-            tracing::info!(url = %query.url, "CDX listing already complete (set `incremental = true` to look for new captures)");
-            return Ok(None);
-        }
-        if self.cfg.incremental
-            && row.as_ref().is_some_and(|r| r.completed_at.is_some())
+        if row.as_ref().is_some_and(|r| r.completed_at.is_some())
             && ends_before(&query, self.high_water.as_deref(), self.cfg.overlap_secs)
         {
             return Ok(None);
         }
-        if self.cfg.incremental {
-            if let Some(from) =
-                done_high_water.and_then(|hw| restart_from(&hw, self.cfg.overlap_secs))
-            {
-                let configured = query
-                    .from
-                    .as_deref()
-                    .and_then(timestamp::parse)
-                    .map(timestamp::format);
-                if configured.as_ref().is_none_or(|c| *c < from) {
-                    query.from = Some(from);
-                }
+        if let Some(from) = done_high_water.and_then(|hw| restart_from(&hw, self.cfg.overlap_secs))
+        {
+            let configured = query
+                .from
+                .as_deref()
+                .and_then(timestamp::parse)
+                .map(timestamp::format);
+            if configured.as_ref().is_none_or(|c| *c < from) {
+                query.from = Some(from);
             }
         }
+        // Each night's rows join the cache of the query (a rebuild reads them all).
+        self.begin(id, query, false).await.map(Some)
+    }
+
+    /// Begins listing `query` at the Archive (`fresh`: see [`state::queries::begin`]).
+    async fn begin(
+        &self,
+        id: String,
+        query: CdxQuery,
+        fresh: bool,
+    ) -> Result<Active, WaybackError> {
         let (key, source, from) = (id.clone(), self.cfg.source.clone(), query.from.clone());
         self.state
-            .call(move |c| state::queries::begin(c, &key, &source, from.as_deref()))
+            .call(move |c| state::queries::begin(c, &key, &source, from.as_deref(), fresh))
             .await?;
-        Ok(Some(Active {
+        Ok(Active {
             id,
             query,
             resume: None,
             held: None,
-        }))
+            from: Rows::Live,
+        })
+    }
+
+    /// [`Self::start`] of a run-local listing: the cache first, the Archive for
+    /// what it does not hold.
+    async fn start_run_local(
+        &mut self,
+        id: String,
+        mut query: CdxQuery,
+        row: Option<QueryRow>,
+        cached: bool,
+    ) -> Result<Option<Active>, WaybackError> {
+        match row.filter(|_| cached) {
+            Some(row) if row.in_progress && !(row.pages > 0 && row.resume_key.is_none()) => {
+                tracing::info!(url = %query.url, pages = row.pages, "reading back a CDX listing begun by an earlier run, then resuming it");
+                query.from.clone_from(&row.effective_from);
+                Ok(Some(Active {
+                    id,
+                    query,
+                    resume: row.resume_key,
+                    held: None,
+                    from: Rows::Cache {
+                        after: 0,
+                        then_live: true,
+                    },
+                }))
+            }
+            Some(row) => {
+                if row.in_progress {
+                    // Killed between its last page and its completion.
+                    let key = id.clone();
+                    self.state
+                        .call(move |c| state::queries::complete(c, &key))
+                        .await?;
+                }
+                tracing::debug!(url = %query.url, "CDX listing read back from the state");
+                Ok(Some(Active {
+                    id,
+                    query,
+                    resume: None,
+                    held: None,
+                    from: Rows::Cache {
+                        after: 0,
+                        then_live: false,
+                    },
+                }))
+            }
+            None => self.begin(id, query, true).await.map(Some),
+        }
     }
 
     async fn step(&mut self) -> Result<Listed, WaybackError> {
+        let scope = self.scope();
         let Some(active) = self.active.as_mut() else {
             return Ok(Listed::default());
         };
+        if let Rows::Cache { after, then_live } = active.from {
+            return self.step_cached(after, then_live).await;
+        }
         let page = match self
             .client
             .page(&active.query, active.resume.as_deref())
@@ -269,23 +382,15 @@ impl CdxLister {
             .state
             .call(move |c| {
                 let tx = c.transaction()?;
-                let mut picker = Picker {
-                    conn: &tx,
-                    keep,
-                    source: &source,
-                    held,
-                    captures: Vec::new(),
-                    duplicates: 0,
-                };
-                let mut high_water: Option<String> = None;
-                for row in page.rows {
-                    if row.timestamp.len() != 14 || row.original.is_empty() {
-                        picker.duplicates += 1;
-                        continue;
-                    }
-                    if high_water.as_ref().is_none_or(|h| *h < row.timestamp) {
-                        high_water = Some(row.timestamp.clone());
-                    }
+                let (valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = page
+                    .rows
+                    .into_iter()
+                    .partition(|row| row.timestamp.len() == 14 && !row.original.is_empty());
+                let high_water = valid.iter().map(|r| r.timestamp.clone()).max();
+                state::listings::append(&tx, &id, &valid)?;
+                let mut picker = Picker::new(&tx, keep, scope, &source, held);
+                picker.duplicates += invalid.len() as u64;
+                for row in valid {
                     picker.offer(row)?;
                 }
                 if last {
@@ -305,12 +410,7 @@ impl CdxLister {
                 if last {
                     state::queries::complete(&tx, &id)?;
                 }
-                let Picker {
-                    captures,
-                    held,
-                    duplicates,
-                    ..
-                } = picker;
+                let (captures, held, duplicates) = picker.into_parts();
                 tx.commit()?;
                 Ok((captures, held, duplicates))
             })
@@ -324,6 +424,64 @@ impl CdxLister {
         Ok(Listed {
             captures,
             rows,
+            duplicates,
+            ..Listed::default()
+        })
+    }
+
+    /// A page of rows read back from the cache of the active query.
+    async fn step_cached(&mut self, after: i64, then_live: bool) -> Result<Listed, WaybackError> {
+        let scope = self.scope();
+        let Some(active) = self.active.as_mut() else {
+            return Ok(Listed::default());
+        };
+        let (id, keep, source) = (active.id.clone(), self.cfg.keep, self.cfg.source.clone());
+        let held = active.held.take();
+        let limit = active.query.page_size.max(1);
+        let (captures, held, duplicates, rows, last_seq) = self
+            .state
+            .call(move |c| {
+                let tx = c.transaction()?;
+                let rows = state::listings::read(&tx, &id, after, limit)?;
+                let done = rows.len() < limit;
+                let last_seq = rows.last().map_or(after, |(seq, _)| *seq);
+                let count = rows.len() as u64;
+                let mut picker = Picker::new(&tx, keep, scope, &source, held);
+                for (_, row) in rows {
+                    picker.offer(row)?;
+                }
+                if done && !then_live {
+                    picker.flush()?;
+                }
+                let (captures, held, duplicates) = picker.into_parts();
+                tx.commit()?;
+                Ok((
+                    captures,
+                    held,
+                    duplicates,
+                    count,
+                    (!done).then_some(last_seq),
+                ))
+            })
+            .await?;
+        match (last_seq, then_live) {
+            (Some(after), _) => {
+                if let Some(active) = self.active.as_mut() {
+                    active.from = Rows::Cache { after, then_live };
+                    active.held = held;
+                }
+            }
+            (None, true) => {
+                if let Some(active) = self.active.as_mut() {
+                    active.from = Rows::Live;
+                    active.held = held;
+                }
+            }
+            (None, false) => self.active = None,
+        }
+        Ok(Listed {
+            captures,
+            cached_rows: rows,
             duplicates,
             ..Listed::default()
         })
@@ -346,28 +504,78 @@ fn restart_from(hw: &str, overlap_secs: i64) -> Option<String> {
     timestamp::shift(hw, 1 - overlap_secs)
 }
 
+/// What a listing's `keep` and dedupe are decided against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// What this run has handed on (`temp.run_listed`).
+    Run,
+    /// Every capture the state knows (an incremental listing: what earlier nights
+    /// handed on is not handed on again).
+    State,
+}
+
 /// Applies `keep` and dedupe to rows in index order (urlkey, then time).
 struct Picker<'a> {
     conn: &'a rusqlite::Connection,
     keep: Keep,
+    scope: Scope,
     source: &'a str,
     held: Option<CdxRow>,
     captures: Vec<Capture>,
     duplicates: u64,
 }
 
-impl Picker<'_> {
+impl<'a> Picker<'a> {
+    fn new(
+        conn: &'a rusqlite::Connection,
+        keep: Keep,
+        scope: Scope,
+        source: &'a str,
+        held: Option<CdxRow>,
+    ) -> Self {
+        Self {
+            conn,
+            keep,
+            scope,
+            source,
+            held,
+            captures: Vec::new(),
+            duplicates: 0,
+        }
+    }
+
+    /// What the picker handed on, the row it holds back, and the duplicates.
+    fn into_parts(self) -> (Vec<Capture>, Option<CdxRow>, u64) {
+        (self.captures, self.held, self.duplicates)
+    }
+
+    fn latest_of_key(&self, urlkey: &str) -> rusqlite::Result<Option<String>> {
+        match self.scope {
+            Scope::Run => state::listings::run::latest_of_key(self.conn, self.source, urlkey),
+            Scope::State => state::captures::latest_of_key(self.conn, urlkey),
+        }
+    }
+
+    fn seen_digest(&self, row: &CdxRow) -> rusqlite::Result<bool> {
+        match self.scope {
+            Scope::Run => {
+                state::listings::run::seen_digest(self.conn, self.source, &row.urlkey, &row.digest)
+            }
+            Scope::State => state::captures::seen_digest(self.conn, &row.urlkey, &row.digest),
+        }
+    }
+
     fn offer(&mut self, row: CdxRow) -> rusqlite::Result<()> {
         match self.keep {
             Keep::All => {
-                if state::captures::seen_digest(self.conn, &row.urlkey, &row.digest)? {
+                if self.seen_digest(&row)? {
                     self.duplicates += 1;
                     return Ok(());
                 }
                 self.list(&row)
             }
             Keep::Earliest => {
-                if state::captures::latest_of_key(self.conn, &row.urlkey)?.is_some() {
+                if self.latest_of_key(&row.urlkey)?.is_some() {
                     self.duplicates += 1;
                     return Ok(());
                 }
@@ -392,10 +600,8 @@ impl Picker<'_> {
         let Some(row) = self.held.take() else {
             return Ok(());
         };
-        let newest = state::captures::latest_of_key(self.conn, &row.urlkey)?;
-        if newest.is_some_and(|n| n >= row.timestamp)
-            || state::captures::seen_digest(self.conn, &row.urlkey, &row.digest)?
-        {
+        let newest = self.latest_of_key(&row.urlkey)?;
+        if newest.is_some_and(|n| n >= row.timestamp) || self.seen_digest(&row)? {
             self.duplicates += 1;
             return Ok(());
         }
@@ -403,9 +609,15 @@ impl Picker<'_> {
     }
 
     fn list(&mut self, row: &CdxRow) -> rusqlite::Result<()> {
-        let capture = row.to_capture(self.source);
-        if state::captures::insert_listed(self.conn, &capture, &row.urlkey)? {
-            self.captures.push(capture);
+        let new = match self.scope {
+            Scope::Run => state::listings::run::insert(self.conn, self.source, row)?,
+            Scope::State => {
+                let capture = row.to_capture(self.source);
+                state::captures::insert_listed(self.conn, &capture, &row.urlkey)?
+            }
+        };
+        if new {
+            self.captures.push(row.to_capture(self.source));
         } else {
             self.duplicates += 1;
         }

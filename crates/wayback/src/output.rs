@@ -27,8 +27,41 @@ use crate::warc::{self, WarcWriter};
 pub enum Decision {
     /// Fetch it.
     Fetch,
+    /// Its page is in a WARC file already: read it back from there (no request).
+    Stored(Stored),
+    /// It failed before in a way trying again cannot help: the same failure again.
+    FailedBefore(String),
     /// Skip it, and why.
     Skip(String),
+}
+
+/// Where the state says a fetched capture's page is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The WARC file.
+    pub warc_path: String,
+    /// The offset of its record there.
+    pub offset: u64,
+}
+
+/// What a run does with a capture whose page or failure the state holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// Send it on again: its page read back from the WARC file, its failure
+    /// reported again. A run whose outputs are made anew from everything it lists.
+    Replay,
+    /// Leave it out: an earlier run handed it on (an incremental pipeline, whose
+    /// outputs keep what earlier nights added).
+    Skip,
+}
+
+/// The result of one capture, to be committed.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Fetched now (a page or a failure).
+    Fetched(Fetched),
+    /// Its page is to be read back from where it was stored.
+    Stored(Stored),
 }
 
 /// The result of committing a batch.
@@ -36,8 +69,12 @@ pub enum Decision {
 pub struct Committed {
     /// Pages now durable, in input order.
     pub pages: Vec<Page>,
-    /// Captures that failed, with the reason.
-    pub failed: Vec<(Capture, String)>,
+    /// Captures that failed, with the reason and whether trying again cannot help.
+    pub failed: Vec<(Capture, String, bool)>,
+    /// Pages among `pages` read back from the WARC files rather than fetched.
+    pub replayed: u64,
+    /// Captures whose stored page could not be read back: to be fetched.
+    pub refetch: Vec<Capture>,
 }
 
 /// Pages of an unfinished earlier run, read back.
@@ -55,10 +92,12 @@ pub struct Output {
     run: i64,
     warc: Arc<Mutex<Option<WarcWriter>>>,
     max_body: u64,
+    known: Known,
 }
 
 impl Output {
-    /// Starts a run of `stage` recording in `state`, writing pages into `warc_dir`.
+    /// Starts a run of `stage` recording in `state`, writing pages into `warc_dir`;
+    /// captures the state knows are handled as `known` says.
     ///
     /// # Errors
     /// State or file errors.
@@ -67,6 +106,7 @@ impl Output {
         warc_dir: Option<&Path>,
         stage: &str,
         max_body: u64,
+        known: Known,
     ) -> Result<Self, WaybackError> {
         let stage_name = stage.to_string();
         let (run, files) = state
@@ -89,14 +129,24 @@ impl Output {
             run,
             warc: Arc::new(Mutex::new(writer)),
             max_body,
+            known,
         })
     }
 
-    /// Reads back the pages fetched by runs that did not finish.
+    /// What this run does with captures the state knows.
+    pub fn known(&self) -> Known {
+        self.known
+    }
+
+    /// Reads back the pages fetched by runs that did not finish, for a run that
+    /// skips known captures (with [`Known::Replay`], the listing sends them again).
     ///
     /// # Errors
     /// State errors.
     pub async fn replay(&self) -> Result<Replayed, WaybackError> {
+        if self.known == Known::Replay {
+            return Ok(Replayed::default());
+        }
         let (run, max_body) = (self.run, self.max_body);
         self.state
             .call(move |c| {
@@ -132,7 +182,7 @@ impl Output {
         &self,
         captures: Vec<Capture>,
     ) -> Result<Vec<(Capture, Decision)>, WaybackError> {
-        let run = self.run;
+        let (run, known) = (self.run, self.known);
         self.state
             .call(move |c| {
                 let tx = c.transaction()?;
@@ -149,6 +199,17 @@ impl Output {
                                 Decision::Fetch
                             }
                             Some(CaptureStatus::Listed) => Decision::Fetch,
+                            Some(CaptureStatus::Fetched) if known == Known::Replay => {
+                                match state::captures::stored(
+                                    &tx,
+                                    &capture.url,
+                                    &capture.timestamp,
+                                )? {
+                                    Some(stored) => Decision::Stored(stored),
+                                    // Fetched without a WARC file: nothing to read back.
+                                    None => Decision::Fetch,
+                                }
+                            }
                             Some(CaptureStatus::Fetched) => {
                                 Decision::Skip("already fetched".into())
                             }
@@ -157,7 +218,12 @@ impl Output {
                                 permanent,
                                 attempts,
                             }) if permanent || attempts >= state::captures::MAX_ATTEMPTS => {
-                                Decision::Skip(format!("failed before, not retried: {reason}"))
+                                match known {
+                                    Known::Replay => Decision::FailedBefore(reason),
+                                    Known::Skip => Decision::Skip(format!(
+                                        "failed before, not retried: {reason}"
+                                    )),
+                                }
                             }
                             Some(CaptureStatus::Failed { .. }) => Decision::Fetch,
                         };
@@ -183,38 +249,44 @@ impl Output {
     }
 
     /// Makes a batch of results durable: pages into the WARC file (fsynced), then
-    /// every status into the state in one transaction.
+    /// every status into the state in one transaction. Stored pages are read back
+    /// from their WARC files instead (nothing is written for them).
     ///
     /// # Errors
     /// File or state errors; then nothing of the batch counts as fetched.
     pub async fn commit(
         &self,
-        results: Vec<(Capture, Fetched)>,
+        results: Vec<(Capture, Outcome)>,
     ) -> Result<Committed, WaybackError> {
         let warc = self.warc.clone();
         let state = self.state.clone();
-        let run = self.run;
+        let (run, max_body) = (self.run, self.max_body);
         let work = move || -> Result<Committed, WaybackError> {
+            use rayon::prelude::*;
+            let fetched_any = results
+                .iter()
+                .any(|(_, o)| matches!(o, Outcome::Fetched(_)));
             let mut writer = warc.lock().unwrap_or_else(|p| p.into_inner());
-            // Compressing 100 KB pages is the costly part: spread it over the cores.
-            let members: Vec<Option<Vec<u8>>> = if writer.is_some() {
-                use rayon::prelude::*;
-                results
-                    .par_iter()
-                    .map(|(_, fetched)| match fetched {
-                        Fetched::Page(page) => Some(warc::gzip(&warc::response_record(page))),
-                        Fetched::Failed { .. } => None,
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            // Compressing 100 KB pages is the costly part, and so is reading stored
+            // ones back: spread both over the cores.
+            let work: Vec<Work> = results
+                .par_iter()
+                .map(|(capture, outcome)| match outcome {
+                    Outcome::Fetched(Fetched::Page(page)) if writer.is_some() => {
+                        Work::Write(warc::gzip(&warc::response_record(page)))
+                    }
+                    Outcome::Fetched(_) => Work::None,
+                    Outcome::Stored(stored) => match read_stored(stored, capture, max_body) {
+                        Some(page) => Work::Read(Box::new(page)),
+                        None => Work::Gone,
+                    },
+                })
+                .collect();
             let mut places: Vec<Option<(String, u64)>> = Vec::with_capacity(results.len());
             let mut lengths: Vec<(PathBuf, u64)> = Vec::new();
-            for (i, _) in results.iter().enumerate() {
-                let member = members.get(i).and_then(Option::as_ref);
-                let place = match (member, writer.as_mut()) {
-                    (Some(member), Some(w)) => {
+            for item in &work {
+                let place = match (item, writer.as_mut()) {
+                    (Work::Write(member), Some(w)) => {
                         if w.needs_roll() {
                             let (new, finished) = w.roll()?;
                             let (p, n) = (new.0.display().to_string(), new.1);
@@ -229,33 +301,50 @@ impl Output {
                 };
                 places.push(place);
             }
-            if let Some(w) = writer.as_mut() {
-                lengths.extend(w.sync()?);
+            if fetched_any {
+                if let Some(w) = writer.as_mut() {
+                    lengths.extend(w.sync()?);
+                }
             }
             drop(writer);
-            state.call_now(|c| {
-                let tx = c.transaction()?;
-                for ((capture, fetched), place) in results.iter().zip(&places) {
-                    match fetched {
-                        Fetched::Page(_) => {
-                            let place = place.as_ref().map(|(p, o)| (p.as_str(), *o));
-                            state::captures::mark_fetched(&tx, capture, run, place)?;
-                        }
-                        Fetched::Failed { reason, permanent } => {
-                            state::captures::mark_failed(&tx, capture, reason, *permanent)?;
+            let gone = work.iter().any(|w| matches!(w, Work::Gone));
+            if fetched_any || gone {
+                state.call_now(|c| {
+                    let tx = c.transaction()?;
+                    for (((capture, outcome), place), item) in results.iter().zip(&places).zip(&work) {
+                        match (outcome, item) {
+                            (Outcome::Fetched(Fetched::Page(_)), _) => {
+                                let place = place.as_ref().map(|(p, o)| (p.as_str(), *o));
+                                state::captures::mark_fetched(&tx, capture, run, place)?;
+                            }
+                            (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
+                                state::captures::mark_failed(&tx, capture, reason, *permanent)?;
+                            }
+                            (Outcome::Stored(stored), Work::Gone) => {
+                                tracing::warn!(url = %capture.url, warc = %stored.warc_path, "WARC record of a fetched capture is gone; fetching it again");
+                                state::captures::relist(&tx, capture)?;
+                            }
+                            (Outcome::Stored(_), _) => {}
                         }
                     }
-                }
-                for (path, len) in &lengths {
-                    state::captures::set_warc_committed(&tx, &path.display().to_string(), *len)?;
-                }
-                tx.commit()
-            })?;
+                    for (path, len) in &lengths {
+                        state::captures::set_warc_committed(&tx, &path.display().to_string(), *len)?;
+                    }
+                    tx.commit()
+                })?;
+            }
             let mut out = Committed::default();
-            for (capture, fetched) in results {
-                match fetched {
-                    Fetched::Page(page) => out.pages.push(*page),
-                    Fetched::Failed { reason, .. } => out.failed.push((capture, reason)),
+            for ((capture, outcome), item) in results.into_iter().zip(work) {
+                match (outcome, item) {
+                    (Outcome::Fetched(Fetched::Page(page)), _) => out.pages.push(*page),
+                    (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
+                        out.failed.push((capture, reason, permanent));
+                    }
+                    (Outcome::Stored(_), Work::Read(page)) => {
+                        out.replayed += 1;
+                        out.pages.push(*page);
+                    }
+                    (Outcome::Stored(_), _) => out.refetch.push(capture),
                 }
             }
             Ok(out)
@@ -266,24 +355,47 @@ impl Output {
     }
 
     /// Every page of this run is held by whatever it went to (a pipeline's sinks
-    /// have published): the pages are delivered, and a later run does not replay
-    /// them. `completed`: the run also ended its input (it was not stopped early),
-    /// and is recorded as finished.
+    /// have published a completed run): the pages are delivered, and a later run
+    /// that skips known captures does not replay them; the run is recorded as
+    /// finished.
     ///
     /// # Errors
     /// State errors.
-    pub async fn finish(&self, completed: bool) -> Result<(), WaybackError> {
+    pub async fn finish(&self) -> Result<(), WaybackError> {
         let run = self.run;
         self.state
             .call(move |c| {
                 state::captures::mark_delivered(c, run)?;
-                if completed {
-                    state::finish_run(c, run)?;
-                }
-                Ok(())
+                state::finish_run(c, run)
             })
             .await
     }
+}
+
+/// What committing does for one result.
+enum Work {
+    /// Nothing (a failure, or no WARC output).
+    None,
+    /// Append this gzip member to the WARC file.
+    Write(Vec<u8>),
+    /// A stored page, read back.
+    Read(Box<Page>),
+    /// A stored page that could not be read back.
+    Gone,
+}
+
+/// The page of `capture` read back from where it was stored: as the fetch made
+/// it, standing for the capture this run asked for.
+fn read_stored(stored: &Stored, capture: &Capture, max_body: u64) -> Option<Page> {
+    let record = warc::read_at(Path::new(&stored.warc_path), stored.offset, max_body).ok()?;
+    let mut page = warc::page_from_record(&record, &capture.source, max_body)
+        .ok()
+        .flatten()?;
+    if page.capture.url != capture.url {
+        return None;
+    }
+    page.capture = capture.clone();
+    Some(page)
 }
 
 /// Cuts a WARC file back to its committed length: bytes after it were written

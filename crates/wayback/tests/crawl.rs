@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Capture, Record};
+use tempora_engine::{Capture, Record, Rejected};
 use tempora_testkit::{
     synthetic, Corpus, Fault, FaultRule, MockCapture, MockWayback, Outcome, RequestKind, Target,
 };
@@ -180,16 +180,7 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
             other => panic!("not a page: {other:?}"),
         })
         .collect();
-    let failed: HashMap<String, String> = fetched
-        .rejected
-        .iter()
-        .map(|r| {
-            (
-                r.record["url"].as_str().unwrap().to_string(),
-                r.reason.clone(),
-            )
-        })
-        .collect();
+    let failed = reasons(&fetched.rejected);
     // Each capture: one page, or one failure with its reason; never both, never twice.
     let unique: HashSet<_> = pages.iter().collect();
     assert_eq!(unique.len(), pages.len(), "a page was emitted twice");
@@ -225,10 +216,11 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
         .as_deref()
         .is_some_and(|ua| ua.starts_with("tempora/"))));
 
-    // A rerun fetches nothing again: fetched ones are skipped, permanent failures too.
+    // A rerun asks the Archive for nothing again: every page is read back from the
+    // WARC files and sent on as the first run sent it, and each failure that trying
+    // again cannot help is reported again with its reason.
     let before = log.iter().filter(|r| r.kind == RequestKind::Replay).count();
     let again = fetch(&server.endpoint(), dir.path(), inputs, 0).await;
-    assert!(again.out().is_empty());
     assert_eq!(
         server
             .requests()
@@ -237,7 +229,31 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
             .count(),
         before
     );
-    assert_eq!(again.stats.counters().get("skipped"), Some(&14));
+    let replayed: Vec<&Record> = again.out().iter().collect();
+    assert_eq!(replayed.len(), fetched.out().len());
+    for (first, second) in fetched.out().iter().zip(replayed) {
+        assert_eq!(
+            first.to_json(),
+            second.to_json(),
+            "a page read back differs"
+        );
+    }
+    assert_eq!(reasons(&again.rejected), failed);
+    assert_eq!(again.stats.counters().get("replayed"), Some(&11));
+    assert_eq!(again.stats.counters().get("fetched"), Some(&0));
+}
+
+/// The reason of each rejected capture, by URL.
+fn reasons(rejected: &[Rejected]) -> HashMap<String, String> {
+    rejected
+        .iter()
+        .map(|r| {
+            (
+                r.record["url"].as_str().unwrap().to_string(),
+                r.reason.clone(),
+            )
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,7 @@ use tempora_engine::{Capture, StageError};
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
 use tempora_wayback::crawl::{Crawl, Tally};
 use tempora_wayback::fetch::FetchConfig;
-use tempora_wayback::output::Output;
+use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{RequestClass, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 use tempora_wayback::state::State;
 
@@ -50,9 +50,15 @@ async fn crawl(
     let mut crawl = Crawl {
         fetcher,
         output: std::sync::Arc::new(
-            Output::open(State::in_memory().unwrap(), None, "pages", 16 << 20)
-                .await
-                .unwrap(),
+            Output::open(
+                State::in_memory().unwrap(),
+                None,
+                "pages",
+                16 << 20,
+                Known::Skip,
+            )
+            .await
+            .unwrap(),
         ),
         concurrency,
         commit_every: 8,

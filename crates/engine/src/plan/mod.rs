@@ -147,6 +147,7 @@ impl Plan {
             channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
             name,
             run: RunId::default(),
+            incremental: false,
         };
         if context.channel_capacity == 0 {
             errors.push(ConfigError::pipeline(

@@ -268,7 +268,11 @@ impl StageConfig for PrefetchConfig {
             exclude: linked.exclude,
             exclusions: Vec::new(),
             stage: linked.stage,
-            state: self.options.state,
+            // The choices outlive the run only where the outputs do: an incremental
+            // pipeline's later nights hold to them. A pipeline that makes its outputs
+            // anew decides every article again from what it lists (the same listing
+            // gives the same choice), whatever earlier runs with other sets chose.
+            state: self.options.state.filter(|_| ctx.incremental),
             choices: None,
         })))
     }

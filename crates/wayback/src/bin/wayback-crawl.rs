@@ -19,7 +19,7 @@ use tempora_wayback::cdx::{default_filters, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::fetch::FetchConfig;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
-use tempora_wayback::output::Output;
+use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{Politeness, RequestClass};
 
 #[derive(Parser)]
@@ -157,7 +157,7 @@ async fn main() -> anyhow::Result<()> {
     let limits = FetchConfig::default();
     let max_body = limits.max_body;
     let fetcher = archive.fetcher(args.page_rate, limits)?;
-    let output = Output::open(state, Some(&args.warc_out), "pages", max_body).await?;
+    let output = Output::open(state, Some(&args.warc_out), "pages", max_body, Known::Skip).await?;
     let mut crawl = Crawl {
         fetcher,
         output: std::sync::Arc::new(output),
@@ -192,7 +192,7 @@ async fn main() -> anyhow::Result<()> {
     crawl.run(refetch, &mut sink).await?;
     listing.await?;
     sink.flush().await?;
-    crawl.output.finish(true).await?;
+    crawl.output.finish().await?;
     let t = crawl.summary();
     println!(
         "new {} fetched {} failed {} skipped {} replayed {}",

@@ -3,8 +3,8 @@
 use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
-    DescribeContext, Peers, PipelineContext, Port, Published, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo, StagePlan,
+    DescribeContext, Peers, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
+    StageError, StageIo, StagePlan,
 };
 
 pub use super::cdx_options::{configure, CdxOptions};
@@ -115,16 +115,16 @@ impl Stage for CdxStage {
         io.flush().await?;
         // Every capture still listed and unfetched was handed on in this run, unless
         // it stopped early: once the run completes, the stages after decided them.
+        // (An incremental listing's only: a run that decides everything again hands
+        // every listed capture on anyway.)
         let handed_all =
             !io.shutdown().is_cancelled() && o.max_captures.is_none_or(|max| emitted < max);
-        if handed_all {
+        if handed_all && o.incremental {
             let source = io.name().to_string();
-            io.after_publish(move |published| async move {
-                if published == Published::Completed {
-                    state
-                        .call(move |c| crate::state::captures::settle(c, &source))
-                        .await?;
-                }
+            io.after_publish(move || async move {
+                state
+                    .call(move |c| crate::state::captures::settle(c, &source))
+                    .await?;
                 Ok(())
             });
         }

@@ -8,8 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
     parse_options, Capture, DescribeContext, Estimate, OptionError, Page, Peers, PipelineContext,
-    Port, PortId, Published, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo,
-    StagePlan,
+    Port, PortId, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
@@ -17,7 +16,7 @@ use super::options::{ArchiveOptions, ArchiveSetting};
 use super::written_duration::WrittenDuration;
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
-use crate::output::Output;
+use crate::output::{Known, Output};
 
 /// Options of `wayback-fetch`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -128,16 +127,26 @@ impl StageConfig for FetchOptions {
         plan(self, ctx)
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
         }
-        Ok(Box::new(FetchStage { options: *self }))
+        Ok(Box::new(FetchStage {
+            options: *self,
+            known: if ctx.incremental {
+                Known::Skip
+            } else {
+                Known::Replay
+            },
+        }))
     }
 }
 
 struct FetchStage {
     options: FetchOptions,
+    /// A pipeline that makes its outputs anew sends a stored page on again; an
+    /// incremental one, whose outputs hold it already, leaves it out.
+    known: Known,
 }
 
 /// The stage's input and output as a [`PageSink`].
@@ -159,6 +168,13 @@ impl PageSink for IoSink<'_> {
         let location = format!("{} {}", capture.timestamp, capture.url);
         let record = serde_json::to_value(&capture).unwrap_or_default();
         self.io.reject(record, reason, Some(location)).await
+    }
+
+    fn retry_later(&mut self, capture: &Capture, reason: &str) {
+        self.io.stats().missing(
+            "pages",
+            format!("{} {}: {reason}", capture.timestamp, capture.url),
+        );
     }
 
     async fn flush(&mut self) -> Result<(), StageError> {
@@ -210,6 +226,7 @@ impl Stage for FetchStage {
             o.warc_out.as_deref(),
             io.name(),
             o.max_body_bytes,
+            self.known,
         )
         .await?;
         let mut crawl = Crawl {
@@ -229,12 +246,10 @@ impl Stage for FetchStage {
         // When stopping, what is left stays listed in the state for the next run.
         crawl.run(refetch, &mut sink).await?;
         sink.flush().await?;
-        // The pages count as delivered once the sinks hold them: a run killed
-        // before that replays them.
+        // The pages count as delivered once the sinks hold them: a run killed or
+        // stopped before that replays them.
         let output = crawl.output.clone();
-        io.after_publish(move |published| async move {
-            Ok(output.finish(published == Published::Completed).await?)
-        });
+        io.after_publish(move || async move { Ok(output.finish().await?) });
         let tally = crawl.summary();
         let stats = io.stats().clone();
         for (name, n) in [
@@ -242,6 +257,7 @@ impl Stage for FetchStage {
             ("failed", tally.failed),
             ("skipped", tally.skipped),
             ("replayed", tally.replayed),
+            ("to_retry", tally.retryable),
         ] {
             stats.count(name, n);
         }

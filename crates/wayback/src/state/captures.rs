@@ -143,6 +143,27 @@ pub fn status(
     .optional()
 }
 
+/// Where the page of a fetched capture is stored, when it is in a WARC file.
+pub fn stored(
+    conn: &Connection,
+    url: &str,
+    timestamp: &str,
+) -> rusqlite::Result<Option<crate::output::Stored>> {
+    let place: Option<(Option<String>, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT warc_path, warc_offset FROM captures WHERE url = ?1 AND timestamp = ?2 AND state = 'fetched'",
+        )?
+        .query_row((url, timestamp), |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(match place {
+        Some((Some(warc_path), Some(offset))) => Some(crate::output::Stored {
+            warc_path,
+            offset: u64::try_from(offset).unwrap_or(0),
+        }),
+        _ => None,
+    })
+}
+
 /// Marks a capture fetched in `run`, its page at `offset` of `warc_path` (if written).
 pub fn mark_fetched(
     conn: &Connection,

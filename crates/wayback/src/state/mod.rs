@@ -1,6 +1,12 @@
-//! Crawl state in SQLite: per query its resume key and high-water mark, per
-//! capture its status (listed, fetched, failed with reason and attempts), the
-//! runs, and how much of each WARC file is committed.
+//! Crawl state in SQLite: a cache of facts about the Archive. Per query its
+//! resume key, high-water mark and every row it listed (`listings`); per capture
+//! its status (listed, fetched with where its WARC record is, failed with reason
+//! and attempts); the runs, and how much of each WARC file is committed.
+//!
+//! What depends on a pipeline's configuration (which capture stands for an
+//! article, which pages a set needs) is decided again by every run from these
+//! facts; only an incremental pipeline also reads what its earlier nights handed
+//! on (`settled`, `delivered`), its output folder holding their records.
 //!
 //! One state file belongs to one run at a time: opening it takes an exclusive
 //! lock on `<state>.lock` (an OS file lock, so a killed run never leaves it
@@ -9,6 +15,7 @@
 //! it wrote survives a `SIGKILL` or a power cut.
 
 pub mod captures;
+pub mod listings;
 pub mod queries;
 
 use std::collections::HashMap;
@@ -34,8 +41,21 @@ CREATE TABLE IF NOT EXISTS queries(
   done_high_water TEXT,
   held TEXT,
   pages INTEGER NOT NULL DEFAULT 0,
-  completed_at TEXT
+  completed_at TEXT,
+  cached INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS listings(
+  query TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  urlkey TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  original TEXT NOT NULL,
+  mime TEXT NOT NULL,
+  status INTEGER,
+  digest TEXT NOT NULL,
+  length INTEGER,
+  PRIMARY KEY (query, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS captures(
   url TEXT NOT NULL,
   timestamp TEXT NOT NULL,
@@ -209,13 +229,19 @@ impl State {
 
 /// Brings a state file written by an earlier version up to this schema.
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    let has_settled: bool = conn.query_row(
-        "SELECT count(*) FROM pragma_table_info('captures') WHERE name = 'settled'",
-        [],
-        |r| r.get::<_, i64>(0).map(|n| n > 0),
-    )?;
-    if !has_settled {
+    let has = |table: &str, column: &str| -> rusqlite::Result<bool> {
+        conn.query_row(
+            "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2",
+            (table, column),
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )
+    };
+    if !has("captures", "settled")? {
         conn.execute_batch("ALTER TABLE captures ADD COLUMN settled INTEGER NOT NULL DEFAULT 0")?;
+    }
+    // Listings begun before the state kept their rows are listed again.
+    if !has("queries", "cached")? {
+        conn.execute_batch("ALTER TABLE queries ADD COLUMN cached INTEGER NOT NULL DEFAULT 0")?;
     }
     Ok(())
 }

@@ -49,18 +49,25 @@ pub fn load(conn: &Connection, id: &str) -> rusqlite::Result<Option<QueryRow>> {
     .optional()
 }
 
-/// Starts a new listing of query `id` from `effective_from`.
+/// Starts a new listing of query `id` from `effective_from`. `fresh`: the
+/// listing starts over, its cached rows are forgotten and the cache will hold all
+/// it lists; otherwise (an incremental night) its rows join those of earlier
+/// listings.
 pub fn begin(
     conn: &Connection,
     id: &str,
     source: &str,
     effective_from: Option<&str>,
+    fresh: bool,
 ) -> rusqlite::Result<()> {
+    if fresh {
+        super::listings::clear(conn, id)?;
+    }
     conn.execute(
-        "INSERT INTO queries(id, source, in_progress, effective_from) VALUES (?1, ?2, 1, ?3)
+        "INSERT INTO queries(id, source, in_progress, effective_from, cached) VALUES (?1, ?2, 1, ?3, 1)
          ON CONFLICT(id) DO UPDATE SET in_progress = 1, resume_key = NULL, effective_from = ?3,
-           run_high_water = NULL, held = NULL, pages = 0",
-        (id, source, effective_from),
+           run_high_water = NULL, held = NULL, pages = 0, cached = (cached OR ?4)",
+        (id, source, effective_from, fresh),
     )?;
     Ok(())
 }
@@ -102,7 +109,7 @@ mod tests {
         let s = State::in_memory().unwrap();
         s.call_now(|c| {
             assert_eq!(load(c, "q")?, None);
-            begin(c, "q", "captures", Some("2015"))?;
+            begin(c, "q", "captures", Some("2015"), true)?;
             save_page(c, "q", Some("k1"), Some("20150105000000"), None)?;
             save_page(c, "q", Some("k2"), Some("20150103000000"), Some("{}"))?;
             let row = load(c, "q")?.unwrap();
@@ -114,7 +121,7 @@ mod tests {
             let row = load(c, "q")?.unwrap();
             assert!(!row.in_progress && row.resume_key.is_none() && row.completed_at.is_some());
             assert_eq!(row.done_high_water.as_deref(), Some("20150105000000"));
-            begin(c, "q", "captures", Some("20150105000001"))?;
+            begin(c, "q", "captures", Some("20150105000001"), false)?;
             complete(c, "q")?;
             assert_eq!(
                 load(c, "q")?.unwrap().done_high_water.as_deref(),
