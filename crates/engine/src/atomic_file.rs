@@ -54,6 +54,29 @@ impl AtomicFile {
         &self.path
     }
 
+    /// The temporary file's path.
+    pub fn temporary_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Makes the contents durable, under the temporary name.
+    ///
+    /// # Errors
+    /// When `fsync` fails.
+    pub fn sync(&self) -> std::io::Result<()> {
+        self.tmp.as_file().sync_all()
+    }
+
+    /// Keeps the temporary file when this is dropped (a journal names it, see
+    /// [`crate::publish`]).
+    pub(crate) fn keep(self) -> std::io::Result<()> {
+        self.tmp
+            .into_temp_path()
+            .keep()
+            .map(drop)
+            .map_err(|e| e.error)
+    }
+
     /// Makes the contents durable and renames the file to its final path, replacing
     /// what was there.
     ///

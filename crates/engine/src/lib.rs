@@ -23,6 +23,7 @@ pub mod out_dir;
 pub mod peers;
 pub mod plan;
 pub mod progress;
+pub mod publish;
 pub mod records;
 pub mod registry;
 mod rejected;

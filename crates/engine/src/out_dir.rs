@@ -3,7 +3,8 @@
 //!
 //! A run holds an OS lock on `<out>/.tempora.lock` from its start to its end (a
 //! killed run never leaves it held), so two runs never write one folder. Having
-//! it, the run removes the temporary files and folders (`.tmp-*`, see
+//! it, the run finishes a publication a killed run began ([`crate::publish`]),
+//! then removes the temporary files and folders (`.tmp-*`, see
 //! [`crate::atomic_file`]) that a killed run left beside its outputs, and the
 //! folders of killed runs under `runs/` (those without a `run.json`) once they
 //! hold nothing else.
@@ -83,6 +84,9 @@ impl OutDir {
                 lock: lock_path,
             });
         }
+        // A publication a killed run began is finished first: its journal names
+        // temporary files that are outputs now.
+        crate::publish::recover(out).map_err(io(&out.join(crate::publish::JOURNAL)))?;
         let removed = remove_temporaries(out, MAX_DEPTH)?;
         let folders = remove_killed_run_folders(&out.join(RUNS_DIR))?;
         if removed + folders > 0 {

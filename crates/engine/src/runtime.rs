@@ -28,6 +28,7 @@ use crate::input_files::{self, InputFile};
 use crate::out_dir::{check_writable, OutDir};
 use crate::plan::Plan;
 use crate::progress::Progress;
+use crate::publish::Publication;
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::run_options::RunOptions;
@@ -107,6 +108,8 @@ pub struct Running {
     start: Instant,
     verdict: tokio::sync::watch::Sender<Option<bool>>,
     after_publish: AfterPublishHooks,
+    /// What the sinks staged, published together once the run completed.
+    publication: Publication,
     /// Held until the run has written its last file.
     out_dir: OutDir,
 }
@@ -234,6 +237,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
 
     let (verdict, verdict_rx) = tokio::sync::watch::channel(None);
     let after_publish = AfterPublishHooks::default();
+    let publication = Publication::default();
     let mut tasks = JoinSet::new();
     let mut task_stage = HashMap::new();
     for (i, stage) in stages.into_iter().enumerate() {
@@ -274,6 +278,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             is_sink: planned.role == Role::Sink,
             index: i,
             after_publish: after_publish.clone(),
+            publication: publication.clone(),
         };
         let st = stats[i].clone();
         let handle = tasks.spawn(async move {
@@ -299,6 +304,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         start,
         verdict,
         after_publish,
+        publication,
         out_dir,
     })
 }
@@ -363,6 +369,7 @@ impl Running {
             start,
             verdict,
             after_publish,
+            publication,
             out_dir,
         } = self;
         // Sinks publish once every other stage has ended well (see `Transform::publish`).
@@ -429,6 +436,35 @@ impl Running {
         }
         if status == RunStatus::Completed && options.shutdown.is_cancelled() {
             status = RunStatus::Interrupted;
+        }
+        // Every sink staged its files (or the run did not complete): publish them
+        // together, or none.
+        let staged = std::mem::take(
+            &mut *publication
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        if status == RunStatus::Completed {
+            // A pipeline that makes its outputs anew holds only what this run made;
+            // an incremental one keeps every night's.
+            let remove_stale = !plan.context.incremental;
+            let published = tokio::task::spawn_blocking({
+                let out = out.clone();
+                move || crate::publish::publish(&out, staged, remove_stale)
+            })
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+            if let Err(e) = published {
+                tracing::error!(error = %e, "could not publish the outputs");
+                status = RunStatus::Failed;
+                failure = Some(StageFailure {
+                    stage: None,
+                    message: format!("could not publish the outputs in {}: {e}", out.display()),
+                    domain: crate::error::ErrorDomain::External,
+                });
+            }
+        } else {
+            drop(staged);
         }
         if let Some(f) = run_after_publish(&after_publish, status, &names).await {
             status = RunStatus::Failed;

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,7 +17,9 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::atomic_file::AtomicFile;
 use crate::error::StageError;
+use crate::publish::Staged;
 use crate::records::{Record, Rejected};
 use crate::stats::StageStats;
 
@@ -85,6 +88,8 @@ pub struct Emitted {
     pub counters: Vec<(String, u64)>,
     /// Named metrics to set in `run.json` (the last value set wins).
     pub metrics: Vec<(String, serde_json::Value)>,
+    /// Output files staged for the run's publication (sinks, in `publish`).
+    pub staged: Vec<Staged>,
 }
 
 /// A rejection before the runtime has stamped the stage name on it.
@@ -99,6 +104,23 @@ pub struct RejectedRecord {
 }
 
 impl Emitted {
+    /// Stages `file`, written in full, to be renamed into place when the run
+    /// publishes its outputs (see [`crate::publish`]).
+    ///
+    /// # Errors
+    /// When it cannot be made durable.
+    pub fn stage_file(&mut self, file: AtomicFile) -> std::io::Result<()> {
+        file.sync()?;
+        self.staged.push(Staged::File(file));
+        Ok(())
+    }
+
+    /// Stages `path`, an output that stays as it is (an appended file with
+    /// nothing new): the publication holds it still.
+    pub fn stage_kept(&mut self, path: PathBuf) {
+        self.staged.push(Staged::Kept(path));
+    }
+
     /// Sends `record` to the default port.
     pub fn push(&mut self, record: Record) {
         self.records.push((PortId::DEFAULT, record));
@@ -188,6 +210,7 @@ pub struct StageIo {
     pub(crate) is_sink: bool,
     pub(crate) index: usize,
     pub(crate) after_publish: AfterPublishHooks,
+    pub(crate) publication: crate::publish::Publication,
 }
 
 /// Buffered records older than this are sent even when the batch is not full, so a
@@ -451,6 +474,7 @@ impl StageIo {
     /// # Errors
     /// See [`StageIo::emit`].
     pub async fn emit_all(&mut self, emitted: Emitted) -> Result<(), StageError> {
+        self.stage_all(emitted.staged);
         for (name, n) in emitted.counters {
             self.stats.count(&name, n);
         }
@@ -462,6 +486,18 @@ impl StageIo {
             self.emit(port, record).await?;
         }
         Ok(())
+    }
+
+    /// Stages files for the run's publication (see [`crate::publish`]): the
+    /// runtime publishes them, with every other sink's, once the run completed.
+    pub fn stage_all(&mut self, staged: Vec<Staged>) {
+        if staged.is_empty() {
+            return;
+        }
+        self.publication
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(staged);
     }
 
     /// Records a rejection in `rejected.jsonl`.

@@ -158,6 +158,7 @@ async fn run_stage_io(
         all
     });
 
+    let publication = crate::publish::Publication::default();
     let io = StageIo {
         name: "under_test".into(),
         input: Some(in_rx),
@@ -176,11 +177,21 @@ async fn run_stage_io(
         is_sink: ports.is_empty(),
         index: 0,
         after_publish: AfterPublishHooks::default(),
+        publication: publication.clone(),
     };
     let hooks = io.after_publish.clone();
     let stopped = io.shutdown.clone();
     let mut result = stage.run(io).await;
     if result.is_ok() && !stopped.is_cancelled() {
+        // What a sink staged is published at once, as by the runtime of a run that
+        // completed.
+        let staged = std::mem::take(
+            &mut *publication
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        crate::publish::publish(&ctx.out, staged, false)
+            .map_err(|e| StageError::io(&ctx.out, e))?;
         // Nothing downstream to publish: the stage's hooks run at once, as after
         // sinks that published a completed run.
         let hooks = std::mem::take(

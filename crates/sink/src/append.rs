@@ -2,9 +2,9 @@
 //! JSONL file, each record once.
 //!
 //! The file is rewritten under a temporary name in its directory (its old lines as
-//! they were, then this run's new records) and renamed over the old one, so a run
-//! that is killed or fails adds nothing: the file stays as the last complete run
-//! left it. A record whose identity ([`Record::identity`]: articles by site and
+//! they were, then this run's new records) and published over the old one with
+//! the run's other outputs, so a run that is killed, stopped or fails adds
+//! nothing: the file stays as the last complete run left it. A record whose identity ([`Record::identity`]: articles by site and
 //! id) is in the file already is left out; the first one written stays.
 
 use std::collections::HashSet;
@@ -25,8 +25,10 @@ pub(crate) struct Appended {
 }
 
 /// Adds the JSON lines `new` (records of `kind`, as the sink reads them back from
-/// its spill) to the file at `path` through `tmp`, a temporary file in the same directory. The file is untouched when nothing is
-/// added (it is created empty when it does not exist).
+/// its spill) to the file at `path` through `tmp`, a temporary file in the same
+/// directory; `tmp`, written, when the file changes, to be published in its place
+/// (`None`: the file stays as it is). A file that does not exist is made, empty
+/// when nothing is added.
 ///
 /// # Errors
 /// A line of the file that is not a record of `kind` (named by file and line), and
@@ -36,16 +38,13 @@ pub(crate) fn append_jsonl(
     kind: Option<RecordKind>,
     new: impl IntoIterator<Item = std::io::Result<Vec<u8>>>,
     tmp: AtomicFile,
-) -> Result<Appended, StageError> {
+) -> Result<(Appended, Option<AtomicFile>), StageError> {
     let io_err = |e| StageError::io(path, e);
     let mut appended = Appended::default();
     let mut new = new.into_iter().peekable();
     let exists = path.exists();
     let (Some(kind), true) = (kind, new.peek().is_some()) else {
-        if !exists {
-            tmp.commit().map_err(io_err)?;
-        }
-        return Ok(appended);
+        return Ok((appended, (!exists).then_some(tmp)));
     };
     let mut seen = HashSet::new();
     let mut w = BufWriter::with_capacity(1 << 16, tmp.as_file());
@@ -68,11 +67,10 @@ pub(crate) fn append_jsonl(
     }
     w.flush().map_err(io_err)?;
     drop(w);
-    if appended.added == 0 {
-        return Ok(appended);
+    if appended.added == 0 && exists {
+        return Ok((appended, None));
     }
-    tmp.commit().map_err(io_err)?;
-    Ok(appended)
+    Ok((appended, Some(tmp)))
 }
 
 /// Copies every line of `path` to `w` as it is (a last line without its newline gets
@@ -132,14 +130,19 @@ mod tests {
         .into_bytes()
     }
 
+    /// Appends and publishes at once, as a completed run does.
     fn append(path: &Path, lines: &[Vec<u8>]) -> Result<Appended, StageError> {
         let tmp = AtomicFile::create(path).unwrap();
-        append_jsonl(
+        let (appended, changed) = append_jsonl(
             path,
             Some(RecordKind::Article),
             lines.iter().map(|l| Ok(l.clone())),
             tmp,
-        )
+        )?;
+        if let Some(file) = changed {
+            file.commit().unwrap();
+        }
+        Ok(appended)
     }
 
     fn temp_files(dir: &Path) -> usize {

@@ -1,9 +1,11 @@
 //! The `jsonl` and `parquet` sinks: records to files under `pipeline.out`, one file
 //! per rendered path template. Each file is written under a temporary name in its
-//! directory and renamed into place only when the input has ended, so an interrupted
-//! or failed run never leaves a file that looks complete (a dropped temporary file
-//! deletes itself). In `append` mode the file is rewritten the same way with this
-//! run's new records after the old ones (see [`crate::append`]).
+//! directory and staged once the input has ended; the runtime renames every
+//! sink's files into place together when the run completes (see
+//! [`tempora_engine::publish`]), so a stopped or failed run changes no output (a
+//! dropped temporary file deletes itself). In `append` mode the file is rewritten
+//! the same way with this run's new records after the old ones (see
+//! [`crate::append`]).
 //!
 //! A file that is sorted, appended or Parquet is written once the input has ended;
 //! until then its records wait on disk as JSON lines with their sort keys (a
@@ -222,7 +224,7 @@ impl FileSink {
                 w.flush().map_err(io_err)?;
                 drop(w);
                 out.count(&counter, file.count);
-                return file.tmp.commit().map_err(io_err);
+                return out.stage_file(file.tmp).map_err(io_err);
             }
             Lines::Held(held) => held,
         };
@@ -236,9 +238,13 @@ impl FileSink {
         };
         let lines = lines.map(|keyed| keyed.map(|k| k.line));
         if self.mode == SinkMode::Append {
-            let appended = append::append_jsonl(&path, file.kind, lines, file.tmp)?;
+            let (appended, changed) = append::append_jsonl(&path, file.kind, lines, file.tmp)?;
             out.count(&counter, appended.added);
             out.count("already in the file", appended.present);
+            match changed {
+                Some(tmp) => out.stage_file(tmp).map_err(io_err)?,
+                None => out.stage_kept(path.clone()),
+            }
             return Ok(());
         }
         match (self.format, file.kind) {
@@ -273,8 +279,7 @@ impl FileSink {
             }
         }
         out.count(&counter, file.count);
-        file.tmp.commit().map_err(io_err)?;
-        Ok(())
+        out.stage_file(file.tmp).map_err(io_err)
     }
 }
 

@@ -50,10 +50,12 @@ fn article(id: &str, day: u32, split: &str) -> Record {
     }))
 }
 
+/// The outputs in `dir` (not the folder's own hidden files).
 fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
         .collect();
     names.sort();
     names

@@ -199,14 +199,21 @@ impl CdxOptions {
 
 /// The window `from..=to` in chunks of `days` days (ends inclusive); the last
 /// chunk of an open window is open. A window without a start, or `days` 0: whole.
+///
+/// Chunks lie on one grid of `days` days counted from [`GRID_START`], whatever
+/// the window (only the first and last are cut to it): windows that share days
+/// share the chunks over them, so a run with other sets (a new cutoff) reads the
+/// listings of those chunks back from the crawl state instead of asking again.
 fn chunks(from: Option<NaiveDate>, to: Option<NaiveDate>, days: u32) -> Vec<Span> {
     let Some(mut start) = from.filter(|_| days > 0) else {
         return vec![(from, to)];
     };
     let today = chrono::Utc::now().date_naive();
+    let into_grid = (start - GRID_START).num_days().rem_euclid(i64::from(days));
+    let mut span = i64::from(days) - into_grid;
     let mut out = Vec::new();
     loop {
-        let end = start + chrono::Days::new(u64::from(days) - 1);
+        let end = start + chrono::Days::new(u64::try_from(span - 1).unwrap_or(0));
         match to {
             Some(to) if end >= to => {
                 out.push((Some(start), Some(to)));
@@ -219,8 +226,15 @@ fn chunks(from: Option<NaiveDate>, to: Option<NaiveDate>, days: u32) -> Vec<Span
             _ => out.push((Some(start), Some(end))),
         }
         start = end + chrono::Days::new(1);
+        span = i64::from(days);
     }
 }
+
+/// Where the chunks' grid starts: the first year of the Wayback Machine's captures.
+const GRID_START: NaiveDate = match NaiveDate::from_ymd_opt(1996, 1, 1) {
+    Some(d) => d,
+    None => NaiveDate::MIN,
+};
 
 /// `pattern` with `{year}` replaced by each year from `from` to `to` (open ends:
 /// the Archive's first year, this year); `pattern` alone when it has none. Sites
@@ -244,12 +258,14 @@ mod tests {
     #[test]
     fn a_window_is_listed_in_chunks_and_the_last_of_an_open_one_stays_open() {
         let d = |s: &str| s.parse::<NaiveDate>().ok();
+        // 2020-01-01 is day 8766 of the grid from 1996-01-01, 6 days into a chunk
+        // of 30: the first chunk is cut to the 24 days left of it.
         assert_eq!(
             chunks(d("2020-01-01"), d("2020-03-05"), 30),
             [
-                (d("2020-01-01"), d("2020-01-30")),
-                (d("2020-01-31"), d("2020-02-29")),
-                (d("2020-03-01"), d("2020-03-05")),
+                (d("2020-01-01"), d("2020-01-24")),
+                (d("2020-01-25"), d("2020-02-23")),
+                (d("2020-02-24"), d("2020-03-05")),
             ]
         );
         assert_eq!(
@@ -262,6 +278,24 @@ mod tests {
         assert!(open
             .windows(2)
             .all(|w| w[0].1.unwrap().succ_opt() == w[1].0));
+    }
+
+    #[test]
+    fn windows_that_share_days_share_their_chunks() {
+        let d = |s: &str| s.parse::<NaiveDate>().ok();
+        let wide = chunks(d("2020-01-01"), d("2022-12-31"), 30);
+        let narrow = chunks(d("2021-01-01"), d("2021-12-31"), 30);
+        // Every chunk of the narrow window but its first and last (cut to the
+        // window) is a chunk of the wide one.
+        assert!(narrow.len() > 2);
+        for chunk in &narrow[1..narrow.len() - 1] {
+            assert!(wide.contains(chunk), "{chunk:?}");
+        }
+        // Chunks are whole grid cells of 30 days inside a window.
+        for (from, to) in &wide[1..wide.len() - 1] {
+            assert_eq!((to.unwrap() - from.unwrap()).num_days(), 29);
+            assert_eq!((from.unwrap() - GRID_START).num_days() % 30, 0);
+        }
     }
 
     #[test]
@@ -287,19 +321,23 @@ mod tests {
         assert_eq!(
             shown,
             [
-                q("bbc.co.uk/news/*", "20191220000000", "20200103235959"),
-                q("cnn.com/2019/*", "20191220000000", "20200103235959"),
-                q("cnn.com/2020/*", "20191220000000", "20200103235959"),
-                q("bbc.co.uk/news/*", "20200104000000", "20200110235959"),
-                q("cnn.com/2019/*", "20200104000000", "20200110235959"),
-                q("cnn.com/2020/*", "20200104000000", "20200110235959"),
+                // 2019-12-20 is 9 days into a chunk of the 15-day grid.
+                q("bbc.co.uk/news/*", "20191220000000", "20191225235959"),
+                q("cnn.com/2019/*", "20191220000000", "20191225235959"),
+                q("bbc.co.uk/news/*", "20191226000000", "20200109235959"),
+                q("cnn.com/2019/*", "20191226000000", "20200109235959"),
+                q("cnn.com/2020/*", "20191226000000", "20200109235959"),
+                q("bbc.co.uk/news/*", "20200110000000", "20200110235959"),
+                q("cnn.com/2019/*", "20200110000000", "20200110235959"),
+                q("cnn.com/2020/*", "20200110000000", "20200110235959"),
             ]
         );
         assert_eq!(
             marks.into_iter().collect::<Vec<_>>(),
             [
-                (2, "20200104000000".to_string()),
-                (5, "20200111000000".to_string())
+                (1, "20191226000000".to_string()),
+                (4, "20200110000000".to_string()),
+                (7, "20200111000000".to_string())
             ]
         );
     }

@@ -1,0 +1,337 @@
+//! All-or-nothing publishing of a run's outputs.
+//!
+//! Sinks do not rename their files into place themselves: each stages them
+//! ([`Emitted::stage_file`](crate::Emitted::stage_file), written in full and
+//! fsynced under a temporary name, or [`Emitted::stage_kept`](crate::Emitted::stage_kept)
+//! for a file that stays as it is), and once the run has completed and every
+//! sink has staged without error, the runtime publishes them together. A run
+//! that fails, is stopped or cannot write a file publishes nothing: its
+//! temporary files are deleted and the outputs stay as the last completed run
+//! left them, every file.
+//!
+//! The folder remembers what its last publication held ([`PUBLISHED`]). A
+//! pipeline that makes its outputs anew removes the files the last one held and
+//! this one does not (a set the new configuration no longer has, a Parquet file
+//! with no rows left): the folder holds what one run of the configuration makes.
+//!
+//! Renaming several files is not one atomic step, so the publication is
+//! journalled, as SQLite journals a transaction: the list of renames and
+//! removals is made durable in `<out>/.tempora-publish.json` first, then carried
+//! out, then the journal is removed. A run killed in between leaves the journal,
+//! and the next run's claim of the folder carries it out to the end
+//! ([`recover`]) before anything else: the folder never holds part of two runs.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::atomic_file::AtomicFile;
+
+/// The journal's name in the output directory.
+pub const JOURNAL: &str = ".tempora-publish.json";
+
+/// The name of the list of files the last publication held, in the output directory.
+pub const PUBLISHED: &str = ".tempora-published.json";
+
+/// A change a sink stages for publication.
+#[derive(Debug)]
+pub enum Staged {
+    /// A file written in full under a temporary name, to be renamed into place.
+    File(AtomicFile),
+    /// A file of the outputs that stays as it is (an appended file with nothing new).
+    Kept(PathBuf),
+}
+
+/// What the sinks of one run have staged, shared by their stage tasks.
+pub(crate) type Publication = Arc<Mutex<Vec<Staged>>>;
+
+/// The journal: every rename and removal of one publication.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Journal {
+    /// `(temporary file, final path)`.
+    renames: Vec<(PathBuf, PathBuf)>,
+    /// Files to remove.
+    removals: Vec<PathBuf>,
+}
+
+/// Publishes everything staged in `out`, together; how many files changed.
+/// `remove_stale`: also remove the files the last publication held that this one
+/// does not.
+///
+/// # Errors
+/// When the journal cannot be written (nothing is published then, and the
+/// temporary files are deleted), or a rename fails after it was (the next run
+/// finishes the publication).
+pub(crate) fn publish(
+    out: &Path,
+    staged: Vec<Staged>,
+    remove_stale: bool,
+) -> std::io::Result<usize> {
+    let mut journal = Journal::default();
+    let mut files = Vec::new();
+    let mut held = std::collections::BTreeSet::new();
+    for change in staged {
+        let path = match change {
+            Staged::File(file) => {
+                let path = file.path().to_path_buf();
+                journal
+                    .renames
+                    .push((file.temporary_path().to_path_buf(), path.clone()));
+                files.push(file);
+                path
+            }
+            Staged::Kept(path) => path,
+        };
+        held.insert(relative(out, &path));
+    }
+    let record = out.join(PUBLISHED);
+    let last = last_published(&record);
+    if remove_stale {
+        journal.removals = last
+            .iter()
+            .filter(|p| !held.contains(*p) && is_plain_relative(p))
+            .map(|p| out.join(p))
+            .filter(|p| p.is_file())
+            .collect();
+    }
+    if journal.renames.is_empty() && journal.removals.is_empty() && last == held {
+        return Ok(0);
+    }
+    // What this publication holds, published with it.
+    let list = AtomicFile::create(&record)?;
+    serde_json::to_writer_pretty(list.as_file(), &held).map_err(std::io::Error::other)?;
+    list.sync()?;
+    journal
+        .renames
+        .push((list.temporary_path().to_path_buf(), record.clone()));
+    files.push(list);
+
+    let journal_path = out.join(JOURNAL);
+    crate::atomic_file::write_atomically(&journal_path, |w| {
+        serde_json::to_writer(w, &journal).map_err(std::io::Error::other)
+    })?;
+    // The journal now names every temporary file: they must outlive this process
+    // if it is killed, for the next run to rename them.
+    for file in files {
+        file.keep()?;
+    }
+    let changed = carry_out(&journal)?;
+    std::fs::remove_file(&journal_path)?;
+    sync_dir(out);
+    // The list itself is no output.
+    Ok(changed.saturating_sub(1))
+}
+
+/// `path` relative to `out` (`/`-separated), as the list of published files has it.
+fn relative(out: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(out).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A path inside the folder: relative, without `..` (the list is ours, but a
+/// hand-edited one must not reach outside).
+fn is_plain_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != ".." && c != ".")
+}
+
+/// The files the last publication held (none when there was none, or the list
+/// cannot be read: then nothing is removed).
+fn last_published(record: &Path) -> std::collections::BTreeSet<String> {
+    std::fs::read(record)
+        .ok()
+        .and_then(|text| serde_json::from_slice(&text).ok())
+        .unwrap_or_default()
+}
+
+/// Finishes a publication a killed run left half done in `out`; whether there was one.
+///
+/// # Errors
+/// When the journal cannot be read or a rename fails.
+pub fn recover(out: &Path) -> std::io::Result<bool> {
+    let journal_path = out.join(JOURNAL);
+    let text = match std::fs::read(&journal_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let journal: Journal = serde_json::from_slice(&text)
+        .map_err(|e| std::io::Error::other(format!("{}: {e}", journal_path.display())))?;
+    let changed = carry_out(&journal)?;
+    std::fs::remove_file(&journal_path)?;
+    sync_dir(out);
+    tracing::warn!(out = %out.display(), files = changed, "finished publishing what a killed run had begun to publish");
+    Ok(true)
+}
+
+/// Does what `journal` says that is not done yet; how many files changed.
+fn carry_out(journal: &Journal) -> std::io::Result<usize> {
+    let mut changed = 0;
+    for (temporary, path) in &journal.renames {
+        // Renamed already by a run killed after it.
+        if !temporary.exists() {
+            continue;
+        }
+        std::fs::rename(temporary, path)?;
+        changed += 1;
+    }
+    for path in &journal.removals {
+        match std::fs::remove_file(path) {
+            Ok(()) => changed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let dirs: std::collections::BTreeSet<&Path> = journal
+        .renames
+        .iter()
+        .map(|(_, p)| p)
+        .chain(&journal.removals)
+        .filter_map(|p| p.parent())
+        .collect();
+    for dir in dirs {
+        sync_dir(dir);
+    }
+    Ok(changed)
+}
+
+/// Makes the renames in `dir` durable (best effort: not every file system can).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    fn staged_file(path: &Path, text: &str) -> Staged {
+        let file = AtomicFile::create(path).unwrap();
+        (&mut file.as_file()).write_all(text.as_bytes()).unwrap();
+        file.sync().unwrap();
+        Staged::File(file)
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn staged_files_replace_and_what_the_last_publication_held_alone_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::create_dir(out.join("novelty")).unwrap();
+        let first = vec![
+            staged_file(&out.join("a.jsonl"), "a\n"),
+            staged_file(&out.join("novelty/x.jsonl"), "x\n"),
+            staged_file(&out.join("kept.jsonl"), "kept\n"),
+        ];
+        assert_eq!(publish(out, first, true).unwrap(), 3);
+        // A file no sink wrote stays whatever happens.
+        std::fs::write(out.join("notes.txt"), "mine\n").unwrap();
+        let second = vec![
+            staged_file(&out.join("a.jsonl"), "new a\n"),
+            staged_file(&out.join("b.jsonl"), "b\n"),
+            Staged::Kept(out.join("kept.jsonl")),
+        ];
+        // `a` and `b` written, `novelty/x.jsonl` removed.
+        assert_eq!(publish(out, second, true).unwrap(), 3);
+        assert_eq!(
+            names(out),
+            [
+                PUBLISHED,
+                "a.jsonl",
+                "b.jsonl",
+                "kept.jsonl",
+                "notes.txt",
+                "novelty"
+            ]
+        );
+        assert!(names(&out.join("novelty")).is_empty());
+        assert_eq!(
+            std::fs::read_to_string(out.join("a.jsonl")).unwrap(),
+            "new a\n"
+        );
+        // Without `remove_stale` (an incremental pipeline's outputs accumulate).
+        let third = vec![staged_file(&out.join("c.jsonl"), "c\n")];
+        publish(out, third, false).unwrap();
+        assert!(out.join("a.jsonl").exists() && out.join("c.jsonl").exists());
+    }
+
+    #[test]
+    fn staged_files_that_are_dropped_leave_the_outputs_as_they_were() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::write(out.join("a.jsonl"), "old a\n").unwrap();
+        drop(vec![staged_file(&out.join("a.jsonl"), "new a\n")]);
+        assert_eq!(names(out), ["a.jsonl"]);
+        assert_eq!(
+            std::fs::read_to_string(out.join("a.jsonl")).unwrap(),
+            "old a\n"
+        );
+    }
+
+    #[test]
+    fn a_list_that_reaches_outside_the_folder_removes_nothing_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(dir.path().join("outside.txt"), "keep\n").unwrap();
+        std::fs::write(
+            out.join(PUBLISHED),
+            r#"["../outside.txt", "/etc/hostname"]"#,
+        )
+        .unwrap();
+        publish(&out, vec![staged_file(&out.join("a.jsonl"), "a\n")], true).unwrap();
+        assert!(dir.path().join("outside.txt").exists());
+    }
+
+    #[test]
+    fn a_publication_cut_short_is_finished_by_the_next_claim() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::write(out.join("a.jsonl"), "old a\n").unwrap();
+        std::fs::write(out.join("b.jsonl"), "old b\n").unwrap();
+        std::fs::write(out.join("stale.jsonl"), "old\n").unwrap();
+        // A run killed after its journal and its first rename: `a` is new, `b`
+        // still old, the stale file still there.
+        let tmp_a = out.join(".tmp-a");
+        let tmp_b = out.join(".tmp-b");
+        std::fs::write(&tmp_b, "new b\n").unwrap();
+        std::fs::write(out.join("a.jsonl"), "new a\n").unwrap();
+        let journal = Journal {
+            renames: vec![(tmp_a, out.join("a.jsonl")), (tmp_b, out.join("b.jsonl"))],
+            removals: vec![out.join("stale.jsonl")],
+        };
+        std::fs::write(out.join(JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+        assert!(recover(out).unwrap());
+        assert_eq!(names(out), ["a.jsonl", "b.jsonl"]);
+        assert_eq!(
+            std::fs::read_to_string(out.join("b.jsonl")).unwrap(),
+            "new b\n"
+        );
+        assert!(!recover(out).unwrap(), "nothing left to finish");
+    }
+
+    #[test]
+    fn a_journal_that_is_not_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(JOURNAL), "{ not json").unwrap();
+        let err = recover(dir.path()).unwrap_err().to_string();
+        assert!(err.contains(JOURNAL), "{err}");
+    }
+}
