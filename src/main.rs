@@ -13,8 +13,9 @@ mod memory;
 mod pipeline;
 mod registry;
 
-/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 75 a service asked
-/// us to wait (run again later), 130 interrupted.
+/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 23 completed
+/// with items missing (run again to retry them), 75 a service asked us to wait (run
+/// again later), 130 interrupted.
 mod exit {
     use std::process::ExitCode;
 
@@ -26,13 +27,19 @@ mod exit {
     pub fn usage() -> ExitCode {
         ExitCode::from(2)
     }
+    /// The run completed and published its outputs, but some items could not be
+    /// had (pages the Archive did not serve after every attempt): the same
+    /// command again retries them. As rsync exits 23 on a partial transfer.
+    pub fn partial() -> ExitCode {
+        ExitCode::from(23)
+    }
     /// An external service asks us to wait (IP block, rate limit): run again later
     /// (`EX_TEMPFAIL`, which cron wrappers and systemd can act on).
     pub fn try_later() -> ExitCode {
         ExitCode::from(75)
     }
 
-    /// Stopped by Ctrl-C (what drained was written; run.json says `interrupted`).
+    /// Stopped by Ctrl-C or SIGTERM (nothing published; run.json says `interrupted`).
     pub fn interrupted() -> ExitCode {
         ExitCode::from(130)
     }

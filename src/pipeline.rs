@@ -175,11 +175,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let shutdown = options.shutdown.clone();
         let abort = options.abort.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                suspend(|| eprintln!("\nstopping: sources closed, draining what is in flight (Ctrl-C again to abort)"));
+            let mut stops = StopSignals::new();
+            if stops.next().await {
+                suspend(|| eprintln!("\nstopping: sources closed, what was fetched is kept for the next run, nothing is published (Ctrl-C again to abort)"));
                 shutdown.cancel();
             }
-            if tokio::signal::ctrl_c().await.is_ok() {
+            if stops.next().await {
                 suspend(|| eprintln!("\naborting: outputs of this run are not published"));
                 abort.cancel();
             }
@@ -199,12 +200,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     print_summary(&report, &out);
-    if matches!(report.status, RunStatus::Completed | RunStatus::Interrupted) {
+    if report.status == RunStatus::Completed {
         if let Some(code) = write_card(&out) {
             return Ok(code);
         }
     }
     Ok(match report.status {
+        RunStatus::Completed if !report.missing.is_empty() => exit::partial(),
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Failed
             if report
@@ -217,6 +219,34 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         RunStatus::Failed => exit::failure(),
         RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
     })
+}
+
+/// Ctrl-C (SIGINT) and, on Unix, SIGTERM (what cron, systemd and `kill` send):
+/// both stop a run the same way.
+struct StopSignals {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn new() -> Self {
+        Self {
+            #[cfg(unix)]
+            term: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// Waits for the next stop signal; false when none can come.
+    async fn next(&mut self) -> bool {
+        #[cfg(unix)]
+        if let Some(term) = self.term.as_mut() {
+            return tokio::select! {
+                c = tokio::signal::ctrl_c() => c.is_ok(),
+                t = term.recv() => t.is_some(),
+            };
+        }
+        tokio::signal::ctrl_c().await.is_ok()
+    }
 }
 
 fn print_summary(report: &RunReport, out: &std::path::Path) {
@@ -249,6 +279,19 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
     files.sort();
     println!();
     println!("status: {:?} in {:.2} s", report.status, report.seconds);
+    for m in &report.missing {
+        println!(
+            "incomplete: {} {} could not be fetched (stage {}; listed in run.json and {}): \
+             run the same command again to retry them",
+            m.count,
+            m.what,
+            m.stage,
+            out.join("rejected.jsonl").display()
+        );
+    }
+    if report.status == RunStatus::Interrupted {
+        println!("nothing published: the outputs in {} are those of the last completed run; run the same command again to go on (what was fetched is kept)", out.display());
+    }
     if let Some(e) = &report.error {
         let stage = e.stage.as_deref().unwrap_or("(none)");
         println!("failed stage: {stage} ({}): {}", e.domain, e.message);

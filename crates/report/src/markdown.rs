@@ -22,14 +22,13 @@ pub fn render(report: &Report) -> String {
     md
 }
 
-/// The report's main tables for the dataset card: the run, articles per source,
-/// set and year, the evolving facts, the novelty bins and the dataset
-/// characteristics, each heading one level down (`###`).
+/// The report's main tables for the dataset card: articles per source, set and
+/// year, the evolving facts, the novelty bins and the dataset characteristics,
+/// each heading one level down (`###`). Not the run's own table: the card
+/// describes the sets, which a rerun on the same crawl state makes again byte for
+/// byte, and names the run that wrote it in its release section only.
 pub(crate) fn main_tables(report: &Report) -> String {
     let mut md = String::new();
-    if let Some(run) = &report.run {
-        run_section(&mut md, run);
-    }
     counts(&mut md, report);
     facts(&mut md, report);
     novelty(&mut md, report);

@@ -62,6 +62,47 @@ fn release(md: &mut String, run: &RunJson) {
         name.replace('`', "'"),
         name.replace(['`', '"'], "'"),
     );
+    // What this run asked of the Archive: a rerun on a crawl state that holds the
+    // pages asks for none and makes the same sets, so this is the run's, not the sets'.
+    if let Some(cost) = run.value.get("cost") {
+        let n = |p: &str| cost.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        let per = cost
+            .get("page_requests_per_kept_article")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let _ = writeln!(
+            md,
+            "Requests to the Archive in this run: {} CDX, {} feed, {} page ({} retried); \
+             {} kept articles, {per:.2} page requests per kept article.\n",
+            n("/requests/cdx"),
+            n("/requests/feed"),
+            n("/requests/page"),
+            n("/requests/retried"),
+            n("/kept_articles"),
+        );
+    }
+    // Pages the Archive did not serve after every attempt: the sets lack their
+    // articles until a rerun fetches them.
+    let missing = run
+        .value
+        .get("missing")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for m in missing {
+        let count = m
+            .get("count")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        let what = m
+            .get("what")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("items");
+        let _ = writeln!(
+            md,
+            "**Incomplete release:** {count} {what} could not be fetched; the sets lack what \
+             they hold. Run the same command again to retry them (`run.json` lists them).\n"
+        );
+    }
 }
 
 fn loading(md: &mut String, configs: &[Config]) {
@@ -218,23 +259,6 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
             md,
             "- **Archived pages** (stage `{name}`): WARC files {}.",
             files.join(", ")
-        );
-    }
-    if let Some(cost) = run.value.get("cost") {
-        let n = |p: &str| cost.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-        let per = cost
-            .get("page_requests_per_kept_article")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let _ = writeln!(
-            md,
-            "- **Requests to the Archive** in this run: {} CDX, {} feed, {} page ({} retried); \
-             {} kept articles, {per:.2} page requests per kept article.",
-            n("/requests/cdx"),
-            n("/requests/feed"),
-            n("/requests/page"),
-            n("/requests/retried"),
-            n("/kept_articles"),
         );
     }
     for (name, _) in run.stages_of("exclude") {

@@ -1,0 +1,505 @@
+//! A set is a function of its pipeline, not of its run history: the shipped
+//! `pipelines/temposum-bbc.toml` against the testkit's model of BBC News in the
+//! Archive, run a second time on the same crawl state after failed pages, after
+//! Ctrl-C or SIGTERM at several points, with a new cutoff, with another
+//! exclusion list, ends with the published outputs of one run of the final
+//! configuration on a fresh state, byte for byte (run.json and the card's
+//! release lines aside), and asks the Archive only for what the state lacks.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
+use tempora_testkit::{Fault, FaultRule, MockWayback, RequestKind, Target};
+
+/// The model and the files the pipeline reads (facts, XSum's split, training
+/// summaries), built once.
+struct Lab {
+    site: NewsSite,
+    files: tempfile::TempDir,
+}
+
+fn lab() -> &'static Lab {
+    static LAB: OnceLock<Lab> = OnceLock::new();
+    LAB.get_or_init(|| {
+        let site = NewsSite::build(&NewsSiteSpec::default());
+        let files = tempfile::tempdir().unwrap();
+        std::fs::write(files.path().join("facts.jsonl"), &site.facts).unwrap();
+        std::fs::write(files.path().join("xsum-split.json"), &site.xsum_split).unwrap();
+        // Training summaries: every other model summary, so overlaps vary.
+        let train: String = site
+            .articles
+            .iter()
+            .step_by(2)
+            .map(|a| format!("{}\n", a.summary))
+            .collect();
+        std::fs::write(files.path().join("train.txt"), train).unwrap();
+        Lab { site, files }
+    })
+}
+
+/// `pipelines/temposum-bbc.toml` as shipped, its facts read from the model's
+/// JSONL (no dump) and its Archive the mock at `endpoint` (rates off, two
+/// attempts a page), with state, WARC files and outputs relative to the folder
+/// it runs in (so two folders give comparable files).
+fn pipeline(endpoint: &str) -> String {
+    let text = std::fs::read_to_string(common::crawl_model::SHIPPED).unwrap();
+    let mut file: toml::Table = toml::from_str(&text).unwrap();
+    let facts = lab().files.path().join("facts.jsonl");
+    let stages = file["stages"].as_table_mut().unwrap();
+    let mut source = toml::toml! { kind = "jsonl-source" record = "fact" };
+    source.insert("paths".into(), vec![facts.display().to_string()].into());
+    stages.insert("facts".into(), source.into());
+    for (_, stage) in stages.iter_mut() {
+        let stage = stage.as_table_mut().unwrap();
+        if stage.contains_key("state") {
+            stage.insert("state".into(), "state/crawl.sqlite".into());
+        }
+        if stage.contains_key("warc_out") {
+            stage.insert("warc_out".into(), "state/warc".into());
+        }
+    }
+    let mut archive = toml::toml! {
+        cdx_rate = 0
+        playback_rate = 0
+        max_attempts = 2
+        backoff = "10ms"
+        max_backoff = "20ms"
+    };
+    archive.insert("endpoint".into(), endpoint.into());
+    stages["captures"]
+        .as_table_mut()
+        .unwrap()
+        .insert("archive".into(), archive.into());
+    stages["pages"]
+        .as_table_mut()
+        .unwrap()
+        .insert("concurrency".into(), 4.into());
+    file["pipeline"]["out"] = "out".into();
+    toml::to_string(&file).unwrap()
+}
+
+/// A crawl folder: its pipeline file, state and outputs.
+struct Folder {
+    dir: tempfile::TempDir,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+struct Ended {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    /// The requests the server saw during the run.
+    requests: Vec<tempora_testkit::RequestRecord>,
+    /// Whether it was stopped by a signal of the test's.
+    stopped: bool,
+}
+
+impl Ended {
+    fn pages(&self) -> Vec<&str> {
+        self.requests
+            .iter()
+            .filter(|r| r.kind == RequestKind::Replay)
+            .map(|r| r.target.as_str())
+            .collect()
+    }
+
+    fn cdx(&self) -> Vec<&str> {
+        self.requests
+            .iter()
+            .filter(|r| r.kind == RequestKind::Cdx)
+            .map(|r| r.target.as_str())
+            .collect()
+    }
+}
+
+/// Where a run is stopped.
+#[derive(Debug, Clone, Copy)]
+enum StopAt {
+    /// With this signal once the server has answered this many of its requests.
+    Requests(&'static str, usize),
+}
+
+impl Folder {
+    fn new(server: &MockWayback) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("pipeline.toml"),
+            pipeline(&server.endpoint()),
+        )
+        .unwrap();
+        Self { dir }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    /// Runs the pipeline with `overrides` and the XSum split at `xsum`; stops it at `stop`.
+    fn run_with(
+        &self,
+        server: &MockWayback,
+        overrides: &[&str],
+        xsum: &Path,
+        stop: Option<StopAt>,
+    ) -> Ended {
+        let before = server.requests().len();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
+        cmd.current_dir(self.dir.path())
+            .args(["run", "pipeline.toml", "--progress", "off"])
+            .env("XSUM_SPLIT", xsum)
+            .env("XSUM_TRAIN_SUMMARIES", lab().files.path().join("train.txt"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for o in overrides {
+            cmd.args(["--set", o]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut stopped = false;
+        if let Some(StopAt::Requests(signal, n)) = stop {
+            let deadline = Instant::now() + Duration::from_secs(300);
+            while child.try_wait().unwrap().is_none() {
+                if server.requests().len() - before >= n {
+                    let sent = Command::new("kill")
+                        .args([&format!("-{signal}"), &child.id().to_string()])
+                        .status()
+                        .unwrap();
+                    stopped = sent.success();
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the run did not end");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let output = child.wait_with_output().unwrap();
+        Ended {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            requests: server.requests()[before..].to_vec(),
+            stopped,
+        }
+    }
+
+    fn run(&self, server: &MockWayback, overrides: &[&str]) -> Ended {
+        self.run_with(server, overrides, &xsum_split(), None)
+    }
+
+    /// Every published file of the folder, by path: `run.json` and the folder's
+    /// hidden files aside, the card without its release section (the run that
+    /// wrote it: its name, time, commit and requests).
+    fn published(&self) -> BTreeMap<String, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        collect(&self.out(), &self.out(), &mut files);
+        if let Some(card) = files.get_mut("README.md") {
+            let text = String::from_utf8_lossy(card).into_owned();
+            let mut in_release = false;
+            *card = text
+                .lines()
+                .filter(|l| {
+                    if l.starts_with("## ") {
+                        in_release = *l == "## Release";
+                    }
+                    !in_release
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes();
+        }
+        files
+    }
+
+    /// The ids of the articles in the published sets.
+    fn article_ids(&self) -> BTreeSet<String> {
+        let mut ids = BTreeSet::new();
+        for split in ["in_distribution", "future"] {
+            let text = std::fs::read_to_string(self.out().join(format!("{split}.jsonl")))
+                .unwrap_or_default();
+            for line in text.lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                ids.insert(v["id"].as_str().unwrap().to_string());
+            }
+        }
+        ids
+    }
+
+    fn run_json(&self) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.out().join("run.json")).unwrap())
+            .unwrap()
+    }
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.map(Result::unwrap) {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            collect(root, &path, files);
+        } else if name != "run.json" {
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            files.insert(rel, std::fs::read(&path).unwrap());
+        }
+    }
+}
+
+fn xsum_split() -> PathBuf {
+    lab().files.path().join("xsum-split.json")
+}
+
+/// The names of the files that differ between two folders' outputs, for messages.
+fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    names
+        .into_iter()
+        .filter(|n| a.get(*n) != b.get(*n))
+        .map(|n| {
+            let lines = |m: &BTreeMap<String, Vec<u8>>| {
+                m.get(n)
+                    .map_or(0, |f| String::from_utf8_lossy(f).lines().count())
+            };
+            let text = |m: &BTreeMap<String, Vec<u8>>| {
+                m.get(n).map(|f| String::from_utf8_lossy(f).into_owned())
+            };
+            let (ta, tb) = (text(a).unwrap_or_default(), text(b).unwrap_or_default());
+            let first = ta
+                .lines()
+                .zip(tb.lines())
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!(": first difference {x:?} vs {y:?}"))
+                .unwrap_or_default();
+            format!("{n} ({} vs {} lines){first}", lines(a), lines(b))
+        })
+        .collect()
+}
+
+fn assert_same_outputs(got: &Folder, fresh: &Folder, what: &str) {
+    let (a, b) = (got.published(), fresh.published());
+    assert!(
+        a == b,
+        "{what}: outputs differ from a fresh run's: {:?}",
+        differing(&a, &b)
+    );
+}
+
+fn assert_completed(ended: &Ended) {
+    assert_eq!(ended.code, Some(0), "{}\n{}", ended.stdout, ended.stderr);
+}
+
+/// A fresh run of `overrides` on its own server and state: the reference.
+async fn fresh(overrides: &[&str], xsum: &Path) -> Folder {
+    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+    let folder = Folder::new(&server);
+    let ended = folder.run_with(&server, overrides, xsum, None);
+    assert_completed(&ended);
+    folder
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_failed_pages_ends_as_a_fresh_run() {
+    let reference = fresh(&[], &xsum_split()).await;
+    let kept = reference.article_ids();
+    assert!(kept.len() > 50, "the model keeps articles: {}", kept.len());
+
+    // Five kept articles whose page the Archive answers 503 at every attempt.
+    let failing: Vec<&String> = kept.iter().step_by(kept.len() / 5).take(5).collect();
+    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+    for id in &failing {
+        let rule = FaultRule::new(Target::UrlContains(format!("-{id}")), Fault::Unavailable, 2);
+        server.add_fault(rule);
+    }
+    let folder = Folder::new(&server);
+    let first = folder.run(&server, &[]);
+    assert_eq!(
+        first.code,
+        Some(23),
+        "partial: {}\n{}",
+        first.stdout,
+        first.stderr
+    );
+    assert!(
+        first
+            .stdout
+            .contains("incomplete: 5 pages could not be fetched"),
+        "{}",
+        first.stdout
+    );
+    let run = folder.run_json();
+    assert_eq!(run["status"], "completed");
+    assert_eq!(run["missing"][0]["count"], 5, "{}", run["missing"]);
+    assert_eq!(run["missing"][0]["items"].as_array().unwrap().len(), 5);
+    let card = std::fs::read_to_string(folder.out().join("README.md")).unwrap();
+    assert!(
+        card.contains("5 pages could not be fetched")
+            && card.contains("Run the same command again"),
+        "{card}"
+    );
+    // The sets lack those articles, and only those.
+    let first_ids = folder.article_ids();
+    let expected: BTreeSet<String> = kept
+        .iter()
+        .filter(|id| !failing.contains(id))
+        .cloned()
+        .collect();
+    assert_eq!(first_ids, expected);
+
+    // The same command again: only the failed pages are asked for, no listing.
+    let second = folder.run(&server, &[]);
+    assert_completed(&second);
+    assert_eq!(second.pages().len(), 5, "{:?}", second.pages());
+    assert!(second.cdx().is_empty(), "{:?}", second.cdx());
+    assert!(!second.stdout.contains("incomplete"), "{}", second.stdout);
+    assert_eq!(folder.run_json()["missing"], serde_json::json!([]));
+    assert_same_outputs(&folder, &reference, "retry");
+    // And a third run changes nothing and asks for nothing.
+    let third = folder.run(&server, &[]);
+    assert_completed(&third);
+    assert!(third.requests.is_empty(), "{:?}", third.requests);
+    assert_same_outputs(&folder, &reference, "a run with everything cached");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_at_any_point_then_the_same_command_ends_as_a_run_never_stopped() {
+    let reference = fresh(&[], &xsum_split()).await;
+    let total = {
+        let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+        let folder = Folder::new(&server);
+        let ended = folder.run(&server, &[]);
+        assert_completed(&ended);
+        ended.requests.len()
+    };
+    for (signal, share) in [("INT", 0.3), ("INT", 0.55), ("INT", 0.8), ("TERM", 0.55)] {
+        let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+        let folder = Folder::new(&server);
+        let at = (total as f64 * share) as usize;
+        let stopped = folder.run_with(
+            &server,
+            &[],
+            &xsum_split(),
+            Some(StopAt::Requests(signal, at)),
+        );
+        assert!(
+            stopped.stopped,
+            "{signal} at {at} of {total}: the run ended before"
+        );
+        assert_eq!(
+            stopped.code,
+            Some(130),
+            "{signal}: {}\n{}",
+            stopped.stdout,
+            stopped.stderr
+        );
+        // A stopped run publishes nothing: no set, no card.
+        assert!(
+            !folder.out().join("future.jsonl").exists() && !folder.out().join("README.md").exists(),
+            "{signal} at {at}: a stopped run published"
+        );
+        assert_eq!(folder.run_json()["status"], "interrupted");
+        let fetched_before: BTreeSet<String> =
+            stopped.pages().iter().map(|p| p.to_string()).collect();
+
+        let rerun = folder.run(&server, &[]);
+        assert_completed(&rerun);
+        assert_same_outputs(&folder, &reference, &format!("{signal} at {at} of {total}"));
+        // What the stopped run fetched is read back, not asked for again.
+        let again: Vec<&str> = rerun
+            .pages()
+            .into_iter()
+            .filter(|p| fetched_before.contains(*p))
+            .collect();
+        assert!(
+            again.is_empty(),
+            "{signal} at {at}: fetched again {again:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_cutoff_on_an_old_state_ends_as_a_fresh_run_of_it() {
+    // An earlier cutoff (the model's facts file is computed for 2019-12-31, and a
+    // facts file holds for any earlier cutoff): the future set moves to days the
+    // first run did not list, and loses days it did.
+    let new_cutoff = [
+        "pipeline.cutoff=2019-06-30",
+        "pipeline.sets.future.to=2020-12-31",
+    ];
+    let reference = fresh(&new_cutoff, &xsum_split()).await;
+
+    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+    let folder = Folder::new(&server);
+    let first = folder.run(&server, &[]);
+    assert_completed(&first);
+    let old_future = folder.article_ids();
+    let second = folder.run(&server, &new_cutoff);
+    assert_completed(&second);
+    assert_same_outputs(&folder, &reference, "new cutoff");
+    assert_ne!(
+        folder.article_ids(),
+        old_future,
+        "the sets follow the cutoff"
+    );
+    // No page the state holds is asked for again, and no listing of a window
+    // the first run completed.
+    let fetched: BTreeSet<&str> = first.pages().into_iter().collect();
+    let refetched: Vec<&str> = second
+        .pages()
+        .into_iter()
+        .filter(|p| fetched.contains(p))
+        .collect();
+    assert!(refetched.is_empty(), "{refetched:?}");
+    let listed: BTreeSet<&str> = first.cdx().into_iter().collect();
+    let relisted: Vec<&str> = second
+        .cdx()
+        .into_iter()
+        .filter(|q| listed.contains(q))
+        .collect();
+    assert!(relisted.is_empty(), "{relisted:?}");
+    // The new future set's chunks that the old window covered whole are read
+    // back: only the chunks cut by the new window's ends are asked for.
+    assert!(
+        second.cdx().len() < first.cdx().len() / 4,
+        "{} CDX requests of {}",
+        second.cdx().len(),
+        first.cdx().len()
+    );
+    // And back to the first cutoff: the first run's sets again, nothing asked.
+    let back = folder.run(&server, &[]);
+    assert_completed(&back);
+    assert!(back.requests.is_empty(), "{:?}", back.requests);
+    assert_eq!(folder.article_ids(), old_future);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_exclusion_list_on_an_old_state_ends_as_a_fresh_run_of_it() {
+    // XSum's split without its training ids: fewer articles are excluded.
+    let split: serde_json::Value = serde_json::from_str(&lab().site.xsum_split).unwrap();
+    let mut smaller = split.clone();
+    smaller["train"] = serde_json::json!([]);
+    assert_ne!(smaller, split, "the model's split has training ids");
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("xsum-other.json");
+    std::fs::write(&other, smaller.to_string()).unwrap();
+    let reference = fresh(&[], &other).await;
+
+    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
+    let folder = Folder::new(&server);
+    assert_completed(&folder.run(&server, &[]));
+    let before = folder.article_ids();
+    let second = folder.run_with(&server, &[], &other, None);
+    assert_completed(&second);
+    assert_same_outputs(&folder, &reference, "another exclusion list");
+    assert!(folder.article_ids().len() > before.len());
+    assert!(second.cdx().is_empty(), "{:?}", second.cdx());
+}
