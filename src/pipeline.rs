@@ -54,6 +54,12 @@ pub struct RunArgs {
     /// Progress display.
     #[arg(long, value_enum, default_value = "auto")]
     pub progress: ProgressArg,
+    /// For an incremental pipeline: make the whole accumulated set anew from the
+    /// crawl state with this configuration, replacing what earlier nights added
+    /// (after a change of cutoff, sets, filters, profiles or lists, which a night
+    /// run refuses). Asks the Archive only for what the state lacks.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub rebuild: bool,
 }
 
 fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
@@ -144,6 +150,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         commit: env!("TEMPORA_GIT_COMMIT").to_string(),
         dirty: env!("TEMPORA_GIT_DIRTY").parse().ok(),
         overrides: args.pipeline.set.clone(),
+        rebuild: args.rebuild,
         ..RunOptions::default()
     };
     let file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
@@ -190,7 +197,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     });
     let report = match report {
         Ok(report) => report,
-        Err(e @ (PreflightError::OutDir { .. } | PreflightError::WouldReplace { .. })) => {
+        Err(
+            e @ (PreflightError::OutDir { .. }
+            | PreflightError::WouldReplace { .. }
+            | PreflightError::ConfigChanged { .. }),
+        ) => {
             eprintln!("error: {e}");
             return Ok(exit::usage());
         }

@@ -44,6 +44,9 @@ enum KillAt {
     /// When the fetch stage reports its last page: after the last fetch, before
     /// the sinks publish.
     FetchDone,
+    /// With this signal (`INT`, `TERM`: a stop, not a kill) once the server has
+    /// answered this many of the run's requests.
+    Stop(&'static str, usize),
 }
 
 /// Runs the pipeline; kills it at `at` (`None`: lets it end). Whether it was killed.
@@ -68,12 +71,21 @@ fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
             break;
         }
         let hit = match at {
-            Some(KillAt::Requests(n)) => server.requests().len() - before >= n,
+            Some(KillAt::Requests(n) | KillAt::Stop(_, n)) => server.requests().len() - before >= n,
             Some(KillAt::FetchDone) => lines.try_iter().any(|l| l.contains("wayback run summary")),
             None => false,
         };
         if hit {
-            child.kill().unwrap();
+            match at {
+                Some(KillAt::Stop(signal, _)) => {
+                    let sent = Command::new("kill")
+                        .args([&format!("-{signal}"), &child.id().to_string()])
+                        .status()
+                        .unwrap();
+                    assert!(sent.success());
+                }
+                _ => child.kill().unwrap(),
+            }
             killed = true;
             break;
         }
@@ -84,6 +96,10 @@ fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
     let log = reader.join().unwrap();
     if !killed {
         assert!(status.success(), "{log}");
+    }
+    if killed && matches!(at, Some(KillAt::Stop(..))) {
+        // A stopped run ends on its own: interrupted (130), or done before the signal.
+        assert!(matches!(status.code(), Some(130 | 0)), "{status:?}\n{log}");
     }
     killed && !status.success()
 }
@@ -144,15 +160,59 @@ fn warc_captures(dir: &Path) -> BTreeMap<String, usize> {
     held
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_night_killed_anywhere_ends_as_if_never_killed() {
+/// The night's model Archive.
+async fn night_archive() -> std::sync::Arc<MockWayback> {
     let site = NewsSite::build(&NewsSiteSpec {
         seed: 22,
         first_year: 2020,
         last_year: 2020,
         articles_per_month: 6,
     });
-    let server = std::sync::Arc::new(MockWayback::start(site.corpus.clone()).await.unwrap());
+    std::sync::Arc::new(MockWayback::start(site.corpus.clone()).await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_stopped_by_sigint_or_sigterm_anywhere_ends_as_if_never_stopped() {
+    let server = night_archive().await;
+    let whole = tempfile::tempdir().unwrap();
+    let (s, w) = (server.clone(), whole.path().to_path_buf());
+    tokio::task::spawn_blocking(move || run(&s, &w, None))
+        .await
+        .unwrap();
+    let expected = std::fs::read(whole.path().join("out/articles.jsonl")).unwrap();
+    let asked_whole = server.requests().len();
+    for (signal, share) in [("INT", 0.2), ("INT", 0.5), ("TERM", 0.7), ("INT", 0.9)] {
+        let stopped = tempfile::tempdir().unwrap();
+        let at = KillAt::Stop(signal, (asked_whole as f64 * share) as usize);
+        let (s, d) = (server.clone(), stopped.path().to_path_buf());
+        let was_stopped = tokio::task::spawn_blocking(move || run(&s, &d, Some(at)))
+            .await
+            .unwrap();
+        assert!(
+            was_stopped,
+            "{signal} at {share}: the night ended before the signal"
+        );
+        let out = stopped.path().join("out");
+        // Nothing published by the stopped night.
+        assert!(!out.join("articles.jsonl").exists(), "{signal} at {share}");
+        let (s, d) = (server.clone(), stopped.path().to_path_buf());
+        tokio::task::spawn_blocking(move || run(&s, &d, None))
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&std::fs::read(out.join("articles.jsonl")).unwrap()),
+            String::from_utf8_lossy(&expected),
+            "{signal} at {share}: the accumulated articles differ from an uninterrupted night's"
+        );
+        let runs = ids_per_run(&out);
+        assert_eq!(runs.len(), 1, "one published night: {runs:?}");
+        assert_eq!(temporaries(&out), Vec::<PathBuf>::new());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_killed_anywhere_ends_as_if_never_killed() {
+    let server = night_archive().await;
 
     // The night as it should be: one run, never killed.
     let whole = tempfile::tempdir().unwrap();

@@ -271,3 +271,68 @@ async fn a_killed_night_adds_nothing_and_the_next_one_catches_up() {
     assert_eq!(got.len(), unique.len(), "{next}");
     assert_eq!(unique, expected_ids(&all), "{next}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_configuration_is_refused_and_rebuild_makes_the_set_anew() {
+    let all = news(16);
+    let (server, dir) = archive_and_folder(&all).await;
+    let out = dir.path().join("out");
+    run_ok(nightly(&server, dir.path(), &[])).await;
+    let night1 = std::fs::read(out.join("articles.jsonl")).unwrap();
+
+    // Another cutoff would add records made another way: refused before any
+    // request, naming what changed and the ways on.
+    let new_cutoff = ["--set", "pipeline.cutoff=2020-03-01"];
+    server.clear_log();
+    let refused = run(nightly(&server, dir.path(), &new_cutoff)).await;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    for expected in [
+        "pipeline.cutoff: was 2019-12-31, now 2020-03-01",
+        "pipeline.sets.future: was",
+        "a new `pipeline.out`",
+        "--rebuild",
+    ] {
+        assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
+    }
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    assert_eq!(std::fs::read(out.join("articles.jsonl")).unwrap(), night1);
+    assert_eq!(run_folders(&out).len(), 1, "a refused run keeps no folder");
+
+    // How the crawl is done is no change of what it makes.
+    run_ok(nightly(
+        &server,
+        dir.path(),
+        &[
+            "--set",
+            "stages.pages.concurrency=3",
+            "--set",
+            "stages.captures.limit=7",
+        ],
+    ))
+    .await;
+
+    // `--rebuild`: the accumulated set made anew with the new cutoff, from the
+    // crawl state: what one night of the new configuration on a fresh state makes.
+    server.clear_log();
+    let mut rebuild = new_cutoff.to_vec();
+    rebuild.push("--rebuild");
+    run_ok(nightly(&server, dir.path(), &rebuild)).await;
+    let pages = server
+        .requests()
+        .iter()
+        .filter(|r| r.kind == RequestKind::Replay)
+        .count();
+    assert_eq!(pages, 0, "every page is in the crawl state");
+    let fresh = tempfile::tempdir().unwrap();
+    run_ok(nightly(&server, fresh.path(), &new_cutoff)).await;
+    let rebuilt = std::fs::read(out.join("articles.jsonl")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&rebuilt),
+        String::from_utf8_lossy(&std::fs::read(fresh.path().join("out/articles.jsonl")).unwrap())
+    );
+    assert!(ids(&out.join("articles.jsonl")).len() < expected_ids(&all).len());
+    // The folder is now the new configuration's: the next night goes on.
+    run_ok(nightly(&server, dir.path(), &new_cutoff)).await;
+    assert_eq!(std::fs::read(out.join("articles.jsonl")).unwrap(), rebuilt);
+}

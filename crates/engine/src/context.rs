@@ -30,6 +30,9 @@ pub struct PipelineContext {
     /// its last run, and the outputs accumulate): set when the run starts. Without
     /// it, every run makes its outputs anew from everything it lists.
     pub incremental: bool,
+    /// An incremental pipeline's run that makes the whole accumulated set anew
+    /// (`tempora run --rebuild`): its appending sinks write their files anew.
+    pub rebuild: bool,
 }
 
 impl PipelineContext {
@@ -45,6 +48,7 @@ impl PipelineContext {
             channel_capacity: 256,
             run: RunId::default(),
             incremental: false,
+            rebuild: false,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod cost;
 pub mod describe;
 pub mod dry_run;
 pub mod error;
+pub mod fingerprint;
 pub mod input_files;
 pub mod options;
 pub mod out_dir;

@@ -121,6 +121,20 @@ pub trait StageConfig: AsAny + Send {
         false
     }
 
+    /// Options that change how the stage works, not what it produces (politeness,
+    /// state files, concurrency): left out of an incremental folder's fingerprint
+    /// (see [`crate::fingerprint`]), so changing them needs no rebuild.
+    fn operational(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What else, besides its options and input files, decides this stage's
+    /// records (a built-in site profile's digest), as `(name, value)` pairs for an
+    /// incremental folder's fingerprint.
+    fn fingerprint(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Non-empty files under `pipeline.out` that this run would replace rather than add
     /// to (a sink in `replace` mode whose path names no run), with the option naming
     /// each. Asked at setup of an incremental pipeline only.

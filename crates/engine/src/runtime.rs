@@ -22,13 +22,15 @@ use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::atomic_file::AtomicFile;
 use crate::cost::CrawlCost;
 use crate::error::StageError;
+use crate::fingerprint::{Fingerprint, FINGERPRINT};
 use crate::input_files::{self, InputFile};
 use crate::out_dir::{check_writable, OutDir};
 use crate::plan::Plan;
 use crate::progress::Progress;
-use crate::publish::Publication;
+use crate::publish::{Publication, Staged};
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::run_options::RunOptions;
@@ -73,6 +75,23 @@ pub enum PreflightError {
     /// cannot be removed.
     #[error(transparent)]
     Claim(#[from] crate::out_dir::ClaimError),
+    /// An incremental folder was built with another configuration than this run's.
+    #[error(
+        "{} was built by an incremental pipeline with another configuration, and this run \
+         would add records made this way to records made that way. What changed:\n  {}\n\
+         Ways on: give this configuration a new `pipeline.out` (the crawl state is shared, \
+         nothing is fetched again), or run it with `--rebuild` to make the whole accumulated \
+         set anew from the crawl state with this configuration (it replaces what earlier \
+         nights added), or put the settings back",
+        out.display(),
+        changes.join("\n  ")
+    )]
+    ConfigChanged {
+        /// The output folder.
+        out: PathBuf,
+        /// Each setting that changed: `key: was X, now Y`.
+        changes: Vec<String>,
+    },
     /// A stage could not be built.
     #[error("stage `{stage}`: {source}")]
     Build {
@@ -129,10 +148,23 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     })?;
     let out_dir = OutDir::claim(&out)?;
     plan.context.run = RunId::new(started_at);
-    plan.context.incremental = plan.incremental_stage().is_some();
-    let run_folder = match plan.incremental_stage().map(str::to_string) {
-        Some(incremental) => Some(keep_earlier_runs(&mut plan, &incremental)?),
+    // An incremental pipeline adds to its folder, unless it is rebuilt.
+    let incremental = plan.incremental_stage().map(str::to_string);
+    plan.context.incremental = incremental.is_some() && !options.rebuild;
+    plan.context.rebuild = incremental.is_some() && options.rebuild;
+    let run_folder = match &incremental {
+        Some(incremental) => Some(keep_earlier_runs(&mut plan, incremental, options.rebuild)?),
         None => None,
+    };
+    let fingerprint = match (&incremental, &run_folder) {
+        (Some(_), Some(folder)) => match same_configuration(&plan, options.rebuild) {
+            Ok(fingerprint) => Some(fingerprint),
+            Err(refused) => {
+                let _ = std::fs::remove_dir(folder);
+                return Err(refused);
+            }
+        },
+        _ => None,
     };
     let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
 
@@ -238,6 +270,21 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     let (verdict, verdict_rx) = tokio::sync::watch::channel(None);
     let after_publish = AfterPublishHooks::default();
     let publication = Publication::default();
+    if let Some(fingerprint) = fingerprint {
+        // Published with the outputs: what built them.
+        let path = out.join(FINGERPRINT);
+        let file = AtomicFile::create(&path)
+            .and_then(|f| {
+                use std::io::Write as _;
+                f.as_file().write_all(fingerprint.to_json().as_bytes())?;
+                f.sync()?;
+                Ok(f)
+            })
+            .map_err(|source| PreflightError::OutDir { path, source })?;
+        if let Ok(mut staged) = publication.lock() {
+            staged.push(Staged::File(file));
+        }
+    }
     let mut tasks = JoinSet::new();
     let mut task_stage = HashMap::new();
     for (i, stage) in stages.into_iter().enumerate() {
@@ -309,9 +356,35 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     })
 }
 
+/// The fingerprint of an incremental pipeline's configuration, refused when the
+/// folder was built with another one (unless `rebuild`).
+fn same_configuration(plan: &Plan, rebuild: bool) -> Result<Fingerprint, PreflightError> {
+    let now = Fingerprint::of(plan);
+    let out = &plan.context.out;
+    let recorded = Fingerprint::recorded(out).map_err(|e| PreflightError::OutDir {
+        path: out.clone(),
+        source: std::io::Error::other(e),
+    })?;
+    if let Some(before) = recorded.filter(|_| !rebuild) {
+        let changes = now.changes_since(&before);
+        if !changes.is_empty() {
+            return Err(PreflightError::ConfigChanged {
+                out: out.clone(),
+                changes,
+            });
+        }
+    }
+    Ok(now)
+}
+
 /// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
-/// earlier run's file; on a refusal the (empty) folder is removed again.
-fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, PreflightError> {
+/// earlier run's file (a rebuild replaces them on purpose); on a refusal the
+/// (empty) folder is removed again.
+fn keep_earlier_runs(
+    plan: &mut Plan,
+    incremental: &str,
+    rebuild: bool,
+) -> Result<PathBuf, PreflightError> {
     let out = plan.context.out.clone();
     let folder = plan
         .context
@@ -324,7 +397,7 @@ fn keep_earlier_runs(plan: &mut Plan, incremental: &str) -> Result<PathBuf, Pref
     // The run's own files are kept in its folder; a sink path like `{split}.jsonl`
     // matches them too without writing them.
     let own = [out.join("run.json"), out.join("rejected.jsonl")];
-    for stage in &plan.stages {
+    for stage in plan.stages.iter().filter(|_| !rebuild) {
         let Some(config) = &stage.config else {
             continue;
         };

@@ -151,6 +151,34 @@ impl StageConfig for ExtractConfig {
             .collect()
     }
 
+    /// The shipped profiles of the sites it reads (a profile folder is an input
+    /// file, fingerprinted as one): a release that changes how a site is read
+    /// changes an incremental folder's records.
+    fn fingerprint(&self) -> Vec<(String, String)> {
+        if self.profiles.is_some() {
+            return Vec::new();
+        }
+        let sites: Vec<&str> = self
+            .extractor
+            .profiles()
+            .iter()
+            .map(|p| p.site.as_str())
+            .collect();
+        crate::profile::SHIPPED
+            .iter()
+            .filter(|(file, _)| sites.iter().any(|s| file.strip_suffix(".toml") == Some(s)))
+            .map(|(file, text)| {
+                (
+                    format!("shipped profile {file}"),
+                    format!(
+                        "sha256 {}",
+                        tempora_engine::fingerprint::digest(text.as_bytes())
+                    ),
+                )
+            })
+            .collect()
+    }
+
     fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(ExtractStage::new(self.extractor))))
     }

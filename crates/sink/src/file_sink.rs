@@ -140,7 +140,12 @@ impl StageConfig for SinkConfig {
             format: self.format,
             template: self.template.for_run(&ctx.run),
             sort: self.options.sort,
-            mode: self.options.mode,
+            // A rebuild makes the accumulated set anew: nothing to add to.
+            mode: if ctx.rebuild {
+                SinkMode::Replace
+            } else {
+                self.options.mode
+            },
             out: ctx.out.clone(),
             files: BTreeMap::new(),
         };

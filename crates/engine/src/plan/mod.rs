@@ -148,6 +148,7 @@ impl Plan {
             name,
             run: RunId::default(),
             incremental: false,
+            rebuild: false,
         };
         if context.channel_capacity == 0 {
             errors.push(ConfigError::pipeline(

@@ -258,6 +258,10 @@ impl StageConfig for PrefetchConfig {
         }
     }
 
+    fn operational(&self) -> &'static [&'static str] {
+        &["state"]
+    }
+
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         let linked = self.linked.ok_or_else(|| {
             StageError::internal("prefetch was built before the plan linked its stages")

@@ -39,21 +39,33 @@ impl StageConfig for CdxOptions {
         super::cdx_plan::describe(self, ctx).await
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn operational(&self) -> &'static [&'static str] {
+        &["archive", "state", "limit", "chunk_days"]
+    }
+
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
         }
-        Ok(Box::new(CdxStage { options: *self }))
+        Ok(Box::new(CdxStage {
+            // A rebuild reads every listing back from the state, as a pipeline that
+            // is not incremental does.
+            incremental: self.incremental && ctx.incremental,
+            options: *self,
+        }))
     }
 }
 
 struct CdxStage {
     options: CdxOptions,
+    /// Hands on only what is new to the state (see [`crate::lister::CdxLister`]).
+    incremental: bool,
 }
 
 #[async_trait]
 impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
+        let incremental = self.incremental;
         let o = self.options;
         let options = o.archive.options()?;
         let archive = options.archive(o.state.as_deref())?;
@@ -69,7 +81,7 @@ impl Stage for CdxStage {
                 queries,
                 watermarks,
                 keep: o.keep,
-                incremental: o.incremental,
+                incremental,
                 overlap_secs: i64::try_from(overlap).unwrap_or(i64::MAX),
                 source: io.name().to_string(),
             },
@@ -119,7 +131,7 @@ impl Stage for CdxStage {
         // every listed capture on anyway.)
         let handed_all =
             !io.shutdown().is_cancelled() && o.max_captures.is_none_or(|max| emitted < max);
-        if handed_all && o.incremental {
+        if handed_all && incremental {
             let source = io.name().to_string();
             io.after_publish(move || async move {
                 state

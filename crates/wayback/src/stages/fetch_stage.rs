@@ -127,6 +127,16 @@ impl StageConfig for FetchOptions {
         plan(self, ctx)
     }
 
+    fn operational(&self) -> &'static [&'static str] {
+        &[
+            "archive",
+            "state",
+            "warc_out",
+            "concurrency",
+            "commit_every",
+        ]
+    }
+
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
