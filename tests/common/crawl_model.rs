@@ -150,22 +150,47 @@ pub async fn run_binary(
     shape: Shape,
     overrides: &[&str],
 ) -> CrawlRun {
-    let binary = binary.to_path_buf();
+    let server = MockWayback::start(site.corpus.clone()).await.unwrap();
     let temp = tempfile::tempdir().unwrap();
+    run_in(binary, &server, site, shape, overrides, temp, &[]).await
+}
+
+/// One crawl of `site` served by `server`, with its state and outputs in `temp`
+/// (as an earlier run there left them: [`CrawlRun::into_dir`]), the binary run
+/// under `wrapper` when given (`taskset -c 0`); the server's log counts this run only.
+pub async fn run_in(
+    binary: &Path,
+    server: &MockWayback,
+    site: &NewsSite,
+    shape: Shape,
+    overrides: &[&str],
+    temp: tempfile::TempDir,
+    wrapper: &[&str],
+) -> CrawlRun {
+    let binary = binary.to_path_buf();
     let dir = temp.path().to_path_buf();
     std::fs::write(dir.join("facts.jsonl"), &site.facts).unwrap();
     let xsum = dir.join("xsum-split.json");
     std::fs::write(&xsum, &site.xsum_split).unwrap();
-    let server = MockWayback::start(site.corpus.clone()).await.unwrap();
+    server.clear_log();
     let path = dir.join("pipeline.toml");
     std::fs::write(&path, pipeline(shape, &server.endpoint(), &dir)).unwrap();
     let sets: Vec<String> = overrides
         .iter()
         .flat_map(|o| ["--set".to_string(), (*o).to_string()])
         .collect();
+    let wrapper: Vec<String> = wrapper.iter().map(|w| (*w).to_string()).collect();
     let started = Instant::now();
     let (output, peak_kb) = tokio::task::spawn_blocking(move || {
-        let child = Command::new(&binary)
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut cmd = Command::new(program);
+                cmd.args(args).arg(&binary);
+                cmd
+            }
+            None => Command::new(&binary),
+        };
+        let child = cmd
             .args(["run", "--progress", "off"])
             .arg(&path)
             .args(&sets)
@@ -259,6 +284,13 @@ pub async fn run_binary(
         run,
         out,
         _dir: temp,
+    }
+}
+
+impl CrawlRun {
+    /// The folder of the run's state and outputs, for another run there.
+    pub fn into_dir(self) -> tempfile::TempDir {
+        self._dir
     }
 }
 

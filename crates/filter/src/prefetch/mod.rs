@@ -12,10 +12,12 @@
 //!   live_page`, `not_article: no_article_id`, ...), with the keys `extract` uses. `duplicate`: another capture of the same article
 //!   (same site and id, whatever host, port, scheme or query): the earliest
 //!   capture is kept, the closest to publication (ties: the smaller URL). The
-//!   stage holds one capture per article until its input ends, in SQLite (the
-//!   `state` file, see the `choices` module), not in memory; with a `state` file the
-//!   choice outlives the run: a killed run's rerun, or a later night, holds to
-//!   the capture chosen first and fetches no other capture of the article;
+//!   stage holds one capture per article until its input ends, in SQLite (see
+//!   the `choices` module), not in memory; in an incremental pipeline with a
+//!   `state` file the choice outlives the run: a killed run's rerun, or a later
+//!   night, holds to the capture chosen first and fetches no other capture of
+//!   the article (any other pipeline decides again each run from the cached
+//!   listing, which gives the same choice);
 //! - `exclude` stages: `excluded`, the article is in a training list (BBC ids and
 //!   CNN URLs are in the URL);
 //! - a `split` stage: `outside_windows`, the article cannot be published in any
@@ -65,9 +67,10 @@ pub struct PrefetchOptions {
     /// stages (training lists) and the `split` stage (the pipeline's windows). Each
     /// must read, directly or through others, what this stage passes on.
     pub decides_for: Vec<String>,
-    /// SQLite file that keeps the capture chosen for each article, so that a rerun
-    /// or a later night holds to it (the crawl's state file will do: the table is
-    /// its own). Without it, the choices of one run are kept in a temporary file.
+    /// SQLite file that keeps the capture chosen for each article, so that an
+    /// incremental pipeline's rerun or later night holds to it (the crawl's state
+    /// file will do: the table is its own). Any other pipeline, and a run without
+    /// it, decides every article again each run, in a temporary file.
     #[serde(default)]
     pub state: Option<PathBuf>,
 }
