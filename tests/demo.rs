@@ -153,3 +153,100 @@ fn demo_parquet_holds_the_jsonl_records_and_every_record_is_accounted_for() {
         run["rejected"].as_u64().unwrap()
     );
 }
+
+/// Every file of an output folder (its hidden files and `run.json` aside), by path.
+fn published(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, files: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else if !name.starts_with('.') && name != "run.json" {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut files = std::collections::BTreeMap::new();
+    walk(out, out, &mut files);
+    files
+}
+
+#[test]
+fn a_rerun_that_cannot_write_every_file_publishes_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    run_demo(&out);
+    let before = published(&out);
+    // Another configuration (no future article left), run with a file-size limit
+    // that lets the small files be written and not the larger ones: the run
+    // fails, and not one file of the folder changes.
+    let other = "pipeline.sets.future.to=2020-12-31";
+    let script = "trap '' XFSZ; ulimit -f 16; exec \"$0\" \"$@\"";
+    let o = Command::new("sh")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["-c", script])
+        .arg(env!("CARGO_BIN_EXE_tempora"))
+        .args(["run", "pipelines/demo.toml", "--progress", "off"])
+        .args(["--set", other, "--set"])
+        .arg(format!("pipeline.out=\"{}\"", out.display()))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("File too large"), "{text}");
+    assert!(
+        published(&out) == before,
+        "a failed run changed the outputs"
+    );
+    let leftovers: Vec<String> = published(&out)
+        .into_keys()
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // With room again, the same command publishes the new configuration's files,
+    // all of them: those of a fresh run of it.
+    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "pipelines/demo.toml", "--progress", "off"])
+        .args(["--set", other, "--set"])
+        .arg(format!("pipeline.out=\"{}\"", out.display()))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fresh = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "pipelines/demo.toml", "--progress", "off"])
+        .args(["--set", other, "--set"])
+        .arg(format!("pipeline.out=\"{}\"", fresh.path().display()))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let strip_release = |mut files: std::collections::BTreeMap<String, Vec<u8>>| {
+        files.remove("README.md");
+        files
+    };
+    let (now, fresh) = (
+        strip_release(published(&out)),
+        strip_release(published(fresh.path())),
+    );
+    assert_eq!(
+        now.keys().collect::<Vec<_>>(),
+        fresh.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        now == fresh,
+        "the rerun's outputs differ from a fresh run's"
+    );
+    assert!(!now.contains_key("future.jsonl"), "the future set is gone");
+}
