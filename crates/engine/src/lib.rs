@@ -23,6 +23,7 @@ pub mod options;
 pub mod out_dir;
 pub mod peers;
 pub mod plan;
+pub mod preflight;
 pub mod progress;
 pub mod publish;
 pub mod records;

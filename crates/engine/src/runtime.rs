@@ -25,10 +25,12 @@ use tokio::task::JoinSet;
 use crate::atomic_file::AtomicFile;
 use crate::cost::CrawlCost;
 use crate::error::StageError;
-use crate::fingerprint::{Fingerprint, FINGERPRINT};
+use crate::fingerprint::FINGERPRINT;
 use crate::input_files::{self, InputFile};
 use crate::out_dir::{check_writable, OutDir};
 use crate::plan::Plan;
+pub use crate::preflight::PreflightError;
+use crate::preflight::{keep_earlier_runs, same_configuration};
 use crate::progress::Progress;
 use crate::publish::{Publication, Staged};
 use crate::records::{RecordKind, Rejected};
@@ -41,66 +43,6 @@ use crate::stats::StageStats;
 
 /// Kept here for callers that write their files the runtime's way.
 pub use crate::atomic_file::write_atomically;
-
-/// An error before any stage runs.
-#[derive(Debug, thiserror::Error)]
-pub enum PreflightError {
-    /// The output directory cannot be created or written.
-    #[error("output directory {path} is not writable: {source}")]
-    OutDir {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A sink of an incremental pipeline would replace what an earlier run wrote.
-    #[error(
-        "stage `{stage}` would replace {}, which holds the records of earlier runs (its `{key}`), \
-         and this pipeline is incremental (stage `{incremental}` has `incremental = true`: each \
-         run brings only what is new). Set `mode = \"append\"` on stage `{stage}` to add each \
-         run's records to the file, or put `{{run}}` in its `{key}` to give each run a file of its own",
-        path.display()
-    )]
-    WouldReplace {
-        /// The sink.
-        stage: String,
-        /// Its option that names the file.
-        key: String,
-        /// The file.
-        path: PathBuf,
-        /// The stage that makes the pipeline incremental.
-        incremental: String,
-    },
-    /// Another run holds the output directory, or what a killed run left there
-    /// cannot be removed.
-    #[error(transparent)]
-    Claim(#[from] crate::out_dir::ClaimError),
-    /// An incremental folder was built with another configuration than this run's.
-    #[error(
-        "{} was built by an incremental pipeline with another configuration, and this run \
-         would add records made this way to records made that way. What changed:\n  {}\n\
-         Ways on: give this configuration a new `pipeline.out` (the crawl state is shared, \
-         nothing is fetched again), or run it with `--rebuild` to make the whole accumulated \
-         set anew from the crawl state with this configuration (it replaces what earlier \
-         nights added), or put the settings back",
-        out.display(),
-        changes.join("\n  ")
-    )]
-    ConfigChanged {
-        /// The output folder.
-        out: PathBuf,
-        /// Each setting that changed: `key: was X, now Y`.
-        changes: Vec<String>,
-    },
-    /// A stage could not be built.
-    #[error("stage `{stage}`: {source}")]
-    Build {
-        /// Stage name.
-        stage: String,
-        /// Why.
-        source: StageError,
-    },
-}
 
 /// Runs a validated pipeline to its end and writes `run.json`.
 ///
@@ -354,65 +296,6 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         publication,
         out_dir,
     })
-}
-
-/// The fingerprint of an incremental pipeline's configuration, refused when the
-/// folder was built with another one (unless `rebuild`).
-fn same_configuration(plan: &Plan, rebuild: bool) -> Result<Fingerprint, PreflightError> {
-    let now = Fingerprint::of(plan);
-    let out = &plan.context.out;
-    let recorded = Fingerprint::recorded(out).map_err(|e| PreflightError::OutDir {
-        path: out.clone(),
-        source: std::io::Error::other(e),
-    })?;
-    if let Some(before) = recorded.filter(|_| !rebuild) {
-        let changes = now.changes_since(&before);
-        if !changes.is_empty() {
-            return Err(PreflightError::ConfigChanged {
-                out: out.clone(),
-                changes,
-            });
-        }
-    }
-    Ok(now)
-}
-
-/// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
-/// earlier run's file (a rebuild replaces them on purpose); on a refusal the
-/// (empty) folder is removed again.
-fn keep_earlier_runs(
-    plan: &mut Plan,
-    incremental: &str,
-    rebuild: bool,
-) -> Result<PathBuf, PreflightError> {
-    let out = plan.context.out.clone();
-    let folder = plan
-        .context
-        .run
-        .claim_folder(&out)
-        .map_err(|source| PreflightError::OutDir {
-            path: out.join(crate::runs::RUNS_DIR),
-            source,
-        })?;
-    // The run's own files are kept in its folder; a sink path like `{split}.jsonl`
-    // matches them too without writing them.
-    let own = [out.join("run.json"), out.join("rejected.jsonl")];
-    for stage in plan.stages.iter().filter(|_| !rebuild) {
-        let Some(config) = &stage.config else {
-            continue;
-        };
-        let replaced = config.replaced_files(&plan.context);
-        if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !own.contains(p)) {
-            let _ = std::fs::remove_dir(&folder);
-            return Err(PreflightError::WouldReplace {
-                stage: stage.name.clone(),
-                key,
-                path,
-                incremental: incremental.to_string(),
-            });
-        }
-    }
-    Ok(folder)
 }
 
 impl Running {

@@ -22,6 +22,7 @@ pub mod error;
 pub mod feeds;
 pub mod fetch;
 pub mod http;
+pub mod keep;
 pub mod lister;
 #[cfg(any(test, feature = "testing"))]
 pub mod makewarc;

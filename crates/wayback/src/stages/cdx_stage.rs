@@ -97,6 +97,7 @@ impl Stage for CdxStage {
             let Some(listed) = step else { break };
             let stats = io.stats().clone();
             stats.count("cdx_rows", listed.rows);
+            stats.count("cached_rows", listed.cached_rows);
             stats.count("duplicates", listed.duplicates);
             if listed.resumed {
                 stats.count("resumed", listed.captures.len() as u64);
