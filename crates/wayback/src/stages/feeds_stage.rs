@@ -55,7 +55,8 @@ pub struct FeedsOptions {
     #[serde(default = "default_within")]
     #[schemars(default = "default_within")]
     pub lookup_within: WrittenDuration,
-    /// SQLite crawl state (feed captures read, articles found); a rerun continues.
+    /// SQLite crawl state (feed captures read, articles found): an incremental
+    /// run continues from it; any other discovers again each run.
     #[serde(default)]
     pub state: Option<PathBuf>,
     /// Read only feed captures newer than the last completed listing (needs `state`).
@@ -155,16 +156,29 @@ impl StageConfig for FeedsOptions {
         plan(self, ctx)
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn operational(&self) -> &'static [&'static str] {
+        &["archive", "state"]
+    }
+
+    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some((_, message)) = self.problems().into_iter().next() {
             return Err(StageError::input(message));
         }
-        Ok(Box::new(FeedsStage { options: *self }))
+        Ok(Box::new(FeedsStage {
+            options: *self,
+            keeps_history: ctx.incremental,
+        }))
     }
 }
 
 struct FeedsStage {
     options: FeedsOptions,
+    /// The discovery's history (feed captures read, articles found) decides
+    /// what a run hands on: only an incremental pipeline, whose outputs hold what
+    /// earlier nights found, keeps it in the state file. Any other discovers
+    /// again from the Archive each run (in a private state), so its sets do not
+    /// depend on the runs before; its pages still come from the crawl state.
+    keeps_history: bool,
 }
 
 #[async_trait]
@@ -185,7 +199,11 @@ impl Stage for FeedsStage {
             archive
                 .fetcher(options.playback_rate, limits)?
                 .counting(io.stats().clone(), archive::FEED),
-            archive.state()?,
+            if self.keeps_history {
+                archive.state()?
+            } else {
+                crate::state::State::in_memory()?
+            },
             DiscoveryConfig {
                 feeds: o.feeds.clone(),
                 windows: o
