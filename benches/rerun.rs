@@ -7,7 +7,7 @@
 //! when there is one).
 //!
 //! `cargo bench --bench rerun` (densities 1 and 16 of 20 articles a month);
-//! `-- 1 4` for others.
+//! `-- 1 4` for others; `RERUN_STAGES=1` adds each stage's seconds.
 
 #[path = "../tests/common/crawl_model.rs"]
 mod crawl_model;
@@ -97,4 +97,13 @@ fn row(density: u32, name: &str, c: &CrawlRun, first_wall: f64) {
         first_wall / wall.max(1e-9),
         replayed as f64 / wall.max(1e-9),
     );
+    if std::env::var_os("RERUN_STAGES").is_some() {
+        for stage in c.run["stages"].as_array().into_iter().flatten() {
+            println!(
+                "    {:<16} {:>8.2} s",
+                stage["name"].as_str().unwrap_or(""),
+                stage["seconds"].as_f64().unwrap_or(0.0)
+            );
+        }
+    }
 }
