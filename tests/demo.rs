@@ -173,6 +173,21 @@ fn published(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// `cmd` (the binary, or a shell that runs it: the binary is added as `$0`)
+/// running the demo into `out` with `--set set`.
+fn demo(cmd: &mut Command, out: &Path, set: &str) -> std::process::Output {
+    if cmd.get_program() != env!("CARGO_BIN_EXE_tempora") {
+        cmd.arg(env!("CARGO_BIN_EXE_tempora"));
+    }
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "pipelines/demo.toml", "--progress", "off"])
+        .args(["--set", set, "--set"])
+        .arg(format!("pipeline.out=\"{}\"", out.display()))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_rerun_that_cannot_write_every_file_publishes_none() {
     let dir = tempfile::tempdir().unwrap();
@@ -184,16 +199,7 @@ fn a_rerun_that_cannot_write_every_file_publishes_none() {
     // fails, and not one file of the folder changes.
     let other = "pipeline.sets.future.to=2020-12-31";
     let script = "trap '' XFSZ; ulimit -f 16; exec \"$0\" \"$@\"";
-    let o = Command::new("sh")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["-c", script])
-        .arg(env!("CARGO_BIN_EXE_tempora"))
-        .args(["run", "pipelines/demo.toml", "--progress", "off"])
-        .args(["--set", other, "--set"])
-        .arg(format!("pipeline.out=\"{}\"", out.display()))
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let o = demo(Command::new("sh").args(["-c", script]), &out, other);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -213,24 +219,18 @@ fn a_rerun_that_cannot_write_every_file_publishes_none() {
 
     // With room again, the same command publishes the new configuration's files,
     // all of them: those of a fresh run of it.
-    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "pipelines/demo.toml", "--progress", "off"])
-        .args(["--set", other, "--set"])
-        .arg(format!("pipeline.out=\"{}\"", out.display()))
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let o = demo(
+        &mut Command::new(env!("CARGO_BIN_EXE_tempora")),
+        &out,
+        other,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let fresh = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "pipelines/demo.toml", "--progress", "off"])
-        .args(["--set", other, "--set"])
-        .arg(format!("pipeline.out=\"{}\"", fresh.path().display()))
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let o = demo(
+        &mut Command::new(env!("CARGO_BIN_EXE_tempora")),
+        fresh.path(),
+        other,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let strip_release = |mut files: std::collections::BTreeMap<String, Vec<u8>>| {
         files.remove("README.md");

@@ -44,6 +44,19 @@ impl AtomicFile {
         })
     }
 
+    /// Starts writing `path` with all of `contents`, made durable under the
+    /// temporary name (to be committed or published later).
+    ///
+    /// # Errors
+    /// When the temporary file cannot be created, written or synced.
+    pub fn with_contents(path: &Path, contents: &[u8]) -> std::io::Result<Self> {
+        use std::io::Write as _;
+        let file = Self::create(path)?;
+        file.as_file().write_all(contents)?;
+        file.sync()?;
+        Ok(file)
+    }
+
     /// The open temporary file.
     pub fn as_file(&self) -> &File {
         self.tmp.as_file()

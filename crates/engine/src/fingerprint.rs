@@ -27,9 +27,10 @@ pub const FINGERPRINT: &str = ".tempora-fingerprint.json";
 pub struct Fingerprint(pub BTreeMap<String, String>);
 
 impl Fingerprint {
-    /// The fingerprint of `plan` (before its stages are built); reads the input
-    /// files under the hash limit.
-    pub fn of(plan: &Plan) -> Self {
+    /// The fingerprint of `plan` (before its stages are built), whose input files
+    /// are `inputs` (as [`input_files::describe`] gives them: `run.json` records
+    /// the same, without reading them again).
+    pub fn of(plan: &Plan, inputs: &[InputFile]) -> Self {
         let mut settings = BTreeMap::new();
         settings.insert(
             "pipeline.cutoff".to_string(),
@@ -56,10 +57,10 @@ impl Fingerprint {
                 settings.insert(format!("stages.{}.{key}", stage.name), value);
             }
         }
-        for file in input_files::describe(&input_files::named_by(plan)) {
+        for file in inputs {
             settings.insert(
                 format!("stages.{}.{} file {}", file.stage, file.option, file.path),
-                identity(&file),
+                identity(file),
             );
         }
         Self(settings)
@@ -106,10 +107,7 @@ impl Fingerprint {
 /// decides by (a built-in site profile).
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    input_files::lower_hex(&sha2::Sha256::digest(bytes))
 }
 
 /// What identifies an input file's contents.

@@ -135,11 +135,12 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
         };
         hasher.update(&block[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(lower_hex(&hasher.finalize()))
+}
+
+/// `bytes` (a digest) as lowercase hex.
+pub(crate) fn lower_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -74,8 +74,9 @@ pub enum PreflightError {
 pub(crate) fn same_configuration(
     plan: &Plan,
     rebuild: bool,
+    inputs: &[crate::input_files::InputFile],
 ) -> Result<Fingerprint, PreflightError> {
-    let now = Fingerprint::of(plan);
+    let now = Fingerprint::of(plan, inputs);
     let out = &plan.context.out;
     let recorded = Fingerprint::recorded(out).map_err(|e| PreflightError::OutDir {
         path: out.clone(),

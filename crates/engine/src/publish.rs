@@ -99,9 +99,8 @@ pub(crate) fn publish(
         return Ok(0);
     }
     // What this publication holds, published with it.
-    let list = AtomicFile::create(&record)?;
-    serde_json::to_writer_pretty(list.as_file(), &held).map_err(std::io::Error::other)?;
-    list.sync()?;
+    let list = serde_json::to_vec_pretty(&held).map_err(std::io::Error::other)?;
+    let list = AtomicFile::with_contents(&record, &list)?;
     journal
         .renames
         .push((list.temporary_path().to_path_buf(), record.clone()));

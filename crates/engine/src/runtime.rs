@@ -98,8 +98,12 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         Some(incremental) => Some(keep_earlier_runs(&mut plan, incremental, options.rebuild)?),
         None => None,
     };
-    let fingerprint = match (&incremental, &run_folder) {
-        (Some(_), Some(folder)) => match same_configuration(&plan, options.rebuild) {
+    let reads = input_files::named_by(&plan);
+    // An incremental pipeline fingerprints its input files before it starts;
+    // run.json records the same description.
+    let described = incremental.as_ref().map(|_| input_files::describe(&reads));
+    let fingerprint = match (&described, &run_folder) {
+        (Some(inputs), Some(folder)) => match same_configuration(&plan, options.rebuild, inputs) {
             Ok(fingerprint) => Some(fingerprint),
             Err(refused) => {
                 let _ = std::fs::remove_dir(folder);
@@ -110,7 +114,6 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     };
     let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
 
-    let reads = input_files::named_by(&plan);
     let mut stages = Vec::with_capacity(plan.stages.len());
     for i in 0..plan.stages.len() {
         let Some(config) = plan.stages[i].config.take() else {
@@ -128,14 +131,17 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
                     message: source.to_string(),
                     domain: source.domain(),
                 });
-                report.inputs = input_files::describe(&reads);
+                report.inputs = described.unwrap_or_else(|| input_files::describe(&reads));
                 report.close(start, &out);
                 return Err(PreflightError::Build { stage, source });
             }
         }
     }
-    // Hashing the inputs reads them: off the async threads, beside the run.
-    let inputs = tokio::task::spawn_blocking(move || input_files::describe(&reads));
+    // Hashing the inputs reads them: off the async threads, beside the run (once).
+    let inputs = match described {
+        Some(inputs) => tokio::spawn(async move { inputs }),
+        None => tokio::task::spawn_blocking(move || input_files::describe(&reads)),
+    };
 
     let batch_size = (plan.context.channel_capacity / 2).clamp(1, 1024);
     let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
@@ -215,13 +221,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     if let Some(fingerprint) = fingerprint {
         // Published with the outputs: what built them.
         let path = out.join(FINGERPRINT);
-        let file = AtomicFile::create(&path)
-            .and_then(|f| {
-                use std::io::Write as _;
-                f.as_file().write_all(fingerprint.to_json().as_bytes())?;
-                f.sync()?;
-                Ok(f)
-            })
+        let file = AtomicFile::with_contents(&path, fingerprint.to_json().as_bytes())
             .map_err(|source| PreflightError::OutDir { path, source })?;
         if let Ok(mut staged) = publication.lock() {
             staged.push(Staged::File(file));

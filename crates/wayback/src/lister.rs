@@ -200,17 +200,12 @@ impl CdxLister {
     async fn start(&mut self, query: CdxQuery) -> Result<Option<Active>, WaybackError> {
         let id = query.id();
         let key = id.clone();
-        let (row, cached) = self
+        let row = self
             .state
-            .call(move |c| {
-                Ok((
-                    state::queries::load(c, &key)?,
-                    state::listings::cached(c, &key)?,
-                ))
-            })
+            .call(move |c| state::queries::load(c, &key))
             .await?;
         if !self.cfg.incremental {
-            return self.start_run_local(id, query, row, cached).await;
+            return self.start_run_local(id, query, row).await;
         }
         let mut query = query;
         if let Some(row) = row.as_ref().filter(|r| r.in_progress) {
@@ -284,9 +279,8 @@ impl CdxLister {
         id: String,
         mut query: CdxQuery,
         row: Option<QueryRow>,
-        cached: bool,
     ) -> Result<Option<Active>, WaybackError> {
-        match row.filter(|_| cached) {
+        match row.filter(|r| r.cached) {
             Some(row) if row.in_progress && !(row.pages > 0 && row.resume_key.is_none()) => {
                 tracing::info!(url = %query.url, pages = row.pages, "reading back a CDX listing begun by an earlier run, then resuming it");
                 query.from.clone_from(&row.effective_from);

@@ -4,7 +4,7 @@
 //! listing back from here (no CDX request) and decides again, with its own
 //! configuration, which captures to hand on.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::cdx::CdxRow;
 
@@ -76,16 +76,6 @@ pub fn read(
     rows.collect()
 }
 
-/// Whether the cache holds what query `id` listed: a listing begun since the
-/// state kept listings (an older state recorded only its progress).
-pub fn cached(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT cached FROM queries WHERE id = ?1")?
-        .query_row([id], |r| r.get::<_, bool>(0))
-        .optional()?
-        .unwrap_or(false))
-}
-
 /// Rows of the run-local choice (`temp.run_listed`): what this run's listing has
 /// handed on for `source`, so that `keep` is decided on this run's listing alone.
 pub mod run {
@@ -98,7 +88,7 @@ pub mod run {
                source TEXT NOT NULL, url TEXT NOT NULL, urlkey TEXT NOT NULL, timestamp TEXT NOT NULL,
                digest TEXT NOT NULL);
              CREATE INDEX IF NOT EXISTS temp.run_listed_key ON run_listed(source, urlkey, digest);
-             CREATE INDEX IF NOT EXISTS temp.run_listed_capture ON run_listed(source, url, timestamp);",
+             CREATE UNIQUE INDEX IF NOT EXISTS temp.run_listed_capture ON run_listed(source, url, timestamp);",
         )?;
         conn.prepare_cached("DELETE FROM temp.run_listed WHERE source = ?1")?
             .execute([source])?;
@@ -136,18 +126,18 @@ pub mod run {
         source: &str,
         row: &crate::cdx::CdxRow,
     ) -> rusqlite::Result<bool> {
-        let known = conn
+        let added = conn
             .prepare_cached(
-                "SELECT 1 FROM temp.run_listed WHERE source = ?1 AND url = ?2 AND timestamp = ?3 LIMIT 1",
+                "INSERT OR IGNORE INTO temp.run_listed(source, url, urlkey, timestamp, digest)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .exists((source, &row.original, &row.timestamp))?;
-        if known {
-            return Ok(false);
-        }
-        conn.prepare_cached(
-            "INSERT INTO temp.run_listed(source, url, urlkey, timestamp, digest) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute((source, &row.original, &row.urlkey, &row.timestamp, &row.digest))?;
-        Ok(true)
+            .execute((
+                source,
+                &row.original,
+                &row.urlkey,
+                &row.timestamp,
+                &row.digest,
+            ))?;
+        Ok(added > 0)
     }
 }

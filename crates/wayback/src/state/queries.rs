@@ -25,12 +25,15 @@ pub struct QueryRow {
     pub pages: u64,
     /// When the last listing completed.
     pub completed_at: Option<String>,
+    /// The state holds every row the query listed (a listing begun since the
+    /// state kept them; an older state recorded only its progress).
+    pub cached: bool,
 }
 
 /// The state of query `id`, if it was ever started.
 pub fn load(conn: &Connection, id: &str) -> rusqlite::Result<Option<QueryRow>> {
     conn.query_row(
-        "SELECT resume_key, in_progress, effective_from, run_high_water, done_high_water, held, pages, completed_at
+        "SELECT resume_key, in_progress, effective_from, run_high_water, done_high_water, held, pages, completed_at, cached
          FROM queries WHERE id = ?1",
         [id],
         |r| {
@@ -43,6 +46,7 @@ pub fn load(conn: &Connection, id: &str) -> rusqlite::Result<Option<QueryRow>> {
                 held: r.get(5)?,
                 pages: r.get::<_, i64>(6)?.try_into().unwrap_or(0),
                 completed_at: r.get(7)?,
+                cached: r.get(8)?,
             })
         },
     )
