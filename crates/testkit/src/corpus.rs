@@ -3,6 +3,7 @@
 
 use chrono::NaiveDateTime;
 
+use tempora_wayback_format::digest::sha1_base32;
 use tempora_wayback_format::urlkey::urlkey_of;
 
 /// One archived capture.
@@ -97,11 +98,6 @@ impl MockCapture {
             .map(|t| t.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
             .unwrap_or_default()
     }
-}
-
-/// SHA-1 of `bytes` in base32, as CDX `digest` fields are.
-pub fn sha1_base32(bytes: &[u8]) -> String {
-    data_encoding::BASE32.encode(&sha1_smol::Sha1::from(bytes).digest().bytes())
 }
 
 /// A row's place in CDX order: urlkey, timestamp, then URL.

@@ -25,7 +25,8 @@ pub mod server;
 pub mod surt;
 pub mod synthetic;
 
-pub use corpus::{sha1_base32, Corpus, MockCapture};
+pub use corpus::{Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
 pub use limits::ArchiveLimits;
 pub use server::{MockWayback, Outcome, RequestRecord};
+pub use tempora_wayback_format::digest::sha1_base32;

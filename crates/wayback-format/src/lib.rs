@@ -12,6 +12,7 @@
 //! same urlkey; the extractor and the exclusion filter unwrap Wayback URLs
 //! handed to them.
 
+pub mod digest;
 pub mod timestamp;
 pub mod urlkey;
 pub mod wayback_url;

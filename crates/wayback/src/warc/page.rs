@@ -9,6 +9,7 @@
 use std::io::Read as _;
 
 use tempora_engine::{Capture, Page};
+use tempora_wayback_format::digest::sha1_base32;
 use tempora_wayback_format::timestamp;
 
 use super::WarcRecord;
@@ -53,12 +54,6 @@ pub fn response_record(page: &Page) -> Vec<u8> {
 
 fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
-}
-
-/// SHA-1 in base32, as WARC digests and CDX `digest` fields are.
-pub fn sha1_base32(data: &[u8]) -> String {
-    use sha1::Digest as _;
-    data_encoding::BASE32.encode(&sha1::Sha1::digest(data))
 }
 
 /// The page in a `response` record; `Ok(None)` for other record types (warcinfo,
