@@ -158,10 +158,24 @@ fn temposum_cnn_lists_the_years_of_its_sets_only() {
         ]
     );
     let listed = listings(&text, "captures");
-    let expected: Vec<(String, String)> = (2012..=2015)
-        .map(|y| (y, "2012-01-01 to 2015-12-31"))
-        .chain([(2024, "2024-01-01 to 2024-12-31")])
-        .map(|(y, w)| (format!("cnn.com/{y}/*"), w.to_string()))
+    // Each host the Archive files CNN's stories under, for each year of a set.
+    let years = |host: &str| {
+        (2012..=2015)
+            .map(|y| (y, "2012-01-01 to 2015-12-31"))
+            .map(move |(y, w)| (format!("{host}/{y}/*"), w.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let future = |host: &str| {
+        (
+            format!("{host}/2024/*"),
+            "2024-01-01 to 2024-12-31".to_string(),
+        )
+    };
+    let hosts = ["cnn.com", "edition.cnn.com", "us.cnn.com"];
+    let expected: Vec<(String, String)> = hosts
+        .iter()
+        .flat_map(|h| years(h))
+        .chain(hosts.iter().map(|h| future(h)))
         .collect();
     assert_eq!(listed, expected);
     assert!(

@@ -5,88 +5,25 @@
 //! exclusion list, ends with the published outputs of one run of the final
 //! configuration on a fresh state, byte for byte (run.json and the card's
 //! release lines aside), and asks the Archive only for what the state lacks.
+//! The shipped `pipelines/temposum-cnn.toml` against the model of CNN, after
+//! failed pages, too.
 
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
+use common::temposum::{bbc, cnn, pipeline, Lab};
 use tempora_testkit::{Fault, FaultRule, MockWayback, RequestKind, Target};
 
-/// The model and the files the pipeline reads (facts, XSum's split, training
-/// summaries), built once.
-struct Lab {
-    site: NewsSite,
-    files: tempfile::TempDir,
-}
-
-fn lab() -> &'static Lab {
-    static LAB: OnceLock<Lab> = OnceLock::new();
-    LAB.get_or_init(|| {
-        let site = NewsSite::build(&NewsSiteSpec::default());
-        let files = tempfile::tempdir().unwrap();
-        std::fs::write(files.path().join("facts.jsonl"), &site.facts).unwrap();
-        std::fs::write(files.path().join("xsum-split.json"), &site.xsum_split).unwrap();
-        // Training summaries: every other model summary, so overlaps vary.
-        let train: String = site
-            .articles
-            .iter()
-            .step_by(2)
-            .map(|a| format!("{}\n", a.summary))
-            .collect();
-        std::fs::write(files.path().join("train.txt"), train).unwrap();
-        Lab { site, files }
-    })
-}
-
-/// `pipelines/temposum-bbc.toml` as shipped, its facts read from the model's
-/// JSONL (no dump) and its Archive the mock at `endpoint` (rates off, two
-/// attempts a page), with state, WARC files and outputs relative to the folder
-/// it runs in (so two folders give comparable files).
-fn pipeline(endpoint: &str) -> String {
-    let text = std::fs::read_to_string(common::crawl_model::SHIPPED).unwrap();
-    let mut file: toml::Table = toml::from_str(&text).unwrap();
-    let facts = lab().files.path().join("facts.jsonl");
-    let stages = file["stages"].as_table_mut().unwrap();
-    let mut source = toml::toml! { kind = "jsonl-source" record = "fact" };
-    source.insert("paths".into(), vec![facts.display().to_string()].into());
-    stages.insert("facts".into(), source.into());
-    for (_, stage) in stages.iter_mut() {
-        let stage = stage.as_table_mut().unwrap();
-        if stage.contains_key("state") {
-            stage.insert("state".into(), "state/crawl.sqlite".into());
-        }
-        if stage.contains_key("warc_out") {
-            stage.insert("warc_out".into(), "state/warc".into());
-        }
-    }
-    let mut archive = toml::toml! {
-        cdx_rate = 0
-        playback_rate = 0
-        max_attempts = 2
-        backoff = "10ms"
-        max_backoff = "20ms"
-    };
-    archive.insert("endpoint".into(), endpoint.into());
-    stages["captures"]
-        .as_table_mut()
-        .unwrap()
-        .insert("archive".into(), archive.into());
-    stages["pages"]
-        .as_table_mut()
-        .unwrap()
-        .insert("concurrency".into(), 4.into());
-    file["pipeline"]["out"] = "out".into();
-    toml::to_string(&file).unwrap()
-}
-
-/// A crawl folder: its pipeline file, state and outputs.
+/// A crawl folder: its lab's pipeline file, state and outputs.
 struct Folder {
     dir: tempfile::TempDir,
+    lab: &'static Lab,
+    /// The mock Archive its pipeline asks.
+    endpoint: String,
 }
 
 /// How a run ended.
@@ -127,34 +64,39 @@ enum StopAt {
 }
 
 impl Folder {
-    fn new(server: &MockWayback) -> Self {
+    fn new(lab: &'static Lab, server: &MockWayback) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("pipeline.toml"),
-            pipeline(&server.endpoint()),
+            pipeline(lab, &server.endpoint()),
         )
         .unwrap();
-        Self { dir }
+        Self {
+            dir,
+            lab,
+            endpoint: server.endpoint(),
+        }
     }
 
     fn out(&self) -> PathBuf {
         self.dir.path().join("out")
     }
 
-    /// Runs the pipeline with `overrides` and the XSum split at `xsum`; stops it at `stop`.
+    /// Runs the pipeline with `overrides` and the lab's files, `env` naming
+    /// others in their place; stops it at `stop`.
     fn run_with(
         &self,
         server: &MockWayback,
         overrides: &[&str],
-        xsum: &Path,
+        env: &[(&str, &Path)],
         stop: Option<StopAt>,
     ) -> Ended {
         let before = server.requests().len();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
         cmd.current_dir(self.dir.path())
             .args(["run", "pipeline.toml", "--progress", "off"])
-            .env("XSUM_SPLIT", xsum)
-            .env("XSUM_TRAIN_SUMMARIES", lab().files.path().join("train.txt"))
+            .envs(self.lab.env.iter().map(|(k, v)| (k, v.as_path())))
+            .envs(env.iter().copied())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -189,74 +131,48 @@ impl Folder {
     }
 
     fn run(&self, server: &MockWayback, overrides: &[&str]) -> Ended {
-        self.run_with(server, overrides, &xsum_split(), None)
+        self.run_with(server, overrides, &[], None)
     }
 
     /// Every published file of the folder, by path: `run.json` and the folder's
     /// hidden files aside, the card without its release section (the run that
-    /// wrote it: its name, time, commit and requests).
+    /// wrote it: its name, time, commit and requests), and the mock Archive's
+    /// address masked (each folder's server listens on its own port; a file
+    /// naming the pipeline's inputs names it).
     fn published(&self) -> BTreeMap<String, Vec<u8>> {
-        let mut files = BTreeMap::new();
-        collect(&self.out(), &self.out(), &mut files);
-        if let Some(card) = files.get_mut("README.md") {
-            let text = String::from_utf8_lossy(card).into_owned();
-            let mut in_release = false;
-            *card = text
-                .lines()
-                .filter(|l| {
-                    if l.starts_with("## ") {
-                        in_release = *l == "## Release";
-                    }
-                    !in_release
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-                .into_bytes();
+        let mut files = common::temposum::published(&self.out(), &["run.json"]);
+        for bytes in files.values_mut() {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                if text.contains(&self.endpoint) {
+                    *bytes = text.replace(&self.endpoint, "ARCHIVE").into_bytes();
+                }
+            }
         }
         files
     }
 
     /// The ids of the articles in the published sets.
     fn article_ids(&self) -> BTreeSet<String> {
-        let mut ids = BTreeSet::new();
-        for split in ["in_distribution", "future"] {
-            let text = std::fs::read_to_string(self.out().join(format!("{split}.jsonl")))
-                .unwrap_or_default();
-            for line in text.lines() {
-                let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                ids.insert(v["id"].as_str().unwrap().to_string());
-            }
-        }
-        ids
+        ["in_distribution", "future"]
+            .into_iter()
+            .flat_map(|split| self.records(split))
+            .map(|v| v["id"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The records of a published set (none when it was not written).
+    fn records(&self, split: &str) -> Vec<serde_json::Value> {
+        let text =
+            std::fs::read_to_string(self.out().join(format!("{split}.jsonl"))).unwrap_or_default();
+        text.lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
     }
 
     fn run_json(&self) -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(self.out().join("run.json")).unwrap())
             .unwrap()
     }
-}
-
-fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.map(Result::unwrap) {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        if path.is_dir() {
-            collect(root, &path, files);
-        } else if name != "run.json" {
-            let rel = path.strip_prefix(root).unwrap().display().to_string();
-            files.insert(rel, std::fs::read(&path).unwrap());
-        }
-    }
-}
-
-fn xsum_split() -> PathBuf {
-    lab().files.path().join("xsum-split.json")
 }
 
 /// The names of the files that differ between two folders' outputs, for messages.
@@ -298,29 +214,38 @@ fn assert_completed(ended: &Ended) {
     assert_eq!(ended.code, Some(0), "{}\n{}", ended.stdout, ended.stderr);
 }
 
-/// A fresh run of `overrides` on its own server and state: the reference.
-async fn fresh(overrides: &[&str], xsum: &Path) -> Folder {
-    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-    let folder = Folder::new(&server);
-    let ended = folder.run_with(&server, overrides, xsum, None);
+/// A mock Archive of the lab's model.
+async fn serve(lab: &Lab) -> MockWayback {
+    MockWayback::start(lab.corpus.clone()).await.unwrap()
+}
+
+/// A fresh run of the lab's pipeline with `overrides` and `env` on its own
+/// server and state: the reference.
+async fn fresh(lab: &'static Lab, overrides: &[&str], env: &[(&str, &Path)]) -> Folder {
+    let server = serve(lab).await;
+    let folder = Folder::new(lab, &server);
+    let ended = folder.run_with(&server, overrides, env, None);
     assert_completed(&ended);
     folder
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_retry_after_failed_pages_ends_as_a_fresh_run() {
-    let reference = fresh(&[], &xsum_split()).await;
-    let kept = reference.article_ids();
-    assert!(kept.len() > 50, "the model keeps articles: {}", kept.len());
-
-    // Five kept articles whose page the Archive answers 503 at every attempt.
-    let failing: Vec<&String> = kept.iter().step_by(kept.len() / 5).take(5).collect();
-    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-    for id in &failing {
-        let rule = FaultRule::new(Target::UrlContains(format!("-{id}")), Fault::Unavailable, 2);
+/// `failing` kept articles' pages answered 503 at every attempt (a request
+/// whose target contains `target(id)`): the run publishes the sets without them
+/// and says so; the same command again asks for those pages only and ends with
+/// `reference`'s outputs; a third run asks for nothing.
+async fn failed_pages_then_the_same_command(
+    lab: &'static Lab,
+    reference: &Folder,
+    failing: &[String],
+    target: fn(&str) -> String,
+) {
+    let n = failing.len();
+    let server = serve(lab).await;
+    for id in failing {
+        let rule = FaultRule::new(Target::UrlContains(target(id)), Fault::Unavailable, 2);
         server.add_fault(rule);
     }
-    let folder = Folder::new(&server);
+    let folder = Folder::new(lab, &server);
     let first = folder.run(&server, &[]);
     assert_eq!(
         first.code,
@@ -329,67 +254,98 @@ async fn a_retry_after_failed_pages_ends_as_a_fresh_run() {
         first.stdout,
         first.stderr
     );
+    let incomplete = format!("{n} pages could not be fetched");
     assert!(
-        first
-            .stdout
-            .contains("incomplete: 5 pages could not be fetched"),
+        first.stdout.contains(&format!("incomplete: {incomplete}")),
         "{}",
         first.stdout
     );
     let run = folder.run_json();
     assert_eq!(run["status"], "completed");
-    assert_eq!(run["missing"][0]["count"], 5, "{}", run["missing"]);
-    assert_eq!(run["missing"][0]["items"].as_array().unwrap().len(), 5);
+    assert_eq!(run["missing"][0]["count"], n, "{}", run["missing"]);
+    assert_eq!(run["missing"][0]["items"].as_array().unwrap().len(), n);
     let card = std::fs::read_to_string(folder.out().join("README.md")).unwrap();
     assert!(
-        card.contains("5 pages could not be fetched")
-            && card.contains("Run the same command again"),
+        card.contains(&incomplete) && card.to_lowercase().contains("run the same command again"),
         "{card}"
     );
     // The sets lack those articles, and only those.
-    let first_ids = folder.article_ids();
-    let expected: BTreeSet<String> = kept
-        .iter()
+    let expected: BTreeSet<String> = reference
+        .article_ids()
+        .into_iter()
         .filter(|id| !failing.contains(id))
-        .cloned()
         .collect();
-    assert_eq!(first_ids, expected);
+    assert_eq!(folder.article_ids(), expected);
 
     // The same command again: only the failed pages are asked for, no listing.
     let second = folder.run(&server, &[]);
     assert_completed(&second);
-    assert_eq!(second.pages().len(), 5, "{:?}", second.pages());
+    assert_eq!(second.pages().len(), n, "{:?}", second.pages());
     assert!(second.cdx().is_empty(), "{:?}", second.cdx());
     assert!(!second.stdout.contains("incomplete"), "{}", second.stdout);
     assert_eq!(folder.run_json()["missing"], serde_json::json!([]));
-    assert_same_outputs(&folder, &reference, "retry");
+    assert_same_outputs(&folder, reference, "retry");
     // And a third run changes nothing and asks for nothing.
     let third = folder.run(&server, &[]);
     assert_completed(&third);
     assert!(third.requests.is_empty(), "{:?}", third.requests);
-    assert_same_outputs(&folder, &reference, "a run with everything cached");
+    assert_same_outputs(&folder, reference, "a run with everything cached");
+}
+
+/// `n` ids spread over `kept`.
+fn spread(kept: &BTreeSet<String>, n: usize) -> Vec<String> {
+    kept.iter()
+        .step_by(kept.len() / n)
+        .take(n)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_failed_pages_ends_as_a_fresh_run() {
+    let reference = fresh(bbc(), &[], &[]).await;
+    let kept = reference.article_ids();
+    assert!(kept.len() > 50, "the model keeps articles: {}", kept.len());
+    // BBC's id ends the story's URL.
+    let target = |id: &str| format!("-{id}");
+    failed_pages_then_the_same_command(bbc(), &reference, &spread(&kept, 5), target).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cnn_a_retry_after_failed_pages_ends_as_a_fresh_run() {
+    let reference = fresh(cnn(), &[], &[]).await;
+    // Not vacuous: both sets keep stories, the older with their highlights as the
+    // summary, the future ones (pages without highlights) with their title.
+    for (split, source) in [("in_distribution", "highlights"), ("future", "title")] {
+        let records = reference.records(split);
+        assert!(records.len() > 5, "{split}: {} articles", records.len());
+        let sources: BTreeSet<&str> = records
+            .iter()
+            .map(|r| r["summary_source"].as_str().unwrap_or("none"))
+            .collect();
+        assert!(sources.contains(source), "{split}: {sources:?}");
+    }
+    // CNN's id is the story's path: `/index.html` (or `/`) follows it in every URL.
+    let target = |id: &str| format!("{id}/");
+    let failing = spread(&reference.article_ids(), 4);
+    failed_pages_then_the_same_command(cnn(), &reference, &failing, target).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_at_any_point_then_the_same_command_ends_as_a_run_never_stopped() {
-    let reference = fresh(&[], &xsum_split()).await;
+    let reference = fresh(bbc(), &[], &[]).await;
     let total = {
-        let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-        let folder = Folder::new(&server);
+        let server = serve(bbc()).await;
+        let folder = Folder::new(bbc(), &server);
         let ended = folder.run(&server, &[]);
         assert_completed(&ended);
         ended.requests.len()
     };
     for (signal, share) in [("INT", 0.3), ("INT", 0.55), ("INT", 0.8), ("TERM", 0.55)] {
-        let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-        let folder = Folder::new(&server);
+        let server = serve(bbc()).await;
+        let folder = Folder::new(bbc(), &server);
         let at = (total as f64 * share) as usize;
-        let stopped = folder.run_with(
-            &server,
-            &[],
-            &xsum_split(),
-            Some(StopAt::Requests(signal, at)),
-        );
+        let stopped = folder.run_with(&server, &[], &[], Some(StopAt::Requests(signal, at)));
         assert!(
             stopped.stopped,
             "{signal} at {at} of {total}: the run ended before"
@@ -435,10 +391,10 @@ async fn a_new_cutoff_on_an_old_state_ends_as_a_fresh_run_of_it() {
         "pipeline.cutoff=2019-06-30",
         "pipeline.sets.future.to=2020-12-31",
     ];
-    let reference = fresh(&new_cutoff, &xsum_split()).await;
+    let reference = fresh(bbc(), &new_cutoff, &[]).await;
 
-    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-    let folder = Folder::new(&server);
+    let server = serve(bbc()).await;
+    let folder = Folder::new(bbc(), &server);
     let first = folder.run(&server, &[]);
     assert_completed(&first);
     let old_future = folder.article_ids();
@@ -484,20 +440,21 @@ async fn a_new_cutoff_on_an_old_state_ends_as_a_fresh_run_of_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_exclusion_list_on_an_old_state_ends_as_a_fresh_run_of_it() {
     // XSum's split without its training ids: fewer articles are excluded.
-    let split: serde_json::Value = serde_json::from_str(&lab().site.xsum_split).unwrap();
+    let text = std::fs::read_to_string(bbc().files.path().join("xsum-split.json")).unwrap();
+    let split: serde_json::Value = serde_json::from_str(&text).unwrap();
     let mut smaller = split.clone();
     smaller["train"] = serde_json::json!([]);
     assert_ne!(smaller, split, "the model's split has training ids");
     let dir = tempfile::tempdir().unwrap();
     let other = dir.path().join("xsum-other.json");
     std::fs::write(&other, smaller.to_string()).unwrap();
-    let reference = fresh(&[], &other).await;
+    let reference = fresh(bbc(), &[], &[("XSUM_SPLIT", &other)]).await;
 
-    let server = MockWayback::start(lab().site.corpus.clone()).await.unwrap();
-    let folder = Folder::new(&server);
+    let server = serve(bbc()).await;
+    let folder = Folder::new(bbc(), &server);
     assert_completed(&folder.run(&server, &[]));
     let before = folder.article_ids();
-    let second = folder.run_with(&server, &[], &other, None);
+    let second = folder.run_with(&server, &[], &[("XSUM_SPLIT", &other)], None);
     assert_completed(&second);
     assert_same_outputs(&folder, &reference, "another exclusion list");
     assert!(folder.article_ids().len() > before.len());

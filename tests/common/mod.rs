@@ -2,3 +2,4 @@
 
 pub mod crawl_model;
 pub mod nightly;
+pub mod temposum;

@@ -4,6 +4,7 @@
 use chrono::{Datelike, Duration, NaiveDateTime};
 
 use super::articles::{ModelArticle, SECTIONS};
+use super::capture_times::CaptureTimes;
 use super::ids::id_at;
 use super::page::page_html;
 use crate::corpus::MockCapture;
@@ -17,9 +18,9 @@ pub(super) fn article_captures(rng: &mut fastrand::Rng, a: &ModelArticle) -> Vec
         .url
         .split_once("bbc.co.uk")
         .map_or(a.url.as_str(), |(_, p)| p);
-    let first = a.published + Duration::minutes(rng.i64(5..3 * 24 * 60));
-    let mut urls = vec![(a.url.clone(), first)];
-    let later = |rng: &mut fastrand::Rng| first + Duration::hours(rng.i64(1..24 * 200));
+    let times = CaptureTimes::draw(rng, a.published);
+    let mut urls = vec![(a.url.clone(), times.first())];
+    let later = |rng: &mut fastrand::Rng| times.later(rng);
     for _ in 0..rng.usize(0..3) {
         let again = if rng.bool() {
             a.url

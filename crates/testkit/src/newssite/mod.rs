@@ -1,7 +1,9 @@
-//! A scaled model of a news site in the Archive, BBC News-like, for measuring
-//! what a crawl costs and checking that a cheaper crawl keeps the same articles.
+//! Scaled models of news sites in the Archive, for measuring what a crawl costs
+//! and checking that a cheaper crawl keeps the same articles: BBC News here, CNN
+//! in [`cnn`]. Both draw their articles' text ([`Topic`]), capture times and
+//! Wikidata facts the same way, from the same [`NewsSiteSpec`].
 //!
-//! Several years of articles whose numeric ids grow with their publication date
+//! The BBC model: several years of articles whose numeric ids grow with their publication date
 //! along BBC's real progression (about 8.0M in April 2009, 32M in April 2015,
 //! 55.7M in January 2021, 61.9M in June 2022; see [`ID_ANCHORS`]), each captured
 //! under host and URL variants (`bbc.co.uk` / `bbc.com`, `www.`, `:80`,
@@ -16,21 +18,25 @@
 //! [`NewsSiteSpec`] gives the same bytes.
 
 mod articles;
+mod capture_times;
 mod captures;
+pub mod cnn;
 mod facts;
 mod feed;
 mod ids;
 mod page;
+mod story;
 mod xsum;
 
-use chrono::{Duration, NaiveDate};
+use chrono::{Duration, NaiveDate, NaiveDateTime};
 
 use crate::corpus::Corpus;
 
-pub use articles::{ModelArticle, Topic};
+pub use articles::ModelArticle;
 pub use feed::FEED_URL;
 pub use ids::{id_at, ID_ANCHORS};
 pub use page::page_html;
+pub use story::Topic;
 
 use articles::article;
 use captures::{add_non_articles, article_captures};
@@ -38,7 +44,7 @@ use facts::facts_jsonl;
 use feed::feed_captures;
 use xsum::xsum_split;
 
-/// What to build.
+/// What to build (either site's model).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewsSiteSpec {
     /// Seed of every random choice.
@@ -63,6 +69,63 @@ impl Default for NewsSiteSpec {
     }
 }
 
+impl NewsSiteSpec {
+    /// The first moment of each month of publication, in order.
+    fn months(&self) -> impl Iterator<Item = NaiveDateTime> {
+        (self.first_year..=self.last_year)
+            .flat_map(|year| (1..=12).map(move |month| (year, month)))
+            .filter_map(|(year, month)| {
+                NaiveDate::from_ymd_opt(year, month, 1).and_then(|d| d.and_hms_opt(0, 0, 0))
+            })
+    }
+}
+
+/// What a site model draws month by month: its articles (not yet in order) and
+/// the captures that are not articles, with the generator left for what follows.
+pub(crate) struct Drawn<A> {
+    pub(crate) rng: fastrand::Rng,
+    pub(crate) articles: Vec<A>,
+    pub(crate) captures: Vec<crate::corpus::MockCapture>,
+    pub(crate) non_articles: usize,
+}
+
+impl NewsSiteSpec {
+    /// Draws each month's articles with `article` (at a time in the month) and
+    /// its other captures with `others` (which says how many it added).
+    pub(crate) fn draw<A>(
+        &self,
+        mut article: impl FnMut(&mut fastrand::Rng, NaiveDateTime) -> A,
+        mut others: impl FnMut(
+            &mut Vec<crate::corpus::MockCapture>,
+            &mut fastrand::Rng,
+            NaiveDateTime,
+        ) -> usize,
+    ) -> Drawn<A> {
+        let mut rng = fastrand::Rng::with_seed(self.seed);
+        let mut articles = Vec::new();
+        let mut captures = Vec::new();
+        let mut non_articles = 0;
+        for start in self.months() {
+            for _ in 0..self.articles_per_month {
+                let at = published_in(&mut rng, start);
+                articles.push(article(&mut rng, at));
+            }
+            non_articles += others(&mut captures, &mut rng, start);
+        }
+        Drawn {
+            rng,
+            articles,
+            captures,
+            non_articles,
+        }
+    }
+}
+
+/// A publication time in the month starting at `start` (its first 28 days).
+fn published_in(rng: &mut fastrand::Rng, start: NaiveDateTime) -> NaiveDateTime {
+    start + Duration::days(rng.i64(0..28)) + Duration::minutes(rng.i64(0..24 * 60))
+}
+
 /// The built model.
 #[derive(Debug, Clone)]
 pub struct NewsSite {
@@ -81,26 +144,12 @@ pub struct NewsSite {
 impl NewsSite {
     /// Builds the model of `spec`.
     pub fn build(spec: &NewsSiteSpec) -> Self {
-        let mut rng = fastrand::Rng::with_seed(spec.seed);
-        let mut articles = Vec::new();
-        let mut captures = Vec::new();
-        let mut non_articles = 0;
-        for year in spec.first_year..=spec.last_year {
-            for month in 1..=12 {
-                let Some(start) =
-                    NaiveDate::from_ymd_opt(year, month, 1).and_then(|d| d.and_hms_opt(0, 0, 0))
-                else {
-                    continue;
-                };
-                for _ in 0..spec.articles_per_month {
-                    let at = start
-                        + Duration::days(rng.i64(0..28))
-                        + Duration::minutes(rng.i64(0..24 * 60));
-                    articles.push(article(&mut rng, at));
-                }
-                non_articles += add_non_articles(&mut captures, &mut rng, start);
-            }
-        }
+        let Drawn {
+            mut rng,
+            mut articles,
+            mut captures,
+            non_articles,
+        } = spec.draw(article, add_non_articles);
         articles.sort_by_key(|a| (a.published, a.id));
         articles.dedup_by_key(|a| a.id);
         for a in &articles {
