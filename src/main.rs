@@ -78,6 +78,10 @@ enum Command {
     Diversify(commands::diversify::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
     Pairs(commands::pairs::PairsArgs),
+    /// Rebuild a set from its manifest (`manifest.jsonl`): fetch exactly its
+    /// captures, check each, publish the same files, with no listing, dump or
+    /// exclusion list.
+    Rebuild(commands::rebuild::RebuildArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
     Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
         Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Rebuild(args) => commands::rebuild::run(&args),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };

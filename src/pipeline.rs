@@ -63,8 +63,12 @@ pub struct RunArgs {
 }
 
 fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
+    let registry = registry();
     PipelineFile::load(&args.pipeline, &args.set)
-        .and_then(|file| Plan::new(file, &registry()))
+        .and_then(|mut file| {
+            tempora_manifest::attach::attach(&mut file, &registry);
+            Plan::new(file, &registry)
+        })
         .map_err(bad_file)
 }
 
@@ -141,19 +145,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         return dry_run(args);
     }
     let options = RunOptions {
-        progress: match args.progress {
-            ProgressArg::Auto => ProgressMode::Auto,
-            ProgressArg::Log => ProgressMode::Log(Duration::from_secs(10)),
-            ProgressArg::Off => ProgressMode::Off,
-        },
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        commit: env!("TEMPORA_GIT_COMMIT").to_string(),
-        dirty: env!("TEMPORA_GIT_DIRTY").parse().ok(),
         overrides: args.pipeline.set.clone(),
         rebuild: args.rebuild,
-        ..RunOptions::default()
+        ..run_options(args.progress)
     };
-    let file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
+    let mut file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
         Ok(file) => file,
         Err(e) => {
             eprintln!("error: {e}");
@@ -161,11 +157,55 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let registry = registry();
-    let plan = match Plan::new(file.clone(), &registry) {
+    let manifest = tempora_manifest::attach::attach(&mut file, &registry);
+    run_file(
+        file,
+        &registry,
+        options,
+        manifest.then_some(ManifestPins::OfThisRun),
+    )
+}
+
+/// The options of a run shown with `progress`, stamped with this binary's version.
+pub fn run_options(progress: ProgressArg) -> RunOptions {
+    RunOptions {
+        progress: match progress {
+            ProgressArg::Auto => ProgressMode::Auto,
+            ProgressArg::Log => ProgressMode::Log(Duration::from_secs(10)),
+            ProgressArg::Off => ProgressMode::Off,
+        },
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: env!("TEMPORA_GIT_COMMIT").to_string(),
+        dirty: env!("TEMPORA_GIT_DIRTY").parse().ok(),
+        ..RunOptions::default()
+    }
+}
+
+/// What a run that publishes a manifest writes beside it as its pins
+/// (`manifest.inputs.json`).
+pub enum ManifestPins {
+    /// Those of this run (`tempora run`).
+    OfThisRun,
+    /// The original run's (`tempora rebuild`: the set is that run's).
+    Original(Box<tempora_manifest::inputs::ManifestInputs>),
+}
+
+/// Runs `file` (`tempora run` and `tempora rebuild`); with `manifest`, the run
+/// publishes a manifest and writes its pins beside it.
+///
+/// # Errors
+/// Only when the async runtime cannot start.
+pub fn run_file(
+    file: PipelineFile,
+    registry: &tempora_engine::Registry,
+    options: RunOptions,
+    manifest: Option<ManifestPins>,
+) -> anyhow::Result<ExitCode> {
+    let plan = match Plan::new(file.clone(), registry) {
         Ok(plan) => plan,
         Err(e) => {
             eprintln!("error: {e}");
-            if let Some(out) = tempora_engine::record_refused(&file, &e, &options, &registry) {
+            if let Some(out) = tempora_engine::record_refused(&file, &e, &options, registry) {
                 eprintln!("recorded in {}", out.join("run.json").display());
             }
             return Ok(exit::usage());
@@ -177,6 +217,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     let out = plan.context.out.clone();
     let name = plan.context.name.clone();
+    let declared = tempora_manifest::inputs::declared(&plan);
+    let facts = plan
+        .stages
+        .iter()
+        .any(|s| s.name == tempora_manifest::attach::SINKS[2]);
     let shown_out = out.clone();
     let report = runtime.block_on(async move {
         let shutdown = options.shutdown.clone();
@@ -212,6 +257,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     print_summary(&report, &out);
     if report.status == RunStatus::Completed {
+        if let Some(pins) = manifest {
+            if let Err(e) = write_manifest_inputs(&out, pins, declared, facts) {
+                eprintln!("error: {e}");
+                return Ok(exit::failure());
+            }
+        }
         if let Some(code) = write_card(&out) {
             return Ok(code);
         }
@@ -230,6 +281,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         RunStatus::Failed => exit::failure(),
         RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
     })
+}
+
+/// Writes `manifest.inputs.json`: the original's, or this run's from its `run.json`.
+fn write_manifest_inputs(
+    out: &std::path::Path,
+    pins: ManifestPins,
+    declared: std::collections::BTreeMap<String, String>,
+    facts: bool,
+) -> anyhow::Result<()> {
+    if let ManifestPins::Original(inputs) = pins {
+        return inputs
+            .write(out)
+            .with_context(|| format!("cannot write the manifest's inputs in {}", out.display()));
+    }
+    let path = out.join("run.json");
+    let run: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not JSON", path.display()))?;
+    tempora_manifest::inputs::ManifestInputs::of_run(&run, declared, facts)
+        .write(out)
+        .with_context(|| format!("cannot write the manifest's inputs in {}", out.display()))
 }
 
 /// Ctrl-C (SIGINT) and, on Unix, SIGTERM (what cron, systemd and `kill` send):
@@ -292,10 +365,10 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
     println!("status: {:?} in {:.2} s", report.status, report.seconds);
     for m in &report.missing {
         println!(
-            "incomplete: {} {} could not be fetched (stage {}; listed in run.json and {}): \
-             run the same command again to retry them",
+            "incomplete: {} {} {} (stage {}; listed in run.json and {})",
             m.count,
             m.what,
+            m.why,
             m.stage,
             out.join("rejected.jsonl").display()
         );

@@ -16,6 +16,7 @@ pub fn registry() -> Registry {
     kinds.extend(tempora_split::kinds());
     kinds.extend(tempora_novelty::kinds());
     kinds.extend(tempora_sink::kinds());
+    kinds.extend(tempora_manifest::kinds());
     if std::env::var(TEST_KINDS_VAR).is_ok_and(|v| v == "1") {
         kinds.extend(tempora_engine::test_kinds());
     }

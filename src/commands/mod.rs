@@ -11,4 +11,5 @@ pub mod extract;
 pub mod facts;
 pub mod novelty;
 pub mod pairs;
+pub mod rebuild;
 pub mod report;

@@ -8,6 +8,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::manifest_entry::ManifestEntry;
+
 // Defined beside its writer (rejected.rs); `records::Rejected` still names it.
 pub use crate::rejected::Rejected;
 
@@ -288,6 +290,19 @@ pub struct Article {
     /// Training-overlap score (set by `novelty`).
     #[serde(default)]
     pub novelty: Option<Novelty>,
+    /// The URL the Archive filed the capture under, as its CDX index lists it
+    /// (host, scheme and query as captured): with `captured`, the capture's address
+    /// (`/web/<captured>/<archived_url>`). Null for articles not read from a capture.
+    #[serde(default)]
+    pub archived_url: Option<String>,
+    /// The capture's `digest` as the CDX index lists it (SHA-1, base32, of the
+    /// payload the Archive stored; not always of the bytes its replay serves).
+    #[serde(default)]
+    pub digest: Option<String>,
+    /// SHA-1 (base32) of the page's bytes as they were received: what a rebuild
+    /// checks its own fetch against.
+    #[serde(default)]
+    pub payload_sha1: Option<String>,
 }
 
 /// Which kind of fact error an edited summary carries (see [`MinimalPair`]).
@@ -391,16 +406,19 @@ pub enum RecordKind {
     Article,
     /// [`MinimalPair`]
     Pair,
+    /// [`ManifestEntry`]
+    Manifest,
 }
 
 impl RecordKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [RecordKind; 5] = [
+    pub const ALL: [RecordKind; 6] = [
         Self::Fact,
         Self::Capture,
         Self::Page,
         Self::Article,
         Self::Pair,
+        Self::Manifest,
     ];
 
     /// The lowercase name used in pipeline files.
@@ -411,6 +429,7 @@ impl RecordKind {
             Self::Page => "page",
             Self::Article => "article",
             Self::Pair => "pair",
+            Self::Manifest => "manifest",
         }
     }
 }
@@ -429,7 +448,7 @@ impl FromStr for RecordKind {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair)")
+                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair, manifest)")
             })
     }
 }
@@ -447,6 +466,8 @@ pub enum Record {
     Article(Box<Article>),
     /// A reference summary and an edited copy with one fact error.
     Pair(Box<MinimalPair>),
+    /// A published article as its manifest lists it.
+    Manifest(Box<ManifestEntry>),
 }
 
 impl Record {
@@ -458,6 +479,7 @@ impl Record {
             Self::Page(_) => RecordKind::Page,
             Self::Article(_) => RecordKind::Article,
             Self::Pair(_) => RecordKind::Pair,
+            Self::Manifest(_) => RecordKind::Manifest,
         }
     }
 
@@ -470,6 +492,7 @@ impl Record {
             Self::Page(r) => serde_json::to_value(r),
             Self::Article(r) => serde_json::to_value(r),
             Self::Pair(r) => serde_json::to_value(r),
+            Self::Manifest(r) => serde_json::to_value(r),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -485,6 +508,7 @@ impl Record {
             Self::Page(r) => serde_json::to_writer(w, r),
             Self::Article(r) => serde_json::to_writer(w, r),
             Self::Pair(r) => serde_json::to_writer(w, r),
+            Self::Manifest(r) => serde_json::to_writer(w, r),
         }
     }
 
@@ -499,6 +523,7 @@ impl Record {
             RecordKind::Page => Self::Page(serde_json::from_str(text)?),
             RecordKind::Article => Self::Article(serde_json::from_str(text)?),
             RecordKind::Pair => Self::Pair(serde_json::from_str(text)?),
+            RecordKind::Manifest => Self::Manifest(serde_json::from_str(text)?),
         })
     }
 
@@ -519,6 +544,8 @@ impl Record {
             Self::Article(a) => format!("{}\t{}\t{}", a.published, a.source, a.id),
             // The id ends in subject, relation and kind of error: one order within an article.
             Self::Pair(p) => format!("{}\t{}\t{}", p.published, p.source, p.id),
+            // As the sets order their articles.
+            Self::Manifest(m) => format!("{}\t{}\t{}", m.published, m.source, m.id),
         }
     }
 
@@ -531,6 +558,12 @@ impl Record {
         match self {
             Self::Article(a) => format!("article\t{}\t{}", a.source, a.id),
             Self::Pair(p) => format!("pair\t{}\t{}", p.source, p.id),
+            Self::Manifest(m) => format!(
+                "manifest\t{}\t{}\t{}",
+                m.source,
+                m.id,
+                m.split.as_deref().unwrap_or("")
+            ),
             // The sort keys of the other kinds are made of what identifies them.
             other => format!("{}\t{}", other.kind(), other.sort_key()),
         }
@@ -545,6 +578,8 @@ impl Record {
             ("source", Self::Article(a)) => Some(a.source.clone()),
             ("split", Self::Pair(p)) => p.split.clone(),
             ("source", Self::Pair(p)) => Some(p.source.clone()),
+            ("split", Self::Manifest(m)) => m.split.clone(),
+            ("source", Self::Manifest(m)) => Some(m.source.clone()),
             ("source", Self::Capture(c)) => Some(c.source.clone()),
             ("source", Self::Page(p)) => Some(p.capture.source.clone()),
             ("relation", Self::Fact(f)) => Some(f.relation.clone()),

@@ -30,6 +30,10 @@ pub struct RunOptions {
     /// replaces what earlier nights added (`tempora run --rebuild`): the way on
     /// after a change of what decides its records.
     pub rebuild: bool,
+    /// What the outputs were first built with, when this run rebuilds them from
+    /// a manifest (recorded in `run.json` as `rebuilt_from`; the dataset card
+    /// describes that build).
+    pub rebuilt_from: Option<serde_json::Value>,
 }
 
 impl Default for RunOptions {
@@ -46,6 +50,7 @@ impl Default for RunOptions {
                 .collect(),
             overrides: Vec::new(),
             rebuild: false,
+            rebuilt_from: None,
         }
     }
 }

@@ -108,6 +108,10 @@ pub struct RunReport {
     pub inputs: Vec<InputFile>,
     /// The resolved pipeline (after `--set` and `${VAR}`).
     pub config: serde_json::Value,
+    /// What the outputs were first built with, when this run rebuilds them
+    /// (`tempora rebuild`: the manifest's pinned pipeline and inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuilt_from: Option<serde_json::Value>,
 }
 
 impl RunReport {
@@ -154,6 +158,7 @@ impl RunReport {
             missing: Vec::new(),
             inputs: Vec::new(),
             config: serde_json::to_value(resolved).unwrap_or_default(),
+            rebuilt_from: options.rebuilt_from.clone(),
         }
     }
 

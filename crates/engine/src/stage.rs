@@ -90,6 +90,8 @@ pub struct Emitted {
     pub metrics: Vec<(String, serde_json::Value)>,
     /// Output files staged for the run's publication (sinks, in `publish`).
     pub staged: Vec<Staged>,
+    /// What the outputs lack (see [`crate::StageStats::missing`]): what, why, item.
+    pub missing: Vec<(String, String, String)>,
 }
 
 /// A rejection before the runtime has stamped the stage name on it.
@@ -153,6 +155,12 @@ impl Emitted {
     /// Sets the named metric in `run.json` (e.g. a histogram).
     pub fn metric(&mut self, name: &str, value: serde_json::Value) {
         self.metrics.push((name.to_string(), value));
+    }
+
+    /// Notes one `what` the outputs lack, `why`, named by `item`: the run
+    /// completes with the "partial" exit code and says so.
+    pub fn missing(&mut self, what: &str, why: &str, item: String) {
+        self.missing.push((what.to_string(), why.to_string(), item));
     }
 
     /// Adds `n` to the named counter in `run.json`.
@@ -480,6 +488,9 @@ impl StageIo {
         }
         for (name, value) in emitted.metrics {
             self.stats.set_metric(&name, value);
+        }
+        for (what, why, item) in emitted.missing {
+            self.stats.missing(&what, &why, item);
         }
         self.reject_all(emitted.rejected).await?;
         for (port, record) in emitted.records {

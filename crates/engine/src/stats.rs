@@ -29,6 +29,9 @@ pub struct Missing {
     pub stage: String,
     /// What is missing, plural (`pages`).
     pub what: String,
+    /// Why, and what to do: `could not be fetched; run the same command again to
+    /// retry them`.
+    pub why: String,
     /// How many.
     pub count: u64,
     /// The first [`MISSING_LISTED`] of them, each with its reason.
@@ -65,13 +68,14 @@ impl StageStats {
         self.ports.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
-    /// Notes one `what` (plural: `pages`) this run could not produce and a rerun
-    /// may, named by `item`.
-    pub fn missing(&self, what: &str, item: String) {
+    /// Notes one `what` (plural: `pages`) this run could not produce, `why` (the
+    /// same for every item of a stage), named by `item`.
+    pub fn missing(&self, what: &str, why: &str, item: String) {
         if let Ok(mut missing) = self.missing.lock() {
             let m = missing.get_or_insert_with(|| Missing {
                 stage: String::new(),
                 what: what.to_string(),
+                why: why.to_string(),
                 count: 0,
                 items: Vec::new(),
             });

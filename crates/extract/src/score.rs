@@ -275,6 +275,9 @@ mod tests {
             facts: Vec::new(),
             split: None,
             novelty: None,
+            archived_url: None,
+            digest: None,
+            payload_sha1: None,
         };
         Extraction {
             article,

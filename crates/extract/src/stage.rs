@@ -10,6 +10,7 @@ use tempora_engine::{
     parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind, Role,
     Stage, StageConfig, StageError, StageKind, Transform, TransformStage,
 };
+use tempora_wayback_format::digest::sha1_base32;
 
 use crate::charset::decode_html;
 use crate::extract::{Extractor, FallbackChoice, PageInput, Rejection};
@@ -203,11 +204,16 @@ impl Transform for ExtractStage {
             .into_par_iter()
             .map(|record| {
                 let result = match &record {
-                    Record::Page(page) => extractor.extract(PageInput {
-                        html: &decode_html(&page.body, page.content_type.as_deref()),
-                        url: &page.capture.url,
-                        captured: &page.capture.timestamp,
-                    }),
+                    Record::Page(page) => extractor
+                        .extract(PageInput {
+                            html: &decode_html(&page.body, page.content_type.as_deref()),
+                            url: &page.capture.url,
+                            captured: &page.capture.timestamp,
+                        })
+                        .map(|mut extraction| {
+                            archived_at(&mut extraction.article, page);
+                            extraction
+                        }),
                     other => Err(Rejection::new(
                         "not_a_page",
                         format!("extract accepts pages, got a {}", other.kind()),
@@ -250,6 +256,15 @@ fn reject(out: &mut Emitted, record: Record, reason: String) {
     if let Some(last) = out.rejected.last_mut() {
         last.location = location;
     }
+}
+
+/// Where the article's page came from in the Archive: the capture's URL and
+/// listed digest, and the SHA-1 of the bytes received (what a rebuild from the
+/// run's manifest checks its own fetch against).
+fn archived_at(article: &mut tempora_engine::Article, page: &tempora_engine::Page) {
+    article.archived_url = Some(page.capture.url.clone());
+    article.digest = Some(page.capture.digest.clone());
+    article.payload_sha1 = Some(sha1_base32(&page.body));
 }
 
 #[cfg(test)]

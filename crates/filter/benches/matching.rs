@@ -330,6 +330,9 @@ fn synthetic_articles(
                 facts: Vec::new(),
                 split: None,
                 novelty: None,
+                archived_url: None,
+                digest: None,
+                payload_sha1: None,
             }
         })
         .collect()

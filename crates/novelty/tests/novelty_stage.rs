@@ -26,6 +26,9 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
         facts: Vec::new(),
         split: Some(split.into()),
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }))
 }
 

@@ -114,7 +114,8 @@ pub fn read_run_info(path: &Path) -> Result<Option<RunInfo>, ReportError> {
             records_out: stage.get("records_out").and_then(Value::as_u64),
             rejected: stage.get("rejected").and_then(Value::as_u64),
         });
-        if kind != "novelty" {
+        // `manifest-novelty` stands in for `novelty` in a rebuild, with its bins.
+        if kind != "novelty" && kind != "manifest-novelty" {
             continue;
         }
         let first = info.novelty_bins.len();

@@ -66,6 +66,9 @@ fn article(i: u64) -> Record {
             bin: "0-15".into(),
             tag: Some("T_nov".into()),
         }),
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }))
 }
 

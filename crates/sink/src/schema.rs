@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use serde_json::Value;
-use tempora_engine::{Article, Capture, Fact, MinimalPair, Page, RecordKind};
+use tempora_engine::{Article, Capture, Fact, ManifestEntry, MinimalPair, Page, RecordKind};
 
 /// The Arrow schema of `kind`'s Parquet files.
 pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
@@ -47,6 +47,7 @@ pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
         RecordKind::Page => page(),
         RecordKind::Article => article(),
         RecordKind::Pair => pair(),
+        RecordKind::Manifest => manifest(),
     };
     Arc::new(Schema::new(fields))
 }
@@ -133,19 +134,27 @@ fn page() -> Vec<Field> {
     fields
 }
 
-/// [`Article`]
-fn article() -> Vec<Field> {
+/// [`tempora_engine::FactMatch`]
+fn fact_match() -> Vec<Field> {
     let mention = vec![text("entity"), text("name"), text("field")];
-    let fact_match = vec![
+    vec![
         structure("fact", fact(), false),
         list_of_structures("mentions", mention),
         Field::new("after_change", DataType::Boolean, false),
-    ];
-    let novelty = vec![
+    ]
+}
+
+/// [`tempora_engine::Novelty`]
+fn novelty() -> Vec<Field> {
+    vec![
         Field::new("overlap", DataType::Float64, false),
         text("bin"),
         text_or_null("tag"),
-    ];
+    ]
+}
+
+/// [`Article`]
+fn article() -> Vec<Field> {
     vec![
         text("id"),
         text("url"),
@@ -160,9 +169,33 @@ fn article() -> Vec<Field> {
         text_or_null("summary_source"),
         text("document"),
         text_or_null("dateline"),
-        list_of_structures("facts", fact_match),
+        list_of_structures("facts", fact_match()),
         text_or_null("split"),
-        structure("novelty", novelty, true),
+        structure("novelty", novelty(), true),
+        text_or_null("archived_url"),
+        text_or_null("digest"),
+        text_or_null("payload_sha1"),
+    ]
+}
+
+/// [`ManifestEntry`]
+fn manifest() -> Vec<Field> {
+    vec![
+        text("source"),
+        text("id"),
+        text("section"),
+        text_or_null("split"),
+        structure("novelty", novelty(), true),
+        text("url"),
+        date("published"),
+        text_or_null("published_source"),
+        text_or_null("summary_source"),
+        text("timestamp"),
+        text("archived_url"),
+        text("digest"),
+        text("payload_sha1"),
+        text("text_sha256"),
+        list_of_structures("facts", fact_match()),
     ]
 }
 
@@ -314,6 +347,7 @@ impl JsonSchemaDocs {
             RecordKind::Page => schemars::schema_for!(Page),
             RecordKind::Article => schemars::schema_for!(Article),
             RecordKind::Pair => schemars::schema_for!(MinimalPair),
+            RecordKind::Manifest => schemars::schema_for!(ManifestEntry),
         };
         Self(schema.to_value())
     }

@@ -49,6 +49,9 @@ fn bare_article(id: &str) -> Article {
         facts: Vec::new(),
         split: None,
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }
 }
 

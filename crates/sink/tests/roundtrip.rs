@@ -47,6 +47,9 @@ fn article(id: &str, day: u32, split: &str) -> Record {
         facts: Vec::new(),
         split: Some(split.into()),
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }))
 }
 

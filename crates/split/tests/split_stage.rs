@@ -25,6 +25,9 @@ fn article(id: &str, published: &str) -> Record {
         facts: Vec::new(),
         split: None,
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }))
 }
 

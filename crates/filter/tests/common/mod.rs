@@ -52,6 +52,9 @@ pub fn article(id: &str, published: &str, summary: &str, document: &str) -> Reco
         facts: Vec::new(),
         split: None,
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }))
 }
 

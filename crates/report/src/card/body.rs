@@ -35,7 +35,13 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     release(&mut md, run);
     loading(&mut md, configs);
     sets(&mut md, run, configs);
-    built(&mut md, dir, run, configs)?;
+    // A rebuilt set is the original's: its card says how that was built.
+    let origin = run.value.get("rebuilt_from").map(|pinned| RunJson {
+        path: run.path.clone(),
+        value: pinned.clone(),
+    });
+    built(&mut md, dir, origin.as_ref().unwrap_or(run), configs)?;
+    rebuild(&mut md, configs);
     tables(&mut md, dir, configs)?;
     fields(&mut md, configs);
     licence_and_citation(&mut md, dir, configs)?;
@@ -97,12 +103,36 @@ fn release(md: &mut String, run: &RunJson) {
             .get("what")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("items");
+        let why = m
+            .get("why")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("could not be made");
         let _ = writeln!(
             md,
-            "**Incomplete release:** {count} {what} could not be fetched; the sets lack what \
-             they hold. Run the same command again to retry them (`run.json` lists them).\n"
+            "**Incomplete release:** {count} {what} {why}; the sets lack them \
+             (`run.json` lists them).\n"
         );
     }
+}
+
+/// How a lab rebuilds the sets from the manifest, when the folder has one.
+fn rebuild(md: &mut String, configs: &[Config]) {
+    if !configs.iter().any(|c| c.name == "manifest") {
+        return;
+    }
+    md.push_str(
+        "## Rebuilding the sets\n\n\
+         The publishers' text is not redistributed. The `manifest` config (`manifest.jsonl`, \
+         with `manifest.inputs.json` and `manifest.facts.jsonl` beside it) lists each article \
+         without it: the Internet Archive capture it was read from (`timestamp`, \
+         `archived_url`), the digests of its bytes and of what was read from them, its set, \
+         its novelty bin and the evolving facts it names (Wikidata, CC0). Anyone can rebuild \
+         the same files from it, with no listing, dump or exclusion list:\n\n\
+         ```sh\ntempora rebuild manifest.jsonl --out rebuilt --contact you@example.org\n```\n\n\
+         It fetches each capture once, at the Archive's limits, and names every article it \
+         cannot rebuild as listed (a capture no longer served, bytes that changed, a page \
+         the current extractor reads otherwise).\n\n",
+    );
 }
 
 fn loading(md: &mut String, configs: &[Config]) {

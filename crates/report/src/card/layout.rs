@@ -202,6 +202,7 @@ fn config_name(kind: RecordKind, novelty: bool) -> &'static str {
         RecordKind::Article if novelty => "novelty",
         RecordKind::Article => "sets",
         RecordKind::Pair => "pairs",
+        RecordKind::Manifest => "manifest",
         RecordKind::Fact => "facts",
         RecordKind::Capture => "captures",
         RecordKind::Page => "pages",
@@ -298,10 +299,12 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
         }
         let features = features(&footer.schema).map_err(disagrees)?;
         let name = config_name(*kind, sink.has_novelty);
-        let order = ["sets", "pairs", "novelty", "facts", "captures", "pages"]
-            .iter()
-            .position(|n| *n == name)
-            .unwrap_or(usize::MAX);
+        let order = [
+            "sets", "pairs", "novelty", "manifest", "facts", "captures", "pages",
+        ]
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(usize::MAX);
         grouped
             .entry((order, name))
             .or_default()
@@ -333,6 +336,7 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
                 "facts" => RecordKind::Fact,
                 "captures" => RecordKind::Capture,
                 "pages" => RecordKind::Page,
+                "manifest" => RecordKind::Manifest,
                 _ => RecordKind::Article,
             };
             let mut splits: Vec<(String, Vec<DataFile>)> = splits.into_iter().collect();

@@ -273,6 +273,9 @@ fn item_article(item: StoredItem) -> Article {
         facts: Vec::new(),
         split: None,
         novelty: None,
+        archived_url: None,
+        digest: None,
+        payload_sha1: None,
     }
 }
 

@@ -183,6 +183,7 @@ impl PageSink for IoSink<'_> {
     fn retry_later(&mut self, capture: &Capture, reason: &str) {
         self.io.stats().missing(
             "pages",
+            "could not be fetched; run the same command again to retry them",
             format!("{} {}: {reason}", capture.timestamp, capture.url),
         );
     }
