@@ -7,7 +7,9 @@
 //! when there is one).
 //!
 //! `cargo bench --bench rerun` (densities 1 and 16 of 20 articles a month);
-//! `-- 1 4` for others; `RERUN_STAGES=1` adds each stage's seconds.
+//! `-- 1 4` for others; `RERUN_STAGES=1` adds each stage's seconds;
+//! `RERUN_WRAPPER="perf record -g -o rerun.perf"` runs one more rerun under
+//! that command (a profiler).
 
 #[path = "../tests/common/crawl_model.rs"]
 mod crawl_model;
@@ -64,6 +66,10 @@ fn main() {
             let mut reruns = vec![("rerun, everything cached", Vec::new())];
             if one_core {
                 reruns.push(("rerun, one core", vec!["taskset", "-c", "0"]));
+            }
+            let wrapper = std::env::var("RERUN_WRAPPER").unwrap_or_default();
+            if !wrapper.trim().is_empty() {
+                reruns.push(("rerun, wrapped", wrapper.split_whitespace().collect()));
             }
             for (label, wrapper) in reruns {
                 let rerun =

@@ -49,7 +49,8 @@ pub struct RebuildArgs {
 /// # Errors
 /// Only when the async runtime cannot start.
 pub fn run(args: &RebuildArgs) -> anyhow::Result<ExitCode> {
-    let manifest = absolute(&args.manifest)?;
+    // As the user named it when it cannot be found (the refusal says so).
+    let manifest = std::fs::canonicalize(&args.manifest).or_else(|_| absolute(&args.manifest))?;
     let rows = match read_manifest(&manifest) {
         Ok(rows) => rows,
         Err(e) => return Ok(refuse(&e)),

@@ -139,7 +139,7 @@ fn sha256_of(path: &Path) -> std::io::Result<String> {
 }
 
 /// `bytes` (a digest) as lowercase hex.
-pub(crate) fn lower_hex(bytes: &[u8]) -> String {
+pub fn lower_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -101,7 +101,7 @@ pub struct RunReport {
     pub rejected: u64,
     /// What the run could not produce and a rerun may (pages the Archive did not
     /// serve after every attempt), per stage; the outputs lack it. Empty when
-    /// nothing is missing.
+    /// nothing is missing, and in a run that did not complete (it published nothing).
     pub missing: Vec<crate::stats::Missing>,
     /// Every file a stage option names: path, size, modification time and, under
     /// 100 MB, SHA-256.

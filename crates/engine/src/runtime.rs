@@ -450,16 +450,30 @@ impl Running {
         report.cost =
             CrawlCost::from_stages(&report.stages, &sink_kinds(&plan), &plan.request_kinds);
         report.rejected = rejected;
-        report.missing = plan
-            .stages
-            .iter()
-            .zip(&stats)
-            .filter_map(|(s, st)| st.missing_of(&s.name))
-            .collect();
+        // What the published outputs lack: a run that publishes nothing lacks
+        // nothing (what a stopped run had not reached yet is not missing).
+        if report.completed {
+            report.missing = plan
+                .stages
+                .iter()
+                .zip(&stats)
+                .filter_map(|(s, st)| st.missing_of(&s.name))
+                .collect();
+        }
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");
             Vec::new()
         });
+        // A file too large to hash apart, hashed by the stage that read it whole.
+        for (s, st) in plan.stages.iter().zip(&stats) {
+            for (option, sha256) in st.digests() {
+                report
+                    .inputs
+                    .iter_mut()
+                    .filter(|i| i.stage == s.name && i.option == option && i.sha256.is_none())
+                    .for_each(|i| i.sha256 = Some(sha256.clone()));
+            }
+        }
         let records_dir = run_folder.as_deref().unwrap_or(&out);
         report.close(start, records_dir);
         if let Some(folder) = &run_folder {

@@ -19,6 +19,7 @@ pub struct StageStats {
     counters: Mutex<BTreeMap<String, u64>>,
     metrics: Mutex<BTreeMap<String, serde_json::Value>>,
     missing: Mutex<Option<Missing>>,
+    digests: Mutex<Vec<(String, String)>>,
 }
 
 /// What a stage could not produce in this run and a rerun may (a page the
@@ -84,6 +85,20 @@ impl StageStats {
                 m.items.push(item);
             }
         }
+    }
+
+    /// The SHA-256 (hex) of the file named by option `option`, which the stage
+    /// read whole and hashed as it read: `run.json`'s inputs take it for a file
+    /// too large to hash apart (a Wikidata dump).
+    pub fn read_whole(&self, option: &str, sha256: String) {
+        if let Ok(mut digests) = self.digests.lock() {
+            digests.push((option.to_string(), sha256));
+        }
+    }
+
+    /// The digests [`StageStats::read_whole`] noted: (option, SHA-256).
+    pub fn digests(&self) -> Vec<(String, String)> {
+        self.digests.lock().map(|d| d.clone()).unwrap_or_default()
     }
 
     /// What this stage could not produce, stamped with the stage's `name`.

@@ -77,6 +77,8 @@ pub struct FactsRead {
     pub candidates: u64,
     /// Whether a second pass for object names ran.
     pub second_pass: bool,
+    /// SHA-256 (hex) of the dump file as read (the first pass), when read to its end.
+    pub sha256: Option<String>,
 }
 
 /// Reads the evolving facts of `dump` (a path, or `-` for stdin).
@@ -96,6 +98,7 @@ pub fn read_facts(
     reject: &mut dyn FnMut(Rejection),
 ) -> Result<FactsRead, WikidataError> {
     let input = DumpInput::open(dump)?;
+    let digest = input.sha256.clone();
     let size = input.size.unwrap_or(0);
     stats.set_progress_total(size, true);
     let mut collector = Collector::new(&input.name, query.on_error, &query.languages, reject);
@@ -125,7 +128,7 @@ pub fn read_facts(
             "second pass for the names of objects read before they were referred to"
         );
         stats.set_progress_total(2 * size, true);
-        let input = DumpInput::open(dump)?;
+        let input = DumpInput::open(dump)?.without_digest();
         let names_only = Arc::new(LineClassifier::new(&[], &query.languages, query.cutoff));
         collector.restart();
         scan_pass(input, names_only, &mut collector, cancel, &mut |b, c| {
@@ -139,5 +142,6 @@ pub fn read_facts(
         entities,
         candidates,
         second_pass,
+        sha256: digest.get().cloned(),
     })
 }

@@ -5,7 +5,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use sha2::Digest as _;
 
 use crate::error::WikidataError;
 
@@ -73,6 +75,9 @@ pub struct DumpInput {
     pub size: Option<u64>,
     /// Raw bytes read so far, shared with the progress display.
     pub read: Arc<AtomicU64>,
+    /// SHA-256 (hex) of the raw bytes, set once the last of them was read: a
+    /// dump too large to hash apart is identified by the one read of it.
+    pub sha256: Arc<OnceLock<String>>,
     raw: BufReader<Counting<Box<dyn Read + Send>>>,
 }
 
@@ -106,11 +111,14 @@ impl DumpInput {
         reader: Box<dyn Read + Send>,
     ) -> Result<Self, WikidataError> {
         let read = Arc::new(AtomicU64::new(0));
+        let sha256 = Arc::new(OnceLock::new());
         let mut raw = BufReader::with_capacity(
             1 << 20,
             Counting {
                 inner: reader,
                 read: read.clone(),
+                hasher: Some(sha2::Sha256::new()),
+                sha256: sha256.clone(),
             },
         );
         let head = raw.fill_buf().map_err(|e| WikidataError::Io {
@@ -123,8 +131,15 @@ impl DumpInput {
             format,
             size,
             read,
+            sha256,
             raw,
         })
+    }
+
+    /// The same input without its digest (a second pass over a dump already hashed).
+    pub fn without_digest(mut self) -> Self {
+        self.raw.get_mut().hasher = None;
+        self
     }
 
     /// The raw, still compressed bytes.
@@ -153,16 +168,29 @@ impl DumpInput {
     }
 }
 
-/// Counts the bytes that pass through.
+/// Counts the bytes that pass through, and hashes them: the digest is set at
+/// the end of the input.
 struct Counting<R> {
     inner: R,
     read: Arc<AtomicU64>,
+    hasher: Option<sha2::Sha256>,
+    sha256: Arc<OnceLock<String>>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read.fetch_add(n as u64, Ordering::Relaxed);
+        if n > 0 {
+            if let Some(hasher) = &mut self.hasher {
+                hasher.update(&buf[..n]);
+            }
+        } else if !buf.is_empty() {
+            if let Some(hasher) = self.hasher.take() {
+                let hex = tempora_engine::input_files::lower_hex(&hasher.finalize());
+                let _ = self.sha256.set(hex);
+            }
+        }
         Ok(n)
     }
 }
@@ -170,6 +198,29 @@ impl<R: Read> Read for Counting<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_digest_is_of_every_raw_byte_and_set_at_the_end_only() {
+        let data = b"[\n{\"id\":\"Q1\"},\n".repeat(100_000);
+        let open = || {
+            let reader = Box::new(io::Cursor::new(data.clone()));
+            DumpInput::from_reader("dump".into(), None, reader).unwrap()
+        };
+        let input = open();
+        let sha = input.sha256.clone();
+        let mut raw = input.into_raw();
+        let mut first = [0u8; 10];
+        raw.read_exact(&mut first).unwrap();
+        assert!(sha.get().is_none(), "a digest before the end");
+        io::copy(&mut raw, &mut io::sink()).unwrap();
+        let want = tempora_engine::input_files::lower_hex(&sha2::Sha256::digest(&data));
+        assert_eq!(sha.get(), Some(&want));
+        // A second pass leaves it unset.
+        let input = open().without_digest();
+        let sha = input.sha256.clone();
+        io::copy(&mut input.into_raw(), &mut io::sink()).unwrap();
+        assert!(sha.get().is_none());
+    }
 
     #[test]
     fn sniffs_by_magic_bytes() {

@@ -232,6 +232,9 @@ async fn read_dump(
         Some(Ok(read)) => {
             io.stats()
                 .set_metric("second_pass", serde_json::json!(read.second_pass));
+            if let Some(sha256) = &read.sha256 {
+                io.stats().read_whole("dump", sha256.clone());
+            }
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),

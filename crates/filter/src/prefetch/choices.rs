@@ -163,11 +163,19 @@ impl Choices {
         limit: usize,
     ) -> Result<Vec<(ArticleKey, Capture)>, StageError> {
         let work = || -> rusqlite::Result<_> {
-            let mut stmt = self.conn.prepare_cached(
+            // Two statements, not `?2 IS NULL OR timestamp < ?2`: with a time, the
+            // index's range holds just the articles to release (each watermark
+            // releases a few of many held), where the `OR` made every call read
+            // every held article.
+            let mut stmt = self.conn.prepare_cached(if before.is_some() {
                 "SELECT site, id, capture FROM prefetch_articles
-                 WHERE stage = ?1 AND decided = 0 AND (?2 IS NULL OR timestamp < ?2)
-                 ORDER BY site, id LIMIT ?3",
-            )?;
+                 WHERE stage = ?1 AND decided = 0 AND timestamp < ?2
+                 ORDER BY site, id LIMIT ?3"
+            } else {
+                "SELECT site, id, capture FROM prefetch_articles
+                 WHERE stage = ?1 AND decided = 0 AND ?2 IS NULL
+                 ORDER BY site, id LIMIT ?3"
+            })?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
             let rows = stmt.query_map((&self.stage, before, limit), |r| {
                 Ok((

@@ -123,8 +123,8 @@ fn rebuild(md: &mut String, configs: &[Config]) {
     md.push_str(
         "## Rebuilding the sets\n\n\
          The publishers' text is not redistributed. The `manifest` config (`manifest.jsonl`, \
-         with `manifest.inputs.json` and `manifest.facts.jsonl` beside it) lists each article \
-         without it: the Internet Archive capture it was read from (`timestamp`, \
+         with `manifest.inputs.json` beside it, and `manifest.facts.jsonl` where the sets \
+         were matched with evolving facts) lists each article without it: the Internet Archive capture it was read from (`timestamp`, \
          `archived_url`), the digests of its bytes and of what was read from them, its set, \
          its novelty bin and the evolving facts it names (Wikidata, CC0). Anyone can rebuild \
          the same files from it, with no listing, dump or exclusion list:\n\n\
