@@ -834,6 +834,18 @@ async fn every_page_a_site_does_not_want_says_what_it_is() {
             CNN_STORY,
             "transcript",
         ),
+        ("https://www.cnn.com/politics", CNN_STORY, "index_page"),
+        ("http://www.cnn.com/2015/", CNN_STORY, "index_page"),
+        (
+            "https://edition.cnn.com/2015/04/01/",
+            CNN_STORY,
+            "index_page",
+        ),
+        (
+            "https://us.cnn.com/2015/04/index.html",
+            CNN_STORY,
+            "index_page",
+        ),
         // Nothing names these: no article id, and a page no layout recognises.
         (
             "https://www.bbc.co.uk/news/topics/c0abc/bridges",
