@@ -27,6 +27,7 @@ pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod publish;
+pub mod record_kind;
 pub mod records;
 pub mod registry;
 mod rejected;

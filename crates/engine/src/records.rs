@@ -1,14 +1,12 @@
 //! The records that flow between stages. Their serde field names are the public
 //! JSONL/Parquet schema (DESIGN.md, "Records"): renaming a field is a breaking change.
 
-use std::fmt;
-use std::str::FromStr;
-
 use chrono::{DateTime, NaiveDate, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::manifest_entry::ManifestEntry;
+pub use crate::record_kind::RecordKind;
 
 // Defined beside its writer (rejected.rs); `records::Rejected` still names it.
 pub use crate::rejected::Rejected;
@@ -388,69 +386,6 @@ pub struct MinimalPair {
     pub split: Option<String>,
     /// The fact the edit contradicts.
     pub fact: EditedFact,
-}
-
-/// The type of records on a port.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordKind {
-    /// [`Fact`]
-    Fact,
-    /// [`Capture`]
-    Capture,
-    /// [`Page`]
-    Page,
-    /// [`Article`]
-    Article,
-    /// [`MinimalPair`]
-    Pair,
-    /// [`ManifestEntry`]
-    Manifest,
-}
-
-impl RecordKind {
-    /// Every kind, in pipeline order.
-    pub const ALL: [RecordKind; 6] = [
-        Self::Fact,
-        Self::Capture,
-        Self::Page,
-        Self::Article,
-        Self::Pair,
-        Self::Manifest,
-    ];
-
-    /// The lowercase name used in pipeline files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Fact => "fact",
-            Self::Capture => "capture",
-            Self::Page => "page",
-            Self::Article => "article",
-            Self::Pair => "pair",
-            Self::Manifest => "manifest",
-        }
-    }
-}
-
-impl fmt::Display for RecordKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RecordKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair, manifest)")
-            })
-    }
 }
 
 /// Any record on a channel. Large records are boxed so a batch stays compact.
