@@ -218,6 +218,13 @@ pub fn run_file(
     let out = plan.context.out.clone();
     let name = plan.context.name.clone();
     let declared = tempora_manifest::inputs::declared(&plan);
+    // A rebuild says which of its site profiles changed since the manifest (the
+    // plan already holds what each stage declares: no second planning).
+    if let Some(ManifestPins::Original(pinned)) = &manifest {
+        for change in pinned.changed_since(&declared) {
+            println!("note: {change}: articles it reads otherwise are named");
+        }
+    }
     let facts = plan
         .stages
         .iter()

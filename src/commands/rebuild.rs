@@ -102,11 +102,6 @@ pub fn run(args: &RebuildArgs) -> anyhow::Result<ExitCode> {
         rows.len()
     );
     let registry = registry();
-    if let Ok(plan) = tempora_engine::Plan::new(file.clone(), &registry) {
-        for change in inputs.changed_since(&tempora_manifest::inputs::declared(&plan)) {
-            println!("note: {change}: articles it reads otherwise are named");
-        }
-    }
     let options = tempora_engine::RunOptions {
         overrides: args.set.clone(),
         rebuilt_from: Some(serde_json::to_value(&inputs).context("the manifest's inputs")?),
