@@ -9,13 +9,16 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 mod commands;
+mod health;
 mod memory;
 mod pipeline;
 mod registry;
+mod release;
 
 /// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 23 completed
-/// with items missing (run again to retry them), 75 a service asked us to wait (run
-/// again later), 130 interrupted.
+/// with items missing (run again to retry them), 24 completed, but a refresh's
+/// figures are far outside the runs before it (look at run.json's `health`), 75 a
+/// service asked us to wait (run again later), 130 interrupted.
 mod exit {
     use std::process::ExitCode;
 
@@ -32,6 +35,13 @@ mod exit {
     /// command again retries them. As rsync exits 23 on a partial transfer.
     pub fn partial() -> ExitCode {
         ExitCode::from(23)
+    }
+    /// The run completed and published its outputs, but its health check found
+    /// figures far outside the runs before it (a layout no profile reads, a
+    /// section the Archive stopped capturing): someone should look. Distinct from
+    /// 23 (which a rerun may mend); as rsync's 24 says source files vanished.
+    pub fn health_warning() -> ExitCode {
+        ExitCode::from(24)
     }
     /// An external service asks us to wait (IP block, rate limit): run again later
     /// (`EX_TEMPFAIL`, which cron wrappers and systemd can act on).
@@ -82,6 +92,9 @@ enum Command {
     /// captures, check each, publish the same files, with no listing, dump or
     /// exclusion list.
     Rebuild(commands::rebuild::RebuildArgs),
+    /// Publish the part of the sets a run held back (`[pipeline.release]`), once
+    /// each withheld file and the key match what the folder committed to.
+    Reveal(commands::reveal::RevealArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
     Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
@@ -115,6 +128,7 @@ fn main() -> ExitCode {
         Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
         Command::Rebuild(args) => commands::rebuild::run(&args),
+        Command::Reveal(args) => commands::reveal::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };

@@ -66,7 +66,11 @@ fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
     let registry = registry();
     PipelineFile::load(&args.pipeline, &args.set)
         .and_then(|mut file| {
+            crate::health::settings(&mut file);
             tempora_manifest::attach::attach(&mut file, &registry);
+            if let Some(release) = crate::release::settings(&mut file) {
+                crate::release::give_to_sinks(&mut file, &release);
+            }
             Plan::new(file, &registry)
         })
         .map_err(bad_file)
@@ -80,8 +84,11 @@ fn bad_file(e: ConfigErrors) -> ExitCode {
 /// `tempora run --dry-run`: the plan, even when input files or variables are
 /// missing; those problems after it, and exit 2 when there is any.
 fn dry_run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let draft = PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set)
-        .and_then(|file| Plan::draft(file, &registry()));
+    let draft =
+        PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set).and_then(|mut file| {
+            crate::health::settings(&mut file);
+            Plan::draft(file, &registry())
+        });
     let (plan, problems) = match draft {
         Ok(draft) => draft,
         Err(e) => return Ok(bad_file(e)),
@@ -144,11 +151,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if args.dry_run {
         return dry_run(args);
     }
-    let options = RunOptions {
-        overrides: args.pipeline.set.clone(),
-        rebuild: args.rebuild,
-        ..run_options(args.progress)
-    };
     let mut file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
         Ok(file) => file,
         Err(e) => {
@@ -156,8 +158,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(exit::usage());
         }
     };
+    let health = crate::health::settings(&mut file);
+    let options = RunOptions {
+        overrides: args.pipeline.set.clone(),
+        rebuild: args.rebuild,
+        review: Some(crate::health::review(health, args.rebuild)),
+        ..run_options(args.progress)
+    };
     let registry = registry();
     let manifest = tempora_manifest::attach::attach(&mut file, &registry);
+    let release = crate::release::settings(&mut file);
+    if let Some(release) = &release {
+        crate::release::give_to_sinks(&mut file, release);
+    }
     run_file(
         file,
         &registry,
@@ -201,6 +214,9 @@ pub fn run_file(
     options: RunOptions,
     manifest: Option<ManifestPins>,
 ) -> anyhow::Result<ExitCode> {
+    // What the run holds back (its key was read when the file was): committed to
+    // once the run has published.
+    let release = crate::release::settings(&mut file.clone());
     let plan = match Plan::new(file.clone(), registry) {
         Ok(plan) => plan,
         Err(e) => {
@@ -270,12 +286,19 @@ pub fn run_file(
                 return Ok(exit::failure());
             }
         }
+        if let Err(e) = crate::release::commit(&out, release.as_ref()) {
+            eprintln!("error: {e:#}");
+            return Ok(exit::failure());
+        }
         if let Some(code) = write_card(&out) {
             return Ok(code);
         }
     }
+    let warned =
+        crate::health::of(&report).is_some_and(|h| h.status == tempora_health::Status::Warn);
     Ok(match report.status {
         RunStatus::Completed if !report.missing.is_empty() => exit::partial(),
+        RunStatus::Completed if warned => exit::health_warning(),
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Failed
             if report
@@ -379,6 +402,12 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
             m.stage,
             out.join("rejected.jsonl").display()
         );
+    }
+    for line in crate::health::of(report)
+        .iter()
+        .flat_map(tempora_health::Health::lines)
+    {
+        println!("{line}");
     }
     if report.status == RunStatus::Interrupted {
         println!("nothing published: the outputs in {} are those of the last completed run; run the same command again to go on (what was fetched is kept)", out.display());

@@ -232,6 +232,14 @@ fn nightly_bbc_lists_from_the_day_after_the_cutoff() {
                 "bbc.com/news/*".to_string(),
                 "2024-01-01 to today".to_string()
             ),
+            (
+                "bbc.co.uk/sport/*".to_string(),
+                "2024-01-01 to today".to_string()
+            ),
+            (
+                "bbc.com/sport/*".to_string(),
+                "2024-01-01 to today".to_string()
+            ),
         ]
     );
     assert!(decisions(&text).contains("decides for articles"), "{text}");

@@ -13,3 +13,4 @@ pub mod novelty;
 pub mod pairs;
 pub mod rebuild;
 pub mod report;
+pub mod reveal;

@@ -112,6 +112,14 @@ pub struct PipelineSettings {
     /// [`crate::windows`]); checked against the cutoff when the plan is made.
     #[serde(default)]
     pub sets: Option<toml::Table>,
+    /// How an incremental pipeline's runs are checked against the runs before
+    /// them: read and checked by the `tempora_health` crate, not the engine.
+    #[serde(default)]
+    pub health: Option<toml::Table>,
+    /// A withheld part of each set (`withhold`, `key`): read by the binary, which
+    /// gives it to every sink.
+    #[serde(default)]
+    pub release: Option<toml::Table>,
 }
 
 const fn default_channel_capacity() -> usize {

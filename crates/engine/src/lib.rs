@@ -62,7 +62,7 @@ pub use records::{
     TextField,
 };
 pub use registry::{Port, Registry, Role, SideInput, StageConfig, StageKind};
-pub use run_options::RunOptions;
+pub use run_options::{Review, RunOptions};
 pub use run_report::{record_refused, RunReport, RunStatus};
 pub use runs::RunId;
 pub use runtime::{run, start, Running};

@@ -1,7 +1,11 @@
 //! How to run a pipeline: the progress display, the stop signals, and what
 //! `run.json` records of the build and the command line.
 
+use std::path::Path;
+
 use tokio_util::sync::CancellationToken;
+
+use crate::RunReport;
 
 use crate::progress::ProgressMode;
 
@@ -34,6 +38,26 @@ pub struct RunOptions {
     /// a manifest (recorded in `run.json` as `rebuilt_from`; the dataset card
     /// describes that build).
     pub rebuilt_from: Option<serde_json::Value>,
+    /// How an incremental pipeline's completed run is checked against the runs
+    /// before it (`tempora_health` in the binary): called with the run's report
+    /// and the output folder before `run.json` is written; what it returns is
+    /// recorded as `run.json`'s `health`. `None`: no check.
+    pub review: Option<Review>,
+}
+
+/// A check of a completed run against the runs recorded in its output folder
+/// (see [`RunOptions::review`]).
+#[derive(Clone)]
+pub struct Review(pub std::sync::Arc<ReviewFn>);
+
+/// What a [`Review`] calls: the run's report and its output folder in, the
+/// verdict out.
+pub type ReviewFn = dyn Fn(&RunReport, &Path) -> serde_json::Value + Send + Sync;
+
+impl std::fmt::Debug for Review {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Review")
+    }
 }
 
 impl Default for RunOptions {
@@ -51,6 +75,7 @@ impl Default for RunOptions {
             overrides: Vec::new(),
             rebuild: false,
             rebuilt_from: None,
+            review: None,
         }
     }
 }

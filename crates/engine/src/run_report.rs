@@ -112,6 +112,10 @@ pub struct RunReport {
     /// (`tempora rebuild`: the manifest's pinned pipeline and inputs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuilt_from: Option<serde_json::Value>,
+    /// An incremental pipeline's completed run checked against the runs before it
+    /// (see [`crate::RunOptions::review`]): `status`, findings, figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<serde_json::Value>,
 }
 
 impl RunReport {
@@ -159,6 +163,7 @@ impl RunReport {
             inputs: Vec::new(),
             config: serde_json::to_value(resolved).unwrap_or_default(),
             rebuilt_from: options.rebuilt_from.clone(),
+            health: None,
         }
     }
 

@@ -474,6 +474,11 @@ impl Running {
                     .for_each(|i| i.sha256 = Some(sha256.clone()));
             }
         }
+        if let (Some(review), true, true) =
+            (&options.review, run_folder.is_some(), report.completed)
+        {
+            report.health = Some((review.0)(&report, &out));
+        }
         let records_dir = run_folder.as_deref().unwrap_or(&out);
         report.close(start, records_dir);
         if let Some(folder) = &run_folder {

@@ -226,7 +226,13 @@ impl Transform for ExtractStage {
             match result {
                 Ok(extraction) => {
                     out.count(&format!("layout {}", extraction.layout), 1);
-                    out.count(&format!("section {}", extraction.article.section), 1);
+                    out.count(
+                        &format!(
+                            "section {}/{}",
+                            extraction.article.source, extraction.article.section
+                        ),
+                        1,
+                    );
                     if let Some(source) = extraction.article.summary_source {
                         out.count(&format!("summary_source {}", source.as_str()), 1);
                     }

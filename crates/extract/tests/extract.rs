@@ -151,7 +151,7 @@ async fn every_bbc_section_is_source_bbc_with_its_section_counted() {
         ("cymrufyw", 2),
     ] {
         assert_eq!(
-            counters.get(&format!("section {section}")),
+            counters.get(&format!("section bbc/{section}")),
             Some(&n),
             "{counters:?}"
         );

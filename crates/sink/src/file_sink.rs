@@ -61,6 +61,12 @@ pub struct SinkOptions {
     #[serde(default = "default_sort")]
     #[schemars(default = "default_sort")]
     pub sort: bool,
+    /// Hold back a share of the articles (and their manifest rows and pairs),
+    /// chosen by a keyed hash of the article id, under `withheld/` in the output
+    /// folder: `{ share = 0.2, key = "path/to/key" }`. Set on every sink by the
+    /// pipeline's `[pipeline.release]` (`withhold`, `key`); see `tempora reveal`.
+    #[serde(default)]
+    pub withhold: Option<crate::release::WithholdOption>,
 }
 
 const fn default_sort() -> bool {
@@ -148,6 +154,13 @@ impl StageConfig for SinkConfig {
             },
             out: ctx.out.clone(),
             files: BTreeMap::new(),
+            withhold: self
+                .options
+                .withhold
+                .as_ref()
+                .map(crate::release::Withhold::load)
+                .transpose()
+                .map_err(StageError::input)?,
         };
         // A fixed path is written even when no record arrives: an empty result is a result.
         if let Some(path) = sink.template.fixed_path() {
@@ -164,6 +177,8 @@ struct FileSink {
     mode: SinkMode,
     out: PathBuf,
     files: BTreeMap<PathBuf, OpenFile>,
+    /// What is held back (`[pipeline.release]`): written under `withheld/`.
+    withhold: Option<crate::release::Withhold>,
 }
 
 struct OpenFile {
@@ -293,6 +308,14 @@ impl Transform for FileSink {
         let sort = self.sort;
         for record in batch {
             let relative = match self.template.render(&record) {
+                Ok(p)
+                    if self
+                        .withhold
+                        .as_ref()
+                        .is_some_and(|w| w.holds_record(&record)) =>
+                {
+                    Path::new(crate::release::DIR).join(p)
+                }
                 Ok(p) => p,
                 Err(reason) => {
                     out.reject(&record, reason);

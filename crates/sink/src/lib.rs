@@ -15,6 +15,7 @@ mod append;
 pub mod features;
 mod file_sink;
 pub mod parquet;
+pub mod release;
 pub mod schema;
 mod source;
 pub mod template;

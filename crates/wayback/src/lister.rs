@@ -61,6 +61,9 @@ pub struct Listed {
     /// Every capture earlier than this has now been listed (see
     /// [`ListerConfig::watermarks`]).
     pub watermark: Option<String>,
+    /// The URL of the query that listed `captures` (`None` for captures handed
+    /// back from an earlier run).
+    pub query: Option<String>,
 }
 
 /// Where the next rows of the active query come from.
@@ -154,7 +157,11 @@ impl CdxLister {
                 self.active = self.start(query).await?;
                 continue;
             }
-            return self.step().await.map(Some);
+            let query = self.active.as_ref().map(|a| a.query.url.clone());
+            return self
+                .step()
+                .await
+                .map(|listed| Some(Listed { query, ..listed }));
         }
     }
 

@@ -33,8 +33,10 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
         code(cutoff)
     );
     release(&mut md, run);
+    super::health::render(&mut md, dir, run);
     loading(&mut md, configs);
     sets(&mut md, run, configs);
+    super::withheld::render(&mut md, dir);
     // A rebuilt set is the original's: its card says how that was built.
     let origin = run.value.get("rebuilt_from").map(|pinned| RunJson {
         path: run.path.clone(),

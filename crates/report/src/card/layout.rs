@@ -10,6 +10,7 @@ use serde_json::Value;
 use tempora_engine::RecordKind;
 use tempora_sink::features::{features, Feature};
 use tempora_sink::parquet::read_footer;
+use tempora_sink::release::Commitment;
 use tempora_sink::schema::arrow_schema;
 use tempora_sink::template::PathTemplate;
 
@@ -128,6 +129,9 @@ impl RunJson {
     }
 }
 
+/// Where the withheld part is, in the output folder.
+const WITHHELD: &str = "withheld/";
+
 /// A `parquet` sink of `run.json`'s configuration.
 struct ParquetSink {
     template: PathTemplate,
@@ -157,30 +161,9 @@ fn parquet_sinks(run: &RunJson) -> Result<Vec<ParquetSink>, CardError> {
 /// Every `*.parquet` under `dir`, relative and sorted; hidden names (temporary
 /// files of a run in flight) are left out.
 fn parquet_files(dir: &Path) -> Result<Vec<String>, CardError> {
-    let mut found = Vec::new();
-    let mut pending = vec![PathBuf::new()];
-    while let Some(relative) = pending.pop() {
-        let here = dir.join(&relative);
-        for entry in std::fs::read_dir(&here).map_err(CardError::io(&here))? {
-            let entry = entry.map_err(CardError::io(&here))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            let file_type = entry.file_type().map_err(CardError::io(entry.path()))?;
-            if file_type.is_dir() {
-                pending.push(relative.join(&name));
-            } else if file_type.is_file() && name.ends_with(".parquet") {
-                let path = relative.join(&name);
-                let parts: Vec<String> = path
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                found.push(parts.join("/"));
-            }
-        }
-    }
-    found.sort();
+    let mut found =
+        tempora_sink::release::relative_files(dir, Path::new("")).map_err(CardError::io(dir))?;
+    found.retain(|f| f.ends_with(".parquet"));
     Ok(found)
 }
 
@@ -244,7 +227,15 @@ fn split_of(config: &str, path: &str, values: &[(&'static str, String)]) -> Stri
 /// was written that is missing or holds another number of rows.
 pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError> {
     let sinks = parquet_sinks(run)?;
-    let files = parquet_files(dir)?;
+    // The withheld part is in the configs once revealed (`tempora reveal`).
+    let revealed = Commitment::read(dir)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.revealed.is_some());
+    let files: Vec<String> = parquet_files(dir)?
+        .into_iter()
+        .filter(|f| revealed || !f.starts_with(WITHHELD))
+        .collect();
     if files.is_empty() {
         return Err(CardError::NotOutput {
             path: dir.to_path_buf(),
@@ -284,9 +275,10 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
                         .join(", ")
                 ),
             })?;
+        let withheld = relative.strip_prefix(WITHHELD);
         let (sink, values) = sinks
             .iter()
-            .filter_map(|s| Some((s, s.template.captures(relative)?)))
+            .filter_map(|s| Some((s, s.template.captures(withheld.unwrap_or(relative))?)))
             .max_by_key(|(s, _)| s.template.literal_chars())
             .ok_or_else(|| disagrees("no `parquet` sink of run.json writes to this path".into()))?;
         if let Some((stage, count)) = written.get(relative.as_str()) {
@@ -308,7 +300,10 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
         grouped
             .entry((order, name))
             .or_default()
-            .entry(split_of(name, relative, &values))
+            .entry(match withheld {
+                Some(path) => format!("{}_withheld", split_of(name, path, &values)),
+                None => split_of(name, relative, &values),
+            })
             .or_default()
             .push(DataFile {
                 path: relative.clone(),
@@ -318,7 +313,7 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
             });
     }
     for (file, (stage, count)) in &written {
-        if !files.iter().any(|f| f == file) {
+        if !files.iter().any(|f| f == file) && (revealed || !file.starts_with(WITHHELD)) {
             return Err(CardError::Disagrees {
                 path: dir.join(file),
                 reason: format!(

@@ -27,7 +27,9 @@
 //! written by `tempora card`. The same folder gives the same bytes.
 
 mod body;
+mod health;
 pub mod layout;
+mod withheld;
 pub mod yaml;
 
 use std::path::{Path, PathBuf};

@@ -24,6 +24,7 @@ pub mod cnn;
 mod facts;
 mod feed;
 mod ids;
+mod nights;
 mod page;
 mod story;
 mod xsum;
@@ -35,6 +36,7 @@ use crate::corpus::Corpus;
 pub use articles::ModelArticle;
 pub use feed::FEED_URL;
 pub use ids::{id_at, ID_ANCHORS};
+pub use nights::{activity, Change, Nights, NightsSpec};
 pub use page::page_html;
 pub use story::Topic;
 

@@ -88,6 +88,7 @@ impl Stage for CdxStage {
         );
         let port = io.port(Port::DEFAULT)?;
         let mut emitted = 0u64;
+        let mut listed_new = Listed::new(&o.urls);
         loop {
             let step = tokio::select! {
                 biased;
@@ -110,6 +111,7 @@ impl Stage for CdxStage {
                 )
                 .await?;
             }
+            listed_new.add(listed.query.as_deref(), &listed.captures);
             for capture in listed.captures {
                 io.emit(port, Record::Capture(Box::new(capture))).await?;
                 emitted += 1;
@@ -126,6 +128,7 @@ impl Stage for CdxStage {
             }
         }
         io.flush().await?;
+        listed_new.report(io.stats());
         // Every capture still listed and unfetched was handed on in this run, unless
         // it stopped early: once the run completes, the stages after decided them.
         // (An incremental listing's only: a run that decides everything again hands
@@ -142,5 +145,73 @@ impl Stage for CdxStage {
             });
         }
         Ok(())
+    }
+}
+
+/// What the listing handed on that no earlier run had, per URL pattern as the
+/// pipeline writes it, and the newest capture among it: the figures a refresh's
+/// health check compares with the runs before (metrics `listed`, `listed_until`).
+struct Listed {
+    counts: Vec<(String, u64)>,
+    until: Option<String>,
+}
+
+impl Listed {
+    fn new(patterns: &[String]) -> Self {
+        Self {
+            counts: patterns.iter().map(|p| (p.clone(), 0)).collect(),
+            until: None,
+        }
+    }
+
+    /// Counts `captures`, listed by the query for `url` (a pattern with its
+    /// `{year}` filled in).
+    fn add(&mut self, url: Option<&str>, captures: &[tempora_engine::Capture]) {
+        let Some(url) = url else { return };
+        if let Some((_, n)) = self.counts.iter_mut().find(|(p, _)| lists(p, url)) {
+            *n += captures.len() as u64;
+        }
+        let newest = captures.iter().map(|c| c.timestamp.as_str()).max();
+        if let Some(newest) = newest {
+            if self.until.as_deref().is_none_or(|u| newest > u) {
+                self.until = Some(newest.to_string());
+            }
+        }
+    }
+
+    fn report(self, stats: &tempora_engine::StageStats) {
+        let counts: serde_json::Map<String, serde_json::Value> = self
+            .counts
+            .into_iter()
+            .map(|(p, n)| (p, n.into()))
+            .collect();
+        stats.set_metric("listed", counts.into());
+        if let Some(until) = self.until {
+            stats.set_metric("listed_until", until.into());
+        }
+    }
+}
+
+/// Whether the pattern `pattern` (with a `{year}` or not) became the query URL `url`.
+fn lists(pattern: &str, url: &str) -> bool {
+    match pattern.split_once("{year}") {
+        None => pattern == url,
+        Some((before, after)) => url
+            .strip_prefix(before)
+            .and_then(|rest| rest.strip_suffix(after))
+            .is_some_and(|year| year.len() == 4 && year.bytes().all(|b| b.is_ascii_digit())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_is_counted_under_the_pattern_it_came_from() {
+        assert!(lists("bbc.co.uk/news/*", "bbc.co.uk/news/*"));
+        assert!(lists("edition.cnn.com/{year}/*", "edition.cnn.com/2021/*"));
+        assert!(!lists("edition.cnn.com/{year}/*", "us.cnn.com/2021/*"));
+        assert!(!lists("edition.cnn.com/{year}/*", "edition.cnn.com/20x1/*"));
     }
 }

@@ -1,0 +1,128 @@
+//! `[pipeline.health]`: how many earlier runs a run is compared with, and how far
+//! a figure must move to be a finding.
+
+use serde::{Deserialize, Serialize};
+
+/// The `[pipeline.health]` table; every key has a default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HealthSettings {
+    /// `false`: runs are not checked.
+    pub enabled: bool,
+    /// How many of the latest earlier runs a run is compared with (two weeks of
+    /// nights: every weekday twice).
+    pub runs: usize,
+    /// A figure that fewer earlier runs have is not judged.
+    pub min_runs: usize,
+    /// A count (articles, captures listed) is a finding when it falls below what
+    /// the earlier runs lead to expect divided by this; page requests per kept
+    /// article when it rises above the earlier runs' median times this. 3: a
+    /// holiday or a weekend (about half an ordinary day) is no finding, a section
+    /// gone or a layout no profile reads is.
+    pub factor: f64,
+    /// A share (pages rejected for a reason, summaries from a source, pages
+    /// failed) is a finding when it moves by more than this from the earlier runs'
+    /// median (0.2: twenty points).
+    pub share_change: f64,
+    /// ...and by more than this many standard deviations of chance (Poisson for
+    /// counts, binomial for shares), so a small run (a retry an hour after the
+    /// night's) raises nothing on a handful of pages.
+    pub sigmas: f64,
+}
+
+impl Default for HealthSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            runs: 14,
+            min_runs: 5,
+            factor: 3.0,
+            share_change: 0.2,
+            sigmas: 3.0,
+        }
+    }
+}
+
+impl HealthSettings {
+    /// The settings of the `[pipeline.health]` table (`None`: the defaults).
+    ///
+    /// # Errors
+    /// Each problem with its key (`runs`, `factor`, ...; `None` for the table).
+    pub fn from_table(table: Option<&toml::Table>) -> Result<Self, Vec<(Option<String>, String)>> {
+        let Some(table) = table else {
+            return Ok(Self::default());
+        };
+        let settings: Self = toml::Value::Table(table.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| vec![(None, e.message().to_string())])?;
+        let mut problems = Vec::new();
+        let mut problem =
+            |key: &str, message: String| problems.push((Some(key.to_string()), message));
+        if settings.runs == 0 {
+            problem("runs", "must be at least 1 earlier run".into());
+        }
+        if settings.min_runs == 0 || settings.min_runs > settings.runs {
+            problem(
+                "min_runs",
+                format!("must be between 1 and `runs` ({})", settings.runs),
+            );
+        }
+        if settings.factor.is_nan() || settings.factor <= 1.0 {
+            problem("factor", format!("must be above 1, is {}", settings.factor));
+        }
+        if settings.share_change.is_nan()
+            || settings.share_change <= 0.0
+            || settings.share_change >= 1.0
+        {
+            problem(
+                "share_change",
+                format!(
+                    "must be between 0 and 1 (a share), is {}",
+                    settings.share_change
+                ),
+            );
+        }
+        if settings.sigmas.is_nan() || settings.sigmas < 0.0 {
+            problem(
+                "sigmas",
+                format!("must be 0 or more, is {}", settings.sigmas),
+            );
+        }
+        if problems.is_empty() {
+            Ok(settings)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn defaults_fill_what_the_table_does_not_say() {
+        assert_eq!(
+            HealthSettings::from_table(None).unwrap(),
+            HealthSettings::default()
+        );
+        let s = HealthSettings::from_table(Some(&table("runs = 28\nfactor = 4.0"))).unwrap();
+        assert_eq!((s.runs, s.factor, s.min_runs), (28, 4.0, 5));
+    }
+
+    #[test]
+    fn each_bad_value_is_named_by_its_key() {
+        let err = HealthSettings::from_table(Some(&table(
+            "runs = 3\nmin_runs = 4\nfactor = 0.5\nshare_change = 2.0",
+        )))
+        .unwrap_err();
+        let keys: Vec<_> = err.iter().filter_map(|(k, _)| k.as_deref()).collect();
+        assert_eq!(keys, ["min_runs", "factor", "share_change"], "{err:?}");
+        let err = HealthSettings::from_table(Some(&table("run = 3"))).unwrap_err();
+        assert!(err[0].1.contains("unknown field `run`"), "{err:?}");
+    }
+}

@@ -1,0 +1,189 @@
+//! `tempora reveal OUT`: publishes the part of the sets a run held back
+//! (`[pipeline.release]`), once every withheld file and the key are those the
+//! folder committed to.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use tempora_sink::release::{
+    hex, read_key, relative_files, rows, sha256_file, sha256_hex, withheld_files, Commitment,
+    Revealed, Withhold, WithholdOption, COMMITMENT, DIR,
+};
+
+/// Publish the withheld part of an output folder: check each withheld file and
+/// the key against the folder's commitment (`withheld.json`, also in its card),
+/// check that the key chose what was held back, then add the files to the
+/// card's configs and record the reveal (with the key, so anyone can check).
+#[derive(Debug, clap::Args)]
+pub struct RevealArgs {
+    /// The output folder of `tempora run`.
+    pub out: PathBuf,
+    /// The key file (default: the `key` of the run's `[pipeline.release]`).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+}
+
+/// Runs `tempora reveal`.
+///
+/// # Errors
+/// No commitment; a withheld file missing, changed or not committed to; the
+/// key not the one committed to, or one that did not choose the withheld part.
+/// Nothing is changed then.
+pub fn run(args: &RevealArgs) -> anyhow::Result<()> {
+    let out = &args.out;
+    if !out.is_dir() {
+        bail!("no such folder: {}", out.display());
+    }
+    let Some(mut commitment) = Commitment::read(out).map_err(anyhow::Error::msg)? else {
+        bail!(
+            "{} holds back nothing: it has no {COMMITMENT} (a run with `[pipeline.release] withhold` writes one)",
+            out.display()
+        );
+    };
+    if let Some(revealed) = &commitment.revealed {
+        println!("already revealed at {}: nothing to do", revealed.at);
+        return Ok(());
+    }
+    check_files(out, &commitment)?;
+    let key_path = match &args.key {
+        Some(path) => path.clone(),
+        None => run_key(out)?,
+    };
+    let key = read_key(&key_path).map_err(anyhow::Error::msg)?;
+    if sha256_hex(&key) != commitment.key_sha256 {
+        bail!(
+            "the key {} is not the one {} committed to (its SHA-256 differs)",
+            key_path.display(),
+            out.join(COMMITMENT).display()
+        );
+    }
+    let withhold = Withhold::load(&WithholdOption {
+        share: commitment.share,
+        key: key_path,
+    })
+    .map_err(anyhow::Error::msg)?;
+    check_choice(out, &withhold)?;
+    commitment.revealed = Some(Revealed {
+        at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        key: hex(&key),
+    });
+    commitment
+        .write(out)
+        .with_context(|| format!("cannot write {}", out.join(COMMITMENT).display()))?;
+    let card = tempora_report::card::write_card(out)
+        .with_context(|| format!("dataset card of {}", out.display()))?;
+    super::card::print_card(&card);
+    println!(
+        "revealed {} withheld file{} of {}; the card lists them and the key",
+        commitment.files.len(),
+        if commitment.files.len() == 1 { "" } else { "s" },
+        out.display()
+    );
+    Ok(())
+}
+
+/// Each committed file as committed; no other file under `withheld/`.
+fn check_files(out: &Path, commitment: &Commitment) -> anyhow::Result<()> {
+    let committed: BTreeSet<&str> = commitment.files.iter().map(|f| f.path.as_str()).collect();
+    for file in &commitment.files {
+        let path = out.join(&file.path);
+        let sha256 = sha256_file(&path).with_context(|| {
+            format!(
+                "withheld file {} (committed to in {COMMITMENT})",
+                path.display()
+            )
+        })?;
+        if sha256 != file.sha256 {
+            bail!(
+                "{} changed since it was committed to: SHA-256 {sha256}, {COMMITMENT} says {}",
+                path.display(),
+                file.sha256
+            );
+        }
+        let n = rows(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        if n != file.rows {
+            bail!(
+                "{} holds {n} records, {COMMITMENT} says {}",
+                path.display(),
+                file.rows
+            );
+        }
+    }
+    let present =
+        withheld_files(out).with_context(|| format!("cannot read {}", out.join(DIR).display()))?;
+    if let Some(extra) = present.iter().find(|p| !committed.contains(p.as_str())) {
+        bail!(
+            "{} is not committed to in {COMMITMENT}",
+            out.join(extra).display()
+        );
+    }
+    Ok(())
+}
+
+/// The `key` of the run's `[pipeline.release]`, from `run.json`.
+fn run_key(out: &Path) -> anyhow::Result<PathBuf> {
+    let path = out.join("run.json");
+    let run: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not JSON", path.display()))?;
+    run.pointer("/config/pipeline/release/key")
+        .and_then(serde_json::Value::as_str)
+        .map(PathBuf::from)
+        .with_context(|| {
+            format!(
+                "{} names no release key: give it with --key",
+                path.display()
+            )
+        })
+}
+
+/// The key chose the withheld part: every record of a withheld JSONL file is
+/// held back by it, and no record of a published JSONL file is. (Parquet files
+/// hold the same records as their JSONL twins where a pipeline writes both.)
+fn check_choice(out: &Path, withhold: &Withhold) -> anyhow::Result<()> {
+    for file in jsonl_files(out)? {
+        let held_back = file.starts_with(&format!("{DIR}/"));
+        let path = out.join(&file);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(id) = value
+                .get("article_id")
+                .or_else(|| {
+                    value.get("id").filter(|_| {
+                        value.get("document").is_some() || value.get("text_sha256").is_some()
+                    })
+                })
+                .and_then(serde_json::Value::as_str)
+            else {
+                continue;
+            };
+            if withhold.holds(id) != held_back {
+                bail!(
+                    "{}:{}: article {id} is {} but the key {}: the withheld part was not chosen by this key",
+                    path.display(),
+                    i + 1,
+                    if held_back { "withheld" } else { "published" },
+                    if held_back { "does not hold it back" } else { "holds it back" }
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every `*.jsonl` under `out` but the rejected records, relative.
+fn jsonl_files(out: &Path) -> anyhow::Result<Vec<String>> {
+    let mut found = relative_files(out, Path::new(""))
+        .with_context(|| format!("cannot read {}", out.display()))?;
+    found.retain(|f| {
+        let name = f.rsplit('/').next().unwrap_or(f);
+        name.ends_with(".jsonl") && name != "rejected.jsonl"
+    });
+    Ok(found)
+}

@@ -1,0 +1,119 @@
+//! A withheld part of each set (`[pipeline.release]`), wired into `tempora run`:
+//! the table read with the file's other problems (a key that cannot be read is
+//! one, before any request), given to every file sink, and the folder's
+//! commitment (`withheld.json`) written once the run has published.
+
+use std::path::{Path, PathBuf};
+
+use tempora_engine::{ConfigError, PipelineFile};
+use tempora_sink::release::{Commitment, Withhold, WithholdOption, COMMITMENT};
+
+/// The file's `[pipeline.release]`, checked (its key read); a problem is added to
+/// the file's problems and the release left out.
+pub fn settings(file: &mut PipelineFile) -> Option<WithholdOption> {
+    let table = file.table.get("pipeline")?.get("release")?.clone();
+    let mut problem = |key: &str, message: String| {
+        file.problems
+            .push(ConfigError::pipeline(&format!("release.{key}"), message));
+    };
+    let Some(table) = table.as_table() else {
+        problem(
+            "",
+            "must be a table: `[pipeline.release]` with `withhold` and `key`".into(),
+        );
+        return None;
+    };
+    if let Some(unknown) = table
+        .keys()
+        .find(|k| !matches!(k.as_str(), "withhold" | "key"))
+    {
+        problem(
+            unknown,
+            format!("unknown key `{unknown}`: `[pipeline.release]` takes `withhold` and `key`"),
+        );
+    }
+    let share = match table.get("withhold") {
+        Some(toml::Value::Float(f)) => *f,
+        #[allow(clippy::cast_precision_loss)]
+        Some(toml::Value::Integer(i)) => *i as f64,
+        Some(_) => {
+            problem(
+                "withhold",
+                "a share of the articles to hold back, e.g. 0.2".into(),
+            );
+            return None;
+        }
+        None => {
+            problem(
+                "withhold",
+                "missing: the share of the articles to hold back, e.g. `withhold = 0.2`".into(),
+            );
+            return None;
+        }
+    };
+    let Some(key) = table.get("key").and_then(toml::Value::as_str) else {
+        problem("key", "missing: the secret key file that chooses what is held back, e.g. `key = \"release.key\"`".into());
+        return None;
+    };
+    let option = WithholdOption {
+        share,
+        key: PathBuf::from(key),
+    };
+    match Withhold::load(&option) {
+        Ok(_) => Some(option),
+        Err(message) => {
+            let at = if message.starts_with("`withhold`") {
+                "withhold"
+            } else {
+                "key"
+            };
+            problem(at, message);
+            None
+        }
+    }
+}
+
+/// Gives `option` to every `jsonl` and `parquet` sink of `file` that does not
+/// set its own `withhold`.
+pub fn give_to_sinks(file: &mut PipelineFile, option: &WithholdOption) {
+    let Ok(value) = toml::Value::try_from(option) else {
+        return;
+    };
+    let Some(stages) = file
+        .table
+        .get_mut("stages")
+        .and_then(toml::Value::as_table_mut)
+    else {
+        return;
+    };
+    for (_, stage) in stages.iter_mut() {
+        let Some(stage) = stage.as_table_mut() else {
+            continue;
+        };
+        let sink = matches!(
+            stage.get("kind").and_then(toml::Value::as_str),
+            Some("jsonl" | "parquet")
+        );
+        if sink && !stage.contains_key("withhold") {
+            stage.insert("withhold".into(), value.clone());
+        }
+    }
+}
+
+/// After a completed run: the commitment of what `option` held back, or none
+/// (a stale one removed) when the pipeline holds nothing back.
+///
+/// # Errors
+/// The key or a withheld file cannot be read, or the commitment cannot be written.
+pub fn commit(out: &Path, option: Option<&WithholdOption>) -> anyhow::Result<()> {
+    let Some(option) = option else {
+        return match std::fs::remove_file(out.join(COMMITMENT)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+            _ => Ok(()),
+        };
+    };
+    let withhold = Withhold::load(option).map_err(anyhow::Error::msg)?;
+    Commitment::of_folder(out, &withhold)
+        .and_then(|c| c.write(out))
+        .map_err(|e| anyhow::anyhow!("cannot write {} in {}: {e}", COMMITMENT, out.display()))
+}
