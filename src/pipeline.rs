@@ -127,13 +127,20 @@ pub fn validate(args: &PipelineArgs) -> ExitCode {
 }
 
 /// `tempora graph`: the stage graph as Graphviz dot.
+///
+/// The graph is drawn from the file alone: unset variables and input files
+/// not there yet do not stop it (as `--dry-run`); a problem of the file does.
 pub fn graph(args: &PipelineArgs) -> ExitCode {
-    match plan(args) {
-        Ok(plan) => {
+    let draft = PipelineFile::load(&args.pipeline, &args.set).and_then(|mut file| {
+        crate::health::settings(&mut file);
+        Plan::draft(file, &registry())
+    });
+    match draft {
+        Ok((plan, _)) => {
             print!("{}", plan.to_dot());
             ExitCode::SUCCESS
         }
-        Err(code) => code,
+        Err(e) => bad_file(e),
     }
 }
 
@@ -227,12 +234,7 @@ pub fn run_file(
             return Ok(exit::usage());
         }
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let out = plan.context.out.clone();
-    let name = plan.context.name.clone();
     let declared = tempora_manifest::inputs::declared(&plan);
     // A rebuild says which of its site profiles changed since the manifest (the
     // plan already holds what each stage declares: no second planning).
@@ -245,25 +247,7 @@ pub fn run_file(
         .stages
         .iter()
         .any(|s| s.name == tempora_manifest::attach::SINKS[2]);
-    let shown_out = out.clone();
-    let report = runtime.block_on(async move {
-        let shutdown = options.shutdown.clone();
-        let abort = options.abort.clone();
-        tokio::spawn(async move {
-            let mut stops = StopSignals::new();
-            if stops.next().await {
-                suspend(|| eprintln!("\nstopping: sources closed, what was fetched is kept for the next run, nothing is published (Ctrl-C again to abort)"));
-                shutdown.cancel();
-            }
-            if stops.next().await {
-                suspend(|| eprintln!("\naborting: outputs of this run are not published"));
-                abort.cancel();
-            }
-        });
-        tracing::info!(pipeline = %name, out = %shown_out.display(), "starting");
-        tempora_engine::run(plan, options).await
-    });
-    let report = match report {
+    let report = match run_plan(plan, options)? {
         Ok(report) => report,
         Err(
             e @ (PreflightError::OutDir { .. }
@@ -294,9 +278,45 @@ pub fn run_file(
             return Ok(code);
         }
     }
+    Ok(exit_code(&report))
+}
+
+/// Runs `plan` on a multi-threaded runtime, stopped by the first Ctrl-C or
+/// SIGTERM and aborted by the second.
+///
+/// # Errors
+/// Only when the async runtime cannot start.
+fn run_plan(plan: Plan, options: RunOptions) -> anyhow::Result<Result<RunReport, PreflightError>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let name = plan.context.name.clone();
+    let out = plan.context.out.clone();
+    Ok(runtime.block_on(async move {
+        let shutdown = options.shutdown.clone();
+        let abort = options.abort.clone();
+        tokio::spawn(async move {
+            let mut stops = StopSignals::new();
+            if stops.next().await {
+                suspend(|| eprintln!("\nstopping: sources closed, what was fetched is kept for the next run, nothing is published (Ctrl-C again to abort)"));
+                shutdown.cancel();
+            }
+            if stops.next().await {
+                suspend(|| eprintln!("\naborting: outputs of this run are not published"));
+                abort.cancel();
+            }
+        });
+        tracing::info!(pipeline = %name, out = %out.display(), "starting");
+        tempora_engine::run(plan, options).await
+    }))
+}
+
+/// The exit code of a run that ran (see [`crate::exit`]).
+fn exit_code(report: &RunReport) -> ExitCode {
     let warned =
-        crate::health::of(&report).is_some_and(|h| h.status == tempora_health::Status::Warn);
-    Ok(match report.status {
+        crate::health::of(report).is_some_and(|h| h.status == tempora_health::Status::Warn);
+    match report.status {
         RunStatus::Completed if !report.missing.is_empty() => exit::partial(),
         RunStatus::Completed if warned => exit::health_warning(),
         RunStatus::Completed => ExitCode::SUCCESS,
@@ -310,7 +330,7 @@ pub fn run_file(
         }
         RunStatus::Failed => exit::failure(),
         RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
-    })
+    }
 }
 
 /// Writes `manifest.inputs.json`: the original's, or this run's from its `run.json`.
@@ -384,11 +404,8 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
     let mut files: Vec<String> = report
         .stages
         .iter()
-        .flat_map(|s| s.counters.iter())
-        .filter_map(|(k, v)| {
-            let n = v.as_u64().unwrap_or(0);
-            Some(format!("{} ({})", k.strip_prefix("file ")?, records(n)))
-        })
+        .flat_map(tempora_engine::stats::StageReport::files_written)
+        .map(|(file, n)| format!("{file} ({})", records(n)))
         .collect();
     files.sort();
     println!();

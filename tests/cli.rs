@@ -204,6 +204,39 @@ fn graph_and_run_exit_2_on_a_bad_pipeline_file() {
 }
 
 #[test]
+fn graph_draws_a_shipped_pipeline_without_its_data() {
+    // No dump, no lists, no variables set: the graph is the file's.
+    for (pipeline, stages) in [
+        (
+            "pipelines/temposum-bbc.toml",
+            ["captures", "articles", "split"],
+        ),
+        (
+            "pipelines/nightly-bbc.toml",
+            ["captures", "wanted", "pages"],
+        ),
+    ] {
+        let o = tempora()
+            .env_remove("WIKIDATA_DUMP")
+            .env_remove("XSUM_SPLIT")
+            .env_remove("XSUM_TRAIN_SUMMARIES")
+            .env_remove("TEMPORA_CONTACT")
+            .args(["graph", pipeline])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{pipeline}: {}", stderr(&o));
+        let dot = String::from_utf8_lossy(&o.stdout);
+        assert!(dot.starts_with("digraph"), "{pipeline}: {dot}");
+        for stage in stages {
+            assert!(
+                dot.contains(&format!("\"{stage}\"")),
+                "{pipeline}: {stage} not in {dot}"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_subcommand_exits_2_on_bad_usage_and_names_the_argument() {
     let cases: [(&[&str], &str); 6] = [
         (

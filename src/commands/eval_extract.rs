@@ -10,7 +10,8 @@ use tempora_extract::SummaryFallback;
 use super::extract::SummaryFallbackArg;
 
 /// Score extraction against a folder of pages with known answers (one sub-folder
-/// per site, laid out like `../shared/fixtures/pages`): prints a Markdown table.
+/// per site, each with an `expected.json`: file name -> `url`, `title`,
+/// `published`, `summary`): prints a Markdown table.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
     /// The folder of site folders.

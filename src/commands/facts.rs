@@ -54,62 +54,8 @@ pub struct FactsArgs {
 /// languages the stage would refuse, an unreadable or broken dump, an unwritable
 /// output.
 pub fn run(args: FactsArgs) -> anyhow::Result<()> {
-    if args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-    {
-        return Err(UsageError::new(format!(
-            "{}: `tempora facts` writes JSONL only; parquet output goes through a pipeline \
-             with a `wikidata` stage and a `parquet` sink (`tempora run`), or convert the JSONL",
-            args.output.display()
-        ))
-        .into());
-    }
-    let query = FactsQuery {
-        relations: args.relations,
-        languages: args.languages,
-        cutoff: args.cutoff,
-        on_error: args.on_error,
-    };
-    let problems: Vec<String> = query
-        .problems()
-        .into_iter()
-        .map(|(option, message)| format!("--{option}: {message}"))
-        .collect();
-    if !problems.is_empty() {
-        return Err(UsageError::new(problems.join("; ")).into());
-    }
-    let mut rejected_out = match &args.rejected {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).with_context(|| {
-                format!("cannot create {}", path.display())
-            })?))
-        }
-        None => None,
-    };
-    let mut rejected = 0u64;
-    let mut reject = |r: Rejection| {
-        rejected += 1;
-        match &mut rejected_out {
-            Some(out) => {
-                // The shape of the pipelines' `rejected.jsonl`.
-                let line = Rejected {
-                    stage: "facts".into(),
-                    reason: r.reason,
-                    location: Some(r.location),
-                    record: r.record,
-                };
-                if serde_json::to_writer(&mut *out, &line).is_ok() {
-                    let _ = out.write_all(b"\n");
-                }
-            }
-            None if rejected <= 5 => {
-                suspend(|| eprintln!("rejected: {}: {}", r.location, r.reason));
-            }
-            None => {}
-        }
-    };
+    let query = query_of(&args)?;
+    let mut rejected = RejectedLines::open(args.rejected.as_deref())?;
     let stats = Arc::new(StageStats::default());
     // The runtime's display: a bar with bytes and ETA on a terminal, log lines otherwise.
     let progress = Progress::start(
@@ -122,12 +68,12 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
     );
     let cancel = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
-    let result = read_facts(&args.dump, &query, &stats, &cancel, &mut reject);
+    let result = read_facts(&args.dump, &query, &stats, &cancel, &mut |r| {
+        rejected.push(r)
+    });
     progress.finish();
     let read = result?;
-    if let Some(mut out) = rejected_out {
-        out.flush().context("cannot write the rejected lines")?;
-    }
+    let rejected = rejected.finish()?;
     let meta = FactsMeta::new(&query, Some(&args.dump), read.facts.len());
     write_facts(&args.output, &read.facts, &meta)?;
     eprintln!(
@@ -145,6 +91,90 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
         args.output.display()
     );
     Ok(())
+}
+
+/// The stage's query of the arguments.
+///
+/// # Errors
+/// A `.parquet` output, or options the `wikidata` stage would refuse (usage errors).
+fn query_of(args: &FactsArgs) -> anyhow::Result<FactsQuery> {
+    if args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    {
+        return Err(UsageError::new(format!(
+            "{}: `tempora facts` writes JSONL only; parquet output goes through a pipeline \
+             with a `wikidata` stage and a `parquet` sink (`tempora run`), or convert the JSONL",
+            args.output.display()
+        ))
+        .into());
+    }
+    let query = FactsQuery {
+        relations: args.relations.clone(),
+        languages: args.languages.clone(),
+        cutoff: args.cutoff,
+        on_error: args.on_error,
+    };
+    let problems: Vec<String> = query
+        .problems()
+        .into_iter()
+        .map(|(option, message)| format!("--{option}: {message}"))
+        .collect();
+    if !problems.is_empty() {
+        return Err(UsageError::new(problems.join("; ")).into());
+    }
+    Ok(query)
+}
+
+/// The dump lines the stage rejects: to `--rejected` in the shape of the
+/// pipelines' `rejected.jsonl`, else the first five on stderr.
+struct RejectedLines {
+    out: Option<BufWriter<File>>,
+    count: u64,
+}
+
+impl RejectedLines {
+    fn open(path: Option<&std::path::Path>) -> anyhow::Result<Self> {
+        let out = match path {
+            Some(path) => {
+                Some(BufWriter::new(File::create(path).with_context(|| {
+                    format!("cannot create {}", path.display())
+                })?))
+            }
+            None => None,
+        };
+        Ok(Self { out, count: 0 })
+    }
+
+    fn push(&mut self, r: Rejection) {
+        self.count += 1;
+        match &mut self.out {
+            Some(out) => {
+                let line = Rejected {
+                    stage: "facts".into(),
+                    reason: r.reason,
+                    location: Some(r.location),
+                    record: r.record,
+                };
+                if serde_json::to_writer(&mut *out, &line).is_ok() {
+                    let _ = out.write_all(b"\n");
+                }
+            }
+            None if self.count <= 5 => {
+                suspend(|| eprintln!("rejected: {}: {}", r.location, r.reason));
+            }
+            None => {}
+        }
+    }
+
+    /// How many were rejected, once the file is written.
+    fn finish(self) -> anyhow::Result<u64> {
+        if let Some(mut out) = self.out {
+            out.flush().context("cannot write the rejected lines")?;
+        }
+        Ok(self.count)
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub mod stage;
 pub mod stats;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+mod topology;
 pub mod transform;
 pub mod windows;
 

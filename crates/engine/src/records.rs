@@ -1,5 +1,5 @@
 //! The records that flow between stages. Their serde field names are the public
-//! JSONL/Parquet schema (DESIGN.md, "Records"): renaming a field is a breaking change.
+//! JSONL/Parquet schema (docs/reference.md, "Output schema"): renaming a field is a breaking change.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use schemars::JsonSchema;

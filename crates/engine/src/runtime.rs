@@ -27,19 +27,18 @@ use crate::cost::CrawlCost;
 use crate::error::StageError;
 use crate::fingerprint::FINGERPRINT;
 use crate::input_files::{self, InputFile};
-use crate::out_dir::{check_writable, OutDir};
+use crate::out_dir::OutDir;
 use crate::plan::Plan;
 pub use crate::preflight::PreflightError;
-use crate::preflight::{keep_earlier_runs, same_configuration};
 use crate::progress::Progress;
 use crate::publish::{Publication, Staged};
 use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::run_options::RunOptions;
 use crate::run_report::{RunReport, RunStatus, StageFailure};
-use crate::runs::RunId;
-use crate::stage::{AfterPublishHooks, Message, OutPort, StageIo};
+use crate::stage::{AfterPublishHooks, StageIo};
 use crate::stats::StageStats;
+use crate::topology::{self, Prepared, Wiring};
 
 /// Kept here for callers that write their files the runtime's way.
 pub use crate::atomic_file::write_atomically;
@@ -83,115 +82,23 @@ pub struct Running {
 pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
-    let out = plan.context.out.clone();
-    check_writable(&out).map_err(|source| PreflightError::OutDir {
-        path: out.clone(),
-        source,
-    })?;
-    let out_dir = OutDir::claim(&out)?;
-    plan.context.run = RunId::new(started_at);
-    // An incremental pipeline adds to its folder, unless it is rebuilt.
-    let incremental = plan.incremental_stage().map(str::to_string);
-    plan.context.incremental = incremental.is_some() && !options.rebuild;
-    plan.context.rebuild = incremental.is_some() && options.rebuild;
-    let run_folder = match &incremental {
-        Some(incremental) => Some(keep_earlier_runs(&mut plan, incremental, options.rebuild)?),
-        None => None,
-    };
-    let reads = input_files::named_by(&plan);
-    // An incremental pipeline fingerprints its input files before it starts;
-    // run.json records the same description.
-    let described = incremental.as_ref().map(|_| input_files::describe(&reads));
-    let fingerprint = match (&described, &run_folder) {
-        (Some(inputs), Some(folder)) => match same_configuration(&plan, options.rebuild, inputs) {
-            Ok(fingerprint) => Some(fingerprint),
-            Err(refused) => {
-                let _ = std::fs::remove_dir(folder);
-                return Err(refused);
-            }
-        },
-        _ => None,
-    };
-    let records_dir = run_folder.clone().unwrap_or_else(|| out.clone());
-
-    let mut stages = Vec::with_capacity(plan.stages.len());
-    for i in 0..plan.stages.len() {
-        let Some(config) = plan.stages[i].config.take() else {
-            continue;
-        };
-        match config.build(&plan.context) {
-            Ok(stage) => stages.push(stage),
-            Err(source) => {
-                let stage = plan.stages[i].name.clone();
-                // Nothing runs (so describing the inputs here holds up no task); the
-                // report says what would have run and why it did not.
-                let mut report = RunReport::of_plan(&plan, &options, started_at);
-                report.error = Some(StageFailure {
-                    stage: Some(stage.clone()),
-                    message: source.to_string(),
-                    domain: source.domain(),
-                });
-                report.inputs = described.unwrap_or_else(|| input_files::describe(&reads));
-                report.close(start, &out);
-                return Err(PreflightError::Build { stage, source });
-            }
-        }
-    }
+    let prepared = topology::prepare(&mut plan, &options, started_at)?;
+    let stages = topology::build_stages(&mut plan, &options, &prepared, started_at, start)?;
+    let Prepared {
+        out_dir,
+        run_folder,
+        reads,
+        described,
+        fingerprint,
+    } = prepared;
     // Hashing the inputs reads them: off the async threads, beside the run (once).
     let inputs = match described {
         Some(inputs) => tokio::spawn(async move { inputs }),
         None => tokio::task::spawn_blocking(move || input_files::describe(&reads)),
     };
-
-    let batch_size = (plan.context.channel_capacity / 2).clamp(1, 1024);
-    let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-
-    // One input channel per consumer, one per side input; producers get senders.
-    let mut input_rx: Vec<Option<mpsc::Receiver<Message>>> = Vec::new();
-    let mut input_tx: Vec<Option<mpsc::Sender<Message>>> = Vec::new();
-    for s in &plan.stages {
-        if s.inputs.is_empty() {
-            input_rx.push(None);
-            input_tx.push(None);
-        } else {
-            let slots = (s.channel_capacity / batch_size).max(1);
-            let (tx, rx) = mpsc::channel(slots);
-            input_rx.push(Some(rx));
-            input_tx.push(Some(tx));
-        }
-    }
-    let mut port_senders: HashMap<(usize, String), Vec<mpsc::Sender<Message>>> = HashMap::new();
-    let mut side_rx: Vec<HashMap<String, mpsc::Receiver<Message>>> = Vec::new();
-    for (c, s) in plan.stages.iter().enumerate() {
-        for input in &s.inputs {
-            if let (Some(&p), Some(tx)) = (index.get(input.stage.as_str()), &input_tx[c]) {
-                port_senders
-                    .entry((p, input.port.clone()))
-                    .or_default()
-                    .push(tx.clone());
-            }
-        }
-        let mut sides = HashMap::new();
-        for (side, from) in &s.side_inputs {
-            let slots = (s.channel_capacity / batch_size).max(1);
-            let (tx, rx) = mpsc::channel(slots);
-            if let Some(&p) = index.get(from.stage.as_str()) {
-                port_senders
-                    .entry((p, from.port.clone()))
-                    .or_default()
-                    .push(tx);
-            }
-            sides.insert(side.key.clone(), rx);
-        }
-        side_rx.push(sides);
-    }
-    drop(input_tx);
-
+    let records_dir = run_folder
+        .clone()
+        .unwrap_or_else(|| plan.context.out.clone());
     let (rejected_tx, rejected_rx) = mpsc::channel::<Vec<Rejected>>(64);
     let stage_order: HashMap<String, usize> = plan
         .stages
@@ -204,7 +111,6 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         stage_order,
         rejected_rx,
     ));
-
     let stats: Vec<Arc<StageStats>> = plan.stages.iter().map(|_| Arc::default()).collect();
     let progress = Progress::start(
         options.progress,
@@ -214,71 +120,23 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
             .map(|(s, st)| (s.name.clone(), st.clone()))
             .collect(),
     );
-
     let (verdict, verdict_rx) = tokio::sync::watch::channel(None);
-    let after_publish = AfterPublishHooks::default();
-    let publication = Publication::default();
+    let shared = Shared {
+        rejected: rejected_tx,
+        verdict: verdict_rx,
+        after_publish: AfterPublishHooks::default(),
+        publication: Publication::default(),
+    };
     if let Some(fingerprint) = fingerprint {
         // Published with the outputs: what built them.
-        let path = out.join(FINGERPRINT);
+        let path = plan.context.out.join(FINGERPRINT);
         let file = AtomicFile::with_contents(&path, fingerprint.to_json().as_bytes())
             .map_err(|source| PreflightError::OutDir { path, source })?;
-        if let Ok(mut staged) = publication.lock() {
+        if let Ok(mut staged) = shared.publication.lock() {
             staged.push(Staged::File(file));
         }
     }
-    let mut tasks = JoinSet::new();
-    let mut task_stage = HashMap::new();
-    for (i, stage) in stages.into_iter().enumerate() {
-        let planned = &plan.stages[i];
-        let ports = planned
-            .outputs
-            .iter()
-            .map(|port| {
-                let senders = port_senders
-                    .remove(&(i, port.name.clone()))
-                    .unwrap_or_default();
-                (
-                    port.name.clone(),
-                    OutPort {
-                        senders,
-                        buffer: Vec::with_capacity(batch_size),
-                    },
-                )
-            })
-            .collect();
-        let producers: std::collections::BTreeSet<&str> =
-            planned.inputs.iter().map(|p| p.stage.as_str()).collect();
-        let io = StageIo {
-            name: planned.name.clone(),
-            input: input_rx[i].take(),
-            producers: producers.len(),
-            watermarks: HashMap::new(),
-            watermark: None,
-            stashed: None,
-            side: std::mem::take(&mut side_rx[i]),
-            ports,
-            rejected: rejected_tx.clone(),
-            stats: stats[i].clone(),
-            shutdown: options.shutdown.clone(),
-            batch_size,
-            last_flush: Instant::now(),
-            verdict: verdict_rx.clone(),
-            is_sink: planned.role == Role::Sink,
-            index: i,
-            after_publish: after_publish.clone(),
-            publication: publication.clone(),
-        };
-        let st = stats[i].clone();
-        let handle = tasks.spawn(async move {
-            let t0 = Instant::now();
-            let result = stage.run(io).await;
-            st.set_finished();
-            (i, result, t0.elapsed())
-        });
-        task_stage.insert(handle.id(), i);
-    }
-    drop(rejected_tx);
+    let (tasks, task_stage) = spawn_stages(&plan, &options, stages, &stats, &shared);
     Ok(Running {
         plan,
         options,
@@ -292,10 +150,72 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
         started_at,
         start,
         verdict,
-        after_publish,
-        publication,
+        after_publish: shared.after_publish,
+        publication: shared.publication,
         out_dir,
     })
+}
+
+/// What every stage of a run shares: the rejection log, the run's verdict, the
+/// hooks run after publication and the files staged for it.
+struct Shared {
+    rejected: mpsc::Sender<Vec<Rejected>>,
+    verdict: tokio::sync::watch::Receiver<Option<bool>>,
+    after_publish: AfterPublishHooks,
+    publication: Publication,
+}
+
+/// The running tasks, and the stage of each task.
+type Tasks = (
+    JoinSet<(usize, Result<(), StageError>, Duration)>,
+    HashMap<tokio::task::Id, usize>,
+);
+
+/// Wires `stages` with the plan's channels and spawns each as a task.
+fn spawn_stages(
+    plan: &Plan,
+    options: &RunOptions,
+    stages: Vec<Box<dyn crate::stage::Stage>>,
+    stats: &[Arc<StageStats>],
+    shared: &Shared,
+) -> Tasks {
+    let mut wiring = Wiring::new(plan);
+    let mut tasks = JoinSet::new();
+    let mut task_stage = HashMap::new();
+    for (i, stage) in stages.into_iter().enumerate() {
+        let planned = &plan.stages[i];
+        let producers: std::collections::BTreeSet<&str> =
+            planned.inputs.iter().map(|p| p.stage.as_str()).collect();
+        let io = StageIo {
+            name: planned.name.clone(),
+            input: wiring.take_input(i),
+            producers: producers.len(),
+            watermarks: HashMap::new(),
+            watermark: None,
+            stashed: None,
+            side: wiring.take_sides(i),
+            ports: wiring.take_ports(i, planned),
+            rejected: shared.rejected.clone(),
+            stats: stats[i].clone(),
+            shutdown: options.shutdown.clone(),
+            batch_size: wiring.batch_size,
+            last_flush: Instant::now(),
+            verdict: shared.verdict.clone(),
+            is_sink: planned.role == Role::Sink,
+            index: i,
+            after_publish: shared.after_publish.clone(),
+            publication: shared.publication.clone(),
+        };
+        let st = stats[i].clone();
+        let handle = tasks.spawn(async move {
+            let t0 = Instant::now();
+            let result = stage.run(io).await;
+            st.set_finished();
+            (i, result, t0.elapsed())
+        });
+        task_stage.insert(handle.id(), i);
+    }
+    (tasks, task_stage)
 }
 
 impl Running {
@@ -328,71 +248,11 @@ impl Running {
             publication,
             out_dir,
         } = self;
-        // Sinks publish once every other stage has ended well (see `Transform::publish`).
-        let mut upstream_left = plan.stages.iter().filter(|s| s.role != Role::Sink).count();
-        if upstream_left == 0 {
-            verdict.send_replace(Some(true));
-        }
         let names: Vec<String> = plan.stages.iter().map(|s| s.name.clone()).collect();
         let out = plan.context.out.clone();
-        let mut elapsed: Vec<Option<Duration>> = vec![None; names.len()];
-        let mut status = RunStatus::Completed;
-        let mut failure: Option<StageFailure> = None;
-        let mut aborted = false;
-        loop {
-            tokio::select! {
-                biased;
-                () = options.abort.cancelled(), if !aborted => {
-                    aborted = true;
-                    status = RunStatus::Aborted;
-                    verdict.send_replace(Some(false));
-                    tasks.abort_all();
-                }
-                joined = tasks.join_next_with_id() => {
-                    let Some(joined) = joined else { break };
-                    let (i, result) = match joined {
-                        Ok((_, (i, result, dt))) => {
-                            elapsed[i] = Some(dt);
-                            (i, result)
-                        }
-                        Err(e) if e.is_cancelled() => continue,
-                        Err(e) => {
-                            let i = task_stage.get(&e.id()).copied().unwrap_or(0);
-                            (i, Err(StageError::internal(format!("the stage panicked: {e}"))))
-                        }
-                    };
-                    let ended_well = matches!(result, Ok(()) | Err(StageError::Stopped));
-                    if ended_well && plan.stages[i].role != Role::Sink {
-                        upstream_left -= 1;
-                        if upstream_left == 0 && failure.is_none() && !aborted {
-                            // A stopped run publishes nothing: its sinks would hold
-                            // only part of the sets.
-                            let completed = !options.shutdown.is_cancelled();
-                            verdict.send_replace(Some(completed));
-                        }
-                    }
-                    match result {
-                        Ok(()) | Err(StageError::Stopped) => {}
-                        Err(e) if failure.is_none() && !aborted => {
-                            tracing::error!(stage = %names[i], error = %e, "stage failed; stopping the run");
-                            failure = Some(StageFailure {
-                                stage: Some(names[i].clone()),
-                                domain: e.domain(),
-                                message: e.to_string(),
-                            });
-                            status = RunStatus::Failed;
-                            verdict.send_replace(Some(false));
-                            options.shutdown.cancel();
-                            tasks.abort_all();
-                        }
-                        Err(_) => {}
-                    }
-                }
-            }
-        }
-        if status == RunStatus::Completed && options.shutdown.is_cancelled() {
-            status = RunStatus::Interrupted;
-        }
+        let sinks: Vec<bool> = plan.stages.iter().map(|s| s.role == Role::Sink).collect();
+        let mut ended =
+            supervise(&names, &sinks, &options, &mut tasks, &task_stage, &verdict).await;
         // Every sink staged its files (or the run did not complete): publish them
         // together, or none.
         let staged = std::mem::take(
@@ -400,31 +260,17 @@ impl Running {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        if status == RunStatus::Completed {
+        if ended.status == RunStatus::Completed {
             // A pipeline that makes its outputs anew holds only what this run made;
             // an incremental one keeps every night's.
-            let remove_stale = !plan.context.incremental;
-            let published = tokio::task::spawn_blocking({
-                let out = out.clone();
-                move || crate::publish::publish(&out, staged, remove_stale)
-            })
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
-            if let Err(e) = published {
-                tracing::error!(error = %e, "could not publish the outputs");
-                status = RunStatus::Failed;
-                failure = Some(StageFailure {
-                    stage: None,
-                    message: format!("could not publish the outputs in {}: {e}", out.display()),
-                    domain: crate::error::ErrorDomain::External,
-                });
+            if let Err(failure) = publish(&out, staged, !plan.context.incremental).await {
+                ended.failed(failure);
             }
         } else {
             drop(staged);
         }
-        if let Some(f) = run_after_publish(&after_publish, status, &names).await {
-            status = RunStatus::Failed;
-            failure = Some(f);
+        if let Some(f) = run_after_publish(&after_publish, ended.status, &names).await {
+            ended.failed(f);
         }
         // The display thread ends at once; joining it must not hold an async thread.
         let _ = tokio::task::spawn_blocking(move || progress.finish()).await;
@@ -435,45 +281,13 @@ impl Running {
                 tracing::error!(error = %e, "could not write rejected.jsonl");
                 0
             });
-
         let mut report = RunReport::of_plan(&plan, &options, started_at);
-        report.status = status;
-        report.completed = status == RunStatus::Completed;
-        report.error = failure;
-        report.stages = plan
-            .stages
-            .iter()
-            .zip(&stats)
-            .zip(&elapsed)
-            .map(|((s, st), dt)| st.report(&s.name, &s.kind, *dt))
-            .collect();
-        report.cost =
-            CrawlCost::from_stages(&report.stages, &sink_kinds(&plan), &plan.request_kinds);
         report.rejected = rejected;
-        // What the published outputs lack: a run that publishes nothing lacks
-        // nothing (what a stopped run had not reached yet is not missing).
-        if report.completed {
-            report.missing = plan
-                .stages
-                .iter()
-                .zip(&stats)
-                .filter_map(|(s, st)| st.missing_of(&s.name))
-                .collect();
-        }
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");
             Vec::new()
         });
-        // A file too large to hash apart, hashed by the stage that read it whole.
-        for (s, st) in plan.stages.iter().zip(&stats) {
-            for (option, sha256) in st.digests() {
-                report
-                    .inputs
-                    .iter_mut()
-                    .filter(|i| i.stage == s.name && i.option == option && i.sha256.is_none())
-                    .for_each(|i| i.sha256 = Some(sha256.clone()));
-            }
-        }
+        fill_report(&mut report, &plan, &stats, &ended);
         if let (Some(review), true, true) =
             (&options.review, run_folder.is_some(), report.completed)
         {
@@ -490,6 +304,152 @@ impl Running {
         }
         drop(out_dir);
         report
+    }
+}
+
+/// How the stages ended: the run's status, the first failure, and each stage's
+/// time.
+struct Ended {
+    status: RunStatus,
+    failure: Option<StageFailure>,
+    elapsed: Vec<Option<Duration>>,
+}
+
+impl Ended {
+    fn failed(&mut self, failure: StageFailure) {
+        self.status = RunStatus::Failed;
+        self.failure = Some(failure);
+    }
+}
+
+/// Awaits every stage task: sinks are told to publish once every other stage
+/// ended well (`verdict`), the first failure stops the run, a second stop signal
+/// aborts it.
+async fn supervise(
+    names: &[String],
+    sinks: &[bool],
+    options: &RunOptions,
+    tasks: &mut JoinSet<(usize, Result<(), StageError>, Duration)>,
+    task_stage: &HashMap<tokio::task::Id, usize>,
+    verdict: &tokio::sync::watch::Sender<Option<bool>>,
+) -> Ended {
+    // Sinks publish once every other stage has ended well (see `Transform::publish`).
+    let mut upstream_left = sinks.iter().filter(|sink| !**sink).count();
+    if upstream_left == 0 {
+        verdict.send_replace(Some(true));
+    }
+    let mut ended = Ended {
+        status: RunStatus::Completed,
+        failure: None,
+        elapsed: vec![None; names.len()],
+    };
+    let mut aborted = false;
+    loop {
+        tokio::select! {
+            biased;
+            () = options.abort.cancelled(), if !aborted => {
+                aborted = true;
+                ended.status = RunStatus::Aborted;
+                verdict.send_replace(Some(false));
+                tasks.abort_all();
+            }
+            joined = tasks.join_next_with_id() => {
+                let Some(joined) = joined else { break };
+                let (i, result) = match joined {
+                    Ok((_, (i, result, dt))) => {
+                        ended.elapsed[i] = Some(dt);
+                        (i, result)
+                    }
+                    Err(e) if e.is_cancelled() => continue,
+                    Err(e) => {
+                        let i = task_stage.get(&e.id()).copied().unwrap_or(0);
+                        (i, Err(StageError::internal(format!("the stage panicked: {e}"))))
+                    }
+                };
+                let ended_well = matches!(result, Ok(()) | Err(StageError::Stopped));
+                if ended_well && !sinks[i] {
+                    upstream_left -= 1;
+                    if upstream_left == 0 && ended.failure.is_none() && !aborted {
+                        // A stopped run publishes nothing: its sinks would hold
+                        // only part of the sets.
+                        verdict.send_replace(Some(!options.shutdown.is_cancelled()));
+                    }
+                }
+                match result {
+                    Ok(()) | Err(StageError::Stopped) => {}
+                    Err(e) if ended.failure.is_none() && !aborted => {
+                        let name = &names[i];
+                        tracing::error!(stage = %name, error = %e, "stage failed; stopping the run");
+                        ended.failed(StageFailure {
+                            stage: Some(name.clone()),
+                            domain: e.domain(),
+                            message: e.to_string(),
+                        });
+                        verdict.send_replace(Some(false));
+                        options.shutdown.cancel();
+                        tasks.abort_all();
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    if ended.status == RunStatus::Completed && options.shutdown.is_cancelled() {
+        ended.status = RunStatus::Interrupted;
+    }
+    ended
+}
+
+/// Publishes what the sinks staged, together (see [`crate::publish`]).
+async fn publish(out: &Path, staged: Vec<Staged>, remove_stale: bool) -> Result<(), StageFailure> {
+    let published = tokio::task::spawn_blocking({
+        let out = out.to_path_buf();
+        move || crate::publish::publish(&out, staged, remove_stale)
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+    published.map(|_| ()).map_err(|e| {
+        tracing::error!(error = %e, "could not publish the outputs");
+        StageFailure {
+            stage: None,
+            message: format!("could not publish the outputs in {}: {e}", out.display()),
+            domain: crate::error::ErrorDomain::External,
+        }
+    })
+}
+
+/// The report's outcome, stages, cost, what is missing and the inputs' digests.
+fn fill_report(report: &mut RunReport, plan: &Plan, stats: &[Arc<StageStats>], ended: &Ended) {
+    report.status = ended.status;
+    report.completed = ended.status == RunStatus::Completed;
+    report.error.clone_from(&ended.failure);
+    report.stages = plan
+        .stages
+        .iter()
+        .zip(stats)
+        .zip(&ended.elapsed)
+        .map(|((s, st), dt)| st.report(&s.name, &s.kind, *dt))
+        .collect();
+    report.cost = CrawlCost::from_stages(&report.stages, &sink_kinds(plan), &plan.request_kinds);
+    // What the published outputs lack: a run that publishes nothing lacks
+    // nothing (what a stopped run had not reached yet is not missing).
+    if report.completed {
+        report.missing = plan
+            .stages
+            .iter()
+            .zip(stats)
+            .filter_map(|(s, st)| st.missing_of(&s.name))
+            .collect();
+    }
+    // A file too large to hash apart, hashed by the stage that read it whole.
+    for (s, st) in plan.stages.iter().zip(stats) {
+        for (option, sha256) in st.digests() {
+            report
+                .inputs
+                .iter_mut()
+                .filter(|i| i.stage == s.name && i.option == option && i.sha256.is_none())
+                .for_each(|i| i.sha256 = Some(sha256.clone()));
+        }
     }
 }
 

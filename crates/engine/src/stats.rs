@@ -177,6 +177,34 @@ impl StageStats {
     }
 }
 
+/// The counter of `run.json` that says how many records a sink wrote to a file
+/// (`file <path relative to pipeline.out>`): written by [`FileWritten::counter`],
+/// read back by [`FileWritten::parse`], in every crate that reads `run.json`.
+pub struct FileWritten;
+
+impl FileWritten {
+    const PREFIX: &'static str = "file ";
+
+    /// The counter's name for `path` (relative to `pipeline.out`).
+    pub fn counter(path: &std::path::Path) -> String {
+        format!("{}{}", Self::PREFIX, path.display())
+    }
+
+    /// The path a counter names, if it is one of these.
+    pub fn parse(counter: &str) -> Option<&str> {
+        counter.strip_prefix(Self::PREFIX)
+    }
+}
+
+impl StageReport {
+    /// The files the stage wrote, with their records.
+    pub fn files_written(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.counters
+            .iter()
+            .filter_map(|(k, v)| Some((FileWritten::parse(k)?, v.as_u64().unwrap_or(0))))
+    }
+}
+
 /// Counters of one stage in `run.json`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StageReport {

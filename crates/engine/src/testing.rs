@@ -126,37 +126,9 @@ async fn run_stage_io(
         side_rx.insert(key, rx);
     }
 
-    let mut collectors = Vec::new();
-    let mut out_ports = Vec::new();
-    for port in &ports {
-        let (tx, mut rx) = mpsc::channel::<Message>(4);
-        out_ports.push((
-            port.name.clone(),
-            OutPort {
-                senders: vec![tx],
-                buffer: Vec::new(),
-            },
-        ));
-        let name = port.name.clone();
-        collectors.push(tokio::spawn(async move {
-            let (mut all, mut marks) = (Vec::new(), Vec::new());
-            while let Some(message) = rx.recv().await {
-                match message {
-                    Message::Records(batch) => all.extend(batch),
-                    Message::Watermark { value, .. } => marks.push((all.len(), value)),
-                }
-            }
-            (name, all, marks)
-        }));
-    }
-    let (rej_tx, mut rej_rx) = mpsc::channel::<Vec<Rejected>>(4);
-    let rejected = tokio::spawn(async move {
-        let mut all = Vec::new();
-        while let Some(batch) = rej_rx.recv().await {
-            all.extend(batch);
-        }
-        all
-    });
+    let (out_ports, collectors) = collect_ports(&ports);
+    let (rej_tx, rej_rx) = mpsc::channel::<Vec<Rejected>>(4);
+    let rejected = tokio::spawn(collect_rejected(rej_rx));
 
     let publication = crate::publish::Publication::default();
     let io = StageIo {
@@ -183,28 +155,7 @@ async fn run_stage_io(
     let stopped = io.shutdown.clone();
     let mut result = stage.run(io).await;
     if result.is_ok() && !stopped.is_cancelled() {
-        // What a sink staged is published at once, as by the runtime of a run that
-        // completed.
-        let staged = std::mem::take(
-            &mut *publication
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        crate::publish::publish(&ctx.out, staged, false)
-            .map_err(|e| StageError::io(&ctx.out, e))?;
-        // Nothing downstream to publish: the stage's hooks run at once, as after
-        // sinks that published a completed run.
-        let hooks = std::mem::take(
-            &mut *hooks
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        for (_, hook) in hooks {
-            if let Err(e) = hook().await {
-                result = Err(e);
-                break;
-            }
-        }
+        result = publish_as_completed(&ctx.out, &publication, &hooks).await;
     }
     feeder.abort();
     let mut output = StageOutput {
@@ -222,6 +173,77 @@ async fn run_stage_io(
         .await
         .map_err(|e| StageError::internal(format!("collector failed: {e}")))?;
     result.map(|()| output)
+}
+
+/// Every rejection the stage sends.
+async fn collect_rejected(mut rx: mpsc::Receiver<Vec<Rejected>>) -> Vec<Rejected> {
+    let mut all = Vec::new();
+    while let Some(batch) = rx.recv().await {
+        all.extend(batch);
+    }
+    all
+}
+
+/// What a port collector returns: the port, its records, its watermarks (after
+/// how many records).
+type Collected = (String, Vec<Record>, Vec<(usize, String)>);
+
+/// One channel per output port, and a task collecting what it carries.
+fn collect_ports(
+    ports: &[crate::Port],
+) -> (
+    Vec<(String, OutPort)>,
+    Vec<tokio::task::JoinHandle<Collected>>,
+) {
+    let mut collectors = Vec::new();
+    let mut out_ports = Vec::new();
+    for port in ports {
+        let (tx, mut rx) = mpsc::channel::<Message>(4);
+        out_ports.push((
+            port.name.clone(),
+            OutPort {
+                senders: vec![tx],
+                buffer: Vec::new(),
+            },
+        ));
+        let name = port.name.clone();
+        collectors.push(tokio::spawn(async move {
+            let (mut all, mut marks) = (Vec::new(), Vec::new());
+            while let Some(message) = rx.recv().await {
+                match message {
+                    Message::Records(batch) => all.extend(batch),
+                    Message::Watermark { value, .. } => marks.push((all.len(), value)),
+                }
+            }
+            (name, all, marks)
+        }));
+    }
+    (out_ports, collectors)
+}
+
+/// What a sink staged is published at once, as by the runtime of a run that
+/// completed; with nothing downstream to publish, the stage's hooks run at
+/// once, as after sinks that published a completed run.
+async fn publish_as_completed(
+    out: &std::path::Path,
+    publication: &crate::publish::Publication,
+    hooks: &AfterPublishHooks,
+) -> Result<(), StageError> {
+    let staged = std::mem::take(
+        &mut *publication
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    crate::publish::publish(out, staged, false).map_err(|e| StageError::io(out, e))?;
+    let hooks = std::mem::take(
+        &mut *hooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for (_, hook) in hooks {
+        hook().await?;
+    }
+    Ok(())
 }
 
 async fn feed(tx: mpsc::Sender<Message>, records: Vec<Record>) {

@@ -6,8 +6,9 @@
 //! cargo bench -p tempora-extract --bench speed
 //! ```
 //!
-//! Pages come from `../shared/fixtures/pages/bbc` beside the repository (or the
-//! folder in `TEMPORA_BENCH_PAGES`), read into memory once and repeated to
+//! Pages come from the folder in `TEMPORA_BENCH_PAGES` (the extract README's figures: 302
+//! archived XSum pages), by default this crate's own test pages
+//! (`tests/fixtures/pages/bbc`, written in each layout's markup), read into memory once and repeated to
 //! `TEMPORA_BENCH_PAGES_PER_RUN` pages (default 400). Timed: decoding, extraction
 //! (every layout, every field) and, for the baseline, lxml parsing and the rule.
 //! The three measurements take turns, `TEMPORA_BENCH_TRIALS` times (default 5), and
@@ -30,7 +31,7 @@ struct Page {
 
 fn pages_dir() -> PathBuf {
     std::env::var_os("TEMPORA_BENCH_PAGES").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/pages/bbc"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pages/bbc"),
         PathBuf::from,
     )
 }

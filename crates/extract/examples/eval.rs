@@ -1,6 +1,7 @@
 //! Scores extraction against a folder of pages with known answers, through the
 //! library (the shipped profiles, `description` for pages without a summary):
-//! `cargo run -p tempora-extract --release --example eval -- ../shared/fixtures/pages`
+//! `cargo run -p tempora-extract --release --example eval -- PAGES_DIR` (one folder
+//! per site, each with an `expected.json`: file name -> url, title, published, summary)
 //! (`tempora eval-extract` has every option).
 
 use std::error::Error;

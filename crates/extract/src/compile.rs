@@ -18,7 +18,13 @@ use crate::profile::{
 struct RawSite {
     site: String,
     hosts: Vec<String>,
+    #[serde(default)]
+    editions: Vec<String>,
     id: Vec<String>,
+    #[serde(default)]
+    exclude_ids: Option<String>,
+    #[serde(default)]
+    citation: Option<String>,
     #[serde(default)]
     id_dates: Option<RawIdDates>,
     #[serde(default)]
@@ -185,7 +191,14 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
     Ok(SiteProfile {
         site: raw.site,
         hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+        editions: raw
+            .editions
+            .iter()
+            .map(|h| h.to_ascii_lowercase())
+            .collect(),
         id: c.regexes("id", &raw.id)?,
+        exclude_ids: raw.exclude_ids,
+        citation: raw.citation,
         id_dates: raw.id_dates.map(|d| c.id_dates(d)).transpose()?,
         description: c.selectors("description", &raw.description)?,
         strip: c.selectors("strip", &raw.strip)?,

@@ -157,74 +157,21 @@ impl Extractor {
             .unwrap_or_default()
     }
 
-    /// Extracts one page.
+    /// Extracts one page: finds its site, rejects what the site's rules name,
+    /// picks the layout, then reads the headline, summary, text, date and id.
     ///
     /// # Errors
     /// A [`Rejection`] saying why the page gives no article.
     pub fn extract(&self, page: PageInput<'_>) -> Result<Extraction, Rejection> {
-        let viewer = wayback::is_viewer_page(page.html);
-        let capture = viewer.then(|| wayback::viewer_capture(page.html)).flatten();
-        let html = if viewer {
-            wayback::strip_toolbar(page.html)
-        } else {
-            page.html.into()
-        };
-        let page_url = match (page.url.trim(), &capture) {
-            ("", Some(c)) => c.url.clone(),
-            (url, _) => wayback::unrewrite(url).into_owned(),
-        };
-        // The site is known from the URL before parsing, so its `skip_elements` can
-        // be pruned; a page without URL is parsed whole and named by its canonical link.
-        let known = self.profile_for(&page_url);
-        let skip = known.map_or(std::borrow::Cow::Borrowed(&[][..]), |p| {
-            p.skip_for(&page_url)
-        });
-        let mut parsed = ParsedPage::new(&prune(&html, &skip), &[&self.viewer]);
-        let canonical = parsed
-            .canonical(&self.canonical)
-            .map(|c| wayback::unrewrite(&c).into_owned());
-        let lookup_url = if page_url.is_empty() {
-            canonical.clone().unwrap_or_default()
-        } else {
-            page_url.clone()
-        };
-        let site = known
-            .or_else(|| self.profile_for(&lookup_url))
-            .ok_or_else(|| {
-                Rejection::new(
-                    "no_site_profile",
-                    format!("no site profile for `{}`", host(&lookup_url)),
-                )
-            })?;
-        let url = match canonical {
-            Some(c) if site.serves(&host(&c)) => c,
-            _ => lookup_url,
-        };
-
-        for rule in &site.reject {
-            let by_url = rule.url.as_ref().is_some_and(|re| re.is_match(&url));
-            let by_page = rule.select.as_ref().is_some_and(|s| parsed.has(s));
-            let spared = || rule.unless.as_ref().is_some_and(|s| parsed.has(s));
-            if (by_url || by_page) && !spared() {
-                return Err(Rejection::new(rule.key.clone(), rule.reason.clone()));
-            }
-        }
-        let layout = site
-            .layouts
-            .iter()
-            .find(|l| {
-                l.url.as_ref().is_none_or(|re| re.is_match(&url))
-                    && l.detect.iter().any(|s| parsed.has(s))
-            })
-            .ok_or_else(|| {
-                Rejection::new(
-                    "not_recognised",
-                    format!(
-                        "not recognised: no {} article layout matches the page, and no `reject` rule names it",
-                        site.site
-                    ),
-                )
-            })?;
+        let Located {
+            site,
+            mut parsed,
+            url,
+            page_url,
+            capture,
+        } = self.locate(page)?;
+        check_reject_rules(site, &parsed, &url)?;
+        let layout = matching_layout(site, &parsed, &url)?;
         let name = format!("{}/{}", site.site, layout.name);
         parsed.strip(&site.strip);
         parsed.strip(&layout.strip);
@@ -233,40 +180,8 @@ impl Extractor {
             .first_value(&layout.title)
             .ok_or_else(|| Rejection::new("no_title", format!("{name}: no headline found")))?;
         let summary = self.summary(&parsed, site, layout, &title, &name)?;
-        let (paragraphs, summary_in_body) = parsed.body(layout, site, &summary.elements);
-        let (dateline, mut paragraphs) = split_dateline(site, paragraphs);
-        let dateline = dateline.or_else(|| dateline_from_parts(&parsed, layout));
-        let (summary_text, summary_in_text) = match summary.text {
-            Some(text) => (text, summary_in_body),
-            None => {
-                let taken = if summary.source == SummarySource::FirstParagraph {
-                    first_paragraph(&mut paragraphs)
-                } else {
-                    lead(&mut paragraphs)
-                };
-                match taken {
-                    Some(text) => (text, true),
-                    None => return Err(no_summary(&name)),
-                }
-            }
-        };
-        let document = paragraphs.join("\n");
-        let chars = document.chars().count();
-        if chars == 0 {
-            return Err(Rejection::new(
-                "no_text",
-                format!("{name}: no article text (a video, gallery or index page?)"),
-            ));
-        }
-        if chars < self.min_document_chars {
-            return Err(Rejection::new(
-                "document_too_short",
-                format!(
-                    "{name}: document has {chars} characters, fewer than min_document_chars = {}",
-                    self.min_document_chars
-                ),
-            ));
-        }
+        let text = article_text(&parsed, site, layout, summary, &name)?;
+        self.check_document(&text.document, &name)?;
 
         let urls = [url.as_str(), page_url.as_str()];
         let (published, published_source) = parsed
@@ -297,10 +212,10 @@ impl Extractor {
                 published_source: Some(published_source),
                 captured,
                 title,
-                summary: summary_text,
-                summary_source: Some(summary.source),
-                document,
-                dateline,
+                summary: text.summary,
+                summary_source: Some(text.summary_source),
+                document: text.document,
+                dateline: text.dateline,
                 facts: Vec::new(),
                 split: None,
                 novelty: None,
@@ -309,8 +224,80 @@ impl Extractor {
                 payload_sha1: None,
             },
             layout: name,
-            summary_in_text,
+            summary_in_text: text.summary_in_text,
         })
+    }
+
+    /// Parses the page and finds its site and URL. The site is known from the URL
+    /// before parsing, so its `skip_elements` can be pruned; a page without URL is
+    /// parsed whole and named by its canonical link. A page saved through the
+    /// Wayback viewer loses the viewer's toolbar, and its capture's URL stands in
+    /// for a missing one.
+    fn locate(&self, page: PageInput<'_>) -> Result<Located<'_>, Rejection> {
+        let viewer = wayback::is_viewer_page(page.html);
+        let capture = viewer.then(|| wayback::viewer_capture(page.html)).flatten();
+        let html = if viewer {
+            wayback::strip_toolbar(page.html)
+        } else {
+            page.html.into()
+        };
+        let page_url = match (page.url.trim(), &capture) {
+            ("", Some(c)) => c.url.clone(),
+            (url, _) => wayback::unrewrite(url).into_owned(),
+        };
+        let known = self.profile_for(&page_url);
+        let skip = known.map_or(std::borrow::Cow::Borrowed(&[][..]), |p| {
+            p.skip_for(&page_url)
+        });
+        let parsed = ParsedPage::new(&prune(&html, &skip), &[&self.viewer]);
+        let canonical = parsed
+            .canonical(&self.canonical)
+            .map(|c| wayback::unrewrite(&c).into_owned());
+        let lookup_url = if page_url.is_empty() {
+            canonical.clone().unwrap_or_default()
+        } else {
+            page_url.clone()
+        };
+        let site = known
+            .or_else(|| self.profile_for(&lookup_url))
+            .ok_or_else(|| {
+                Rejection::new(
+                    "no_site_profile",
+                    format!("no site profile for `{}`", host(&lookup_url)),
+                )
+            })?;
+        let url = match canonical {
+            Some(c) if site.serves(&host(&c)) => c,
+            _ => lookup_url,
+        };
+        Ok(Located {
+            site,
+            parsed,
+            url,
+            page_url,
+            capture,
+        })
+    }
+
+    /// Rejects a document with no text, or shorter than `min_document_chars`.
+    fn check_document(&self, document: &str, name: &str) -> Result<(), Rejection> {
+        let chars = document.chars().count();
+        if chars == 0 {
+            return Err(Rejection::new(
+                "no_text",
+                format!("{name}: no article text (a video, gallery or index page?)"),
+            ));
+        }
+        if chars < self.min_document_chars {
+            return Err(Rejection::new(
+                "document_too_short",
+                format!(
+                    "{name}: document has {chars} characters, fewer than min_document_chars = {}",
+                    self.min_document_chars
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The summary, or the fallback standing in for it; `text: None` asks for the lead.
@@ -364,6 +351,108 @@ impl Extractor {
             }
         }
     }
+}
+
+/// A parsed page with the site it belongs to and the URLs it is known by.
+struct Located<'p> {
+    /// The profile of the page's site.
+    site: &'p SiteProfile,
+    /// The page, parsed after pruning the site's `skip_elements`.
+    parsed: ParsedPage,
+    /// The article's URL: the canonical link when the site serves it, else the page's.
+    url: String,
+    /// The URL the page was captured at (empty when unknown).
+    page_url: String,
+    /// What the Wayback viewer says about the capture, for a page saved through it.
+    capture: Option<wayback::ViewerCapture>,
+}
+
+/// Rejects the page by the first of the site's `reject` rules that names it (by
+/// URL or by an element) and whose `unless` element is absent.
+fn check_reject_rules(site: &SiteProfile, parsed: &ParsedPage, url: &str) -> Result<(), Rejection> {
+    for rule in &site.reject {
+        let by_url = rule.url.as_ref().is_some_and(|re| re.is_match(url));
+        let by_page = rule.select.as_ref().is_some_and(|s| parsed.has(s));
+        let spared = || rule.unless.as_ref().is_some_and(|s| parsed.has(s));
+        if (by_url || by_page) && !spared() {
+            return Err(Rejection::new(rule.key.clone(), rule.reason.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The first of the site's article layouts whose URL pattern and detecting
+/// elements match the page.
+fn matching_layout<'s>(
+    site: &'s SiteProfile,
+    parsed: &ParsedPage,
+    url: &str,
+) -> Result<&'s Layout, Rejection> {
+    site.layouts
+        .iter()
+        .find(|l| {
+            l.url.as_ref().is_none_or(|re| re.is_match(url))
+                && l.detect.iter().any(|s| parsed.has(s))
+        })
+        .ok_or_else(|| {
+            Rejection::new(
+                "not_recognised",
+                format!(
+                    "not recognised: no {} article layout matches the page, and no `reject` rule names it",
+                    site.site
+                ),
+            )
+        })
+}
+
+/// The article's text, with the summary taken out of it where the summary was
+/// its lead or first paragraph.
+struct ArticleText {
+    /// The summary's text.
+    summary: String,
+    /// Where the summary came from.
+    summary_source: SummarySource,
+    /// Whether the summary was a paragraph of the article's text.
+    summary_in_text: bool,
+    /// The body paragraphs, one a line.
+    document: String,
+    /// The dateline moved out of the first paragraph, or built from its elements.
+    dateline: Option<String>,
+}
+
+/// Reads the body paragraphs, moves the dateline out of them, and takes the
+/// summary out of them when `summary` asks for the lead or first paragraph.
+fn article_text(
+    parsed: &ParsedPage,
+    site: &SiteProfile,
+    layout: &Layout,
+    summary: Summary,
+    name: &str,
+) -> Result<ArticleText, Rejection> {
+    let (paragraphs, summary_in_body) = parsed.body(layout, site, &summary.elements);
+    let (dateline, mut paragraphs) = split_dateline(site, paragraphs);
+    let dateline = dateline.or_else(|| dateline_from_parts(parsed, layout));
+    let (summary_text, summary_in_text) = match summary.text {
+        Some(text) => (text, summary_in_body),
+        None => {
+            let taken = if summary.source == SummarySource::FirstParagraph {
+                first_paragraph(&mut paragraphs)
+            } else {
+                lead(&mut paragraphs)
+            };
+            match taken {
+                Some(text) => (text, true),
+                None => return Err(no_summary(name)),
+            }
+        }
+    };
+    Ok(ArticleText {
+        summary: summary_text,
+        summary_source: summary.source,
+        summary_in_text,
+        document: paragraphs.join("\n"),
+        dateline,
+    })
 }
 
 /// The layout's summary must be bold and is not: BBC's page without a bold intro.

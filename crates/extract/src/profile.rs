@@ -72,8 +72,20 @@ pub struct SiteProfile {
     pub site: String,
     /// Host suffixes that belong to the site (`bbc.co.uk` matches `news.bbc.co.uk`).
     pub hosts: Vec<String>,
+    /// Other hosts that serve the same stories under the same paths as the first
+    /// of `hosts` (CNN's `edition.cnn.com`, `us.cnn.com`): a URL on one of them is
+    /// the same story when training-set URL lists are compared.
+    pub editions: Vec<String>,
     /// Patterns whose first group, matched on the URL path, is the article id.
     pub id: Vec<Regex>,
+    /// The list of the `exclude` stage that names this site's articles by id
+    /// (`xsum_split`: XSum's split file lists BBC ids), matched against the
+    /// article's id and the id its URL gives.
+    pub exclude_ids: Option<String>,
+    /// BibTeX of the dataset whose style this site's sets follow (XSum for BBC,
+    /// CNN/DailyMail for CNN): the dataset card cites it for sets holding the
+    /// site's articles.
+    pub citation: Option<String>,
     /// What numeric ids tell about the publication day (`id_dates`), when they grow with it.
     pub id_dates: Option<IdDates>,
     /// Where the page carries its description (`summary_fallback = "description"`).

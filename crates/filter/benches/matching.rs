@@ -17,7 +17,7 @@
 //!
 //! - `scan_given/*`: the same three over real articles, when
 //!   `TEMPORA_BENCH_ARTICLES` names a file of them (the output of `tempora
-//!   extract`, one article per line), e.g. the pages of `../shared/fixtures`.
+//!   extract`, one article per line).
 //!
 //! Facts and text are generated from a fixed seed: 100,000 holders (a label and
 //! an alias each) of 4,800 positions ("<Title> of <Country>", alias

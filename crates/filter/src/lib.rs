@@ -34,8 +34,8 @@
 //! trie whose alphabet is words, walked from the word starts of a text that a
 //! first-word filter lets through, one hash lookup per word; each name a walk
 //! proposes is then compared with the text, byte for byte, and its word
-//! boundaries checked. The issue and DESIGN.md ask for one Aho-Corasick
-//! automaton; this is the goto graph of one, over words instead of bytes and
+//! boundaries checked. The classic tool is one Aho-Corasick automaton; this is
+//! the goto graph of one, over words instead of bytes and
 //! without failure links (a match only starts at a word start, so walks are
 //! anchored). The byte-level automaton of the aho-corasick crate, walked the same
 //! way, took 1.3 s to build and missed the cache at every byte of a name: 0.20-0.26x
@@ -53,8 +53,8 @@
 //! - the whole per-article work (`scan/select`: both texts scanned, heads
 //!   resolved, both criteria, rejection reasons written): 0.87-0.99x the
 //!   baseline, 110-126 MiB/s = 116-132 MB/s;
-//! - 21 real BBC and CNN articles (`TEMPORA_BENCH_ARTICLES`, the pages of
-//!   `../shared/fixtures` through `tempora extract`): `select` 328-364 MiB/s,
+//! - 21 real archived BBC and CNN articles (`TEMPORA_BENCH_ARTICLES`: real pages
+//!   through `tempora extract`; not in the repository): `select` 328-364 MiB/s,
 //!   1.1-1.5x the baseline (real text names far fewer dictionary entries);
 //! - building the matcher from 209,173 names (`build/matcher_200k_names`, adding
 //!   every name included): 0.24-0.32 s (goal: under 1 s); everything before the

@@ -115,35 +115,93 @@ pub fn compare(this: &RunFigures, earlier: &[RunFigures], settings: &HealthSetti
         .skip(first)
         .filter(|(r, _)| r.baseline)
         .collect();
-    let mut findings = Vec::new();
-    let mut judged = 0;
+    let judge = Judge {
+        this,
+        trailing: &trailing,
+        settings,
+    };
+    let mut judged = Judged::default();
     if let Some(days) = this_days {
-        let names: BTreeSet<&String> = trailing
+        judge.counts(days, &mut judged);
+    }
+    judge.shares(&mut judged);
+    judge.requests(&mut judged);
+    let compared_with = trailing.len();
+    let note = if compared_with == 0 {
+        Some("nothing to compare with: no earlier completed run in this output folder".to_string())
+    } else if judged.figures == 0 {
+        Some(format!(
+            "{compared_with} earlier run{}: figures are judged once {} have them (`[pipeline.health] min_runs`)",
+            if compared_with == 1 { "" } else { "s" },
+            settings.min_runs
+        ))
+    } else {
+        None
+    };
+    Health {
+        status: if judged.findings.is_empty() {
+            Status::Ok
+        } else {
+            Status::Warn
+        },
+        compared_with,
+        days: this_days,
+        baseline: true,
+        note,
+        findings: judged.findings,
+        kept: this.counts.get(KEPT).copied().unwrap_or(0),
+    }
+}
+
+/// One run's figures and the earlier runs' (each with the days it covered).
+struct Judge<'a> {
+    this: &'a RunFigures,
+    trailing: &'a [(&'a RunFigures, Option<f64>)],
+    settings: &'a HealthSettings,
+}
+
+/// How many figures were judged, and the findings.
+#[derive(Default)]
+struct Judged {
+    figures: usize,
+    findings: Vec<Finding>,
+}
+
+impl Judge<'_> {
+    /// Counts, per day of the Archive's time: a finding when one falls below a
+    /// `factor` of what the earlier runs' median rate gives for `days`, further
+    /// than chance explains.
+    fn counts(&self, days: f64, judged: &mut Judged) {
+        let names: BTreeSet<&String> = self
+            .trailing
             .iter()
             .flat_map(|(r, _)| r.counts.keys())
-            .chain(this.counts.keys())
+            .chain(self.this.counts.keys())
             .collect();
         for name in names {
-            let rates: Vec<f64> = trailing
+            let rates: Vec<f64> = self
+                .trailing
                 .iter()
                 .filter_map(|(r, d)| {
                     let d = d.filter(|d| *d > 0.0)?;
                     Some(as_f64(r.counts.get(name).copied().unwrap_or(0)) / d)
                 })
                 .collect();
-            if rates.len() < settings.min_runs {
+            if rates.len() < self.settings.min_runs {
                 continue;
             }
-            judged += 1;
-            let value = as_f64(this.counts.get(name).copied().unwrap_or(0));
+            judged.figures += 1;
+            let value = as_f64(self.this.counts.get(name).copied().unwrap_or(0));
             let (low, median, high) = spread(&rates);
             let expected = median * days;
             // Chance: Poisson, widened by how much the earlier runs' rates vary
             // themselves (weekends, the Archive's uneven pace).
             let varies = 1.4826 * mad(&rates, median) * days;
             let chance = (expected + varies * varies).sqrt();
-            if value < expected / settings.factor && expected - value > settings.sigmas * chance {
-                findings.push(finding(
+            if value < expected / self.settings.factor
+                && expected - value > self.settings.sigmas * chance
+            {
+                judged.findings.push(finding(
                     name,
                     value,
                     expected,
@@ -154,46 +212,63 @@ pub fn compare(this: &RunFigures, earlier: &[RunFigures], settings: &HealthSetti
             }
         }
     }
-    let names: BTreeSet<&String> = trailing
-        .iter()
-        .flat_map(|(r, _)| r.share_names())
-        .chain(this.share_names())
-        .collect();
-    for name in names {
-        let now = this.share(name);
-        let Some(value) = now.value() else { continue };
-        let shares: Vec<f64> = trailing
+
+    /// Shares: a finding when one moves `share_change` from the earlier runs'
+    /// median, further than chance explains (binomial).
+    fn shares(&self, judged: &mut Judged) {
+        let names: BTreeSet<&String> = self
+            .trailing
             .iter()
-            .filter_map(|(r, _)| r.share(name).value())
+            .flat_map(|(r, _)| r.share_names())
+            .chain(self.this.share_names())
             .collect();
-        if shares.len() < settings.min_runs {
-            continue;
-        }
-        judged += 1;
-        let (low, median, high) = spread(&shares);
-        let q = median.clamp(0.05, 0.95);
-        let chance = (q * (1.0 - q) / as_f64(now.n)).sqrt();
-        let moved = (value - median).abs();
-        if moved >= settings.share_change && moved > settings.sigmas * chance {
-            findings.push(finding(
-                name,
-                value,
-                median,
-                [low, high],
-                shares.len(),
-                share_reason(name, value > median),
-            ));
+        for name in names {
+            let now = self.this.share(name);
+            let Some(value) = now.value() else { continue };
+            let shares: Vec<f64> = self
+                .trailing
+                .iter()
+                .filter_map(|(r, _)| r.share(name).value())
+                .collect();
+            if shares.len() < self.settings.min_runs {
+                continue;
+            }
+            judged.figures += 1;
+            let (low, median, high) = spread(&shares);
+            let q = median.clamp(0.05, 0.95);
+            let chance = (q * (1.0 - q) / as_f64(now.n)).sqrt();
+            let moved = (value - median).abs();
+            if moved >= self.settings.share_change && moved > self.settings.sigmas * chance {
+                judged.findings.push(finding(
+                    name,
+                    value,
+                    median,
+                    [low, high],
+                    shares.len(),
+                    share_reason(name, value > median),
+                ));
+            }
         }
     }
-    let ratios: Vec<f64> = trailing.iter().filter_map(|(r, _)| ratio(r)).collect();
-    if let (Some(value), true) = (ratio(this), ratios.len() >= settings.min_runs) {
-        judged += 1;
+
+    /// Page requests per kept article: a finding when they rise above a `factor`
+    /// of the earlier runs' median, further than chance explains (Poisson).
+    fn requests(&self, judged: &mut Judged) {
+        let ratios: Vec<f64> = self.trailing.iter().filter_map(|(r, _)| ratio(r)).collect();
+        let Some(value) = ratio(self.this) else {
+            return;
+        };
+        if ratios.len() < self.settings.min_runs {
+            return;
+        }
+        judged.figures += 1;
         let (low, median, high) = spread(&ratios);
-        let kept = as_f64(this.requests.n);
-        let expected_requests = median * kept;
-        let extra = as_f64(this.requests.of) - expected_requests;
-        if value > median * settings.factor && extra > settings.sigmas * expected_requests.sqrt() {
-            findings.push(finding(
+        let expected_requests = median * as_f64(self.this.requests.n);
+        let extra = as_f64(self.this.requests.of) - expected_requests;
+        if value > median * self.settings.factor
+            && extra > self.settings.sigmas * expected_requests.sqrt()
+        {
+            judged.findings.push(finding(
                 REQUESTS_PER_ARTICLE,
                 value,
                 median,
@@ -202,31 +277,6 @@ pub fn compare(this: &RunFigures, earlier: &[RunFigures], settings: &HealthSetti
                 "each kept article costs more page requests than before: the crawl fetches pages that give no article",
             ));
         }
-    }
-    let compared_with = trailing.len();
-    let note = if compared_with == 0 {
-        Some("nothing to compare with: no earlier completed run in this output folder".to_string())
-    } else if judged == 0 {
-        Some(format!(
-            "{compared_with} earlier run{}: figures are judged once {} have them (`[pipeline.health] min_runs`)",
-            if compared_with == 1 { "" } else { "s" },
-            settings.min_runs
-        ))
-    } else {
-        None
-    };
-    Health {
-        status: if findings.is_empty() {
-            Status::Ok
-        } else {
-            Status::Warn
-        },
-        compared_with,
-        days: this_days,
-        baseline: true,
-        note,
-        findings,
-        kept: this.counts.get(KEPT).copied().unwrap_or(0),
     }
 }
 

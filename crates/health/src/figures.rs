@@ -56,92 +56,27 @@ pub struct RunFigures {
 impl RunFigures {
     /// The figures of the run `run.json` describes.
     pub fn of_run(run: &Value) -> Self {
-        let mut figures = Self {
-            run: run["run"].as_str().unwrap_or_default().to_string(),
-            baseline: run["health"]["baseline"].as_bool().unwrap_or(true),
-            ..Self::default()
+        let mut tally = Tally {
+            figures: Self {
+                run: run["run"].as_str().unwrap_or_default().to_string(),
+                baseline: run["health"]["baseline"].as_bool().unwrap_or(true),
+                ..Self::default()
+            },
+            ..Tally::default()
         };
-        let mut pages_read = 0;
-        let mut articles_read = 0;
-        let mut fetched = 0;
-        let mut failed = 0;
-        let mut rejected = BTreeMap::new();
-        let mut summaries = BTreeMap::new();
         for stage in run["stages"].as_array().into_iter().flatten() {
-            let counters = stage["counters"].as_object();
-            let counter = |name: &str| counters.and_then(|c| c.get(name)).and_then(Value::as_u64);
             match stage["kind"].as_str() {
-                Some("extract") => {
-                    pages_read += stage["records_in"].as_u64().unwrap_or(0);
-                    articles_read += stage["records_out"].as_u64().unwrap_or(0);
-                    for (name, n) in counters.into_iter().flatten() {
-                        let n = n.as_u64().unwrap_or(0);
-                        if let Some(section) = name.strip_prefix("section ") {
-                            add(&mut figures.counts, format!("articles {section}"), n);
-                        } else if let Some(source) = name.strip_prefix("summary_source ") {
-                            add(&mut summaries, format!("summaries from {source}"), n);
-                        } else if let Some(reason) = name.strip_prefix("rejected: ") {
-                            add(&mut rejected, format!("pages rejected as {reason}"), n);
-                        }
-                    }
-                }
-                Some("wayback-cdx") => {
-                    figures.lists = true;
-                    let metrics = &stage["metrics"];
-                    for (pattern, n) in metrics["listed"].as_object().into_iter().flatten() {
-                        let n = n.as_u64().unwrap_or(0);
-                        add(&mut figures.counts, format!("captures listed {pattern}"), n);
-                        add(&mut figures.counts, "captures listed".into(), n);
-                    }
-                    let until = metrics["listed_until"]
-                        .as_str()
-                        .and_then(|t| NaiveDateTime::parse_from_str(t, "%Y%m%d%H%M%S").ok());
-                    figures.listed_until = figures.listed_until.max(until);
-                }
+                Some("extract") => tally.extract(stage),
+                Some("wayback-cdx") => tally.listing(&stage["metrics"]),
                 Some("wayback-fetch") => {
-                    fetched += counter("fetched").unwrap_or(0);
-                    failed += counter("failed").unwrap_or(0);
+                    let counter = |name: &str| stage["counters"][name].as_u64().unwrap_or(0);
+                    tally.fetched += counter("fetched");
+                    tally.failed += counter("failed");
                 }
                 _ => {}
             }
         }
-        let kept = run["cost"]["kept_articles"]
-            .as_u64()
-            .unwrap_or(articles_read);
-        figures.counts.insert(KEPT.into(), kept);
-        let whole = |of: BTreeMap<String, u64>, n: u64| {
-            of.into_iter().map(move |(k, of)| (k, Share { of, n }))
-        };
-        figures.shares.extend(whole(rejected, pages_read));
-        figures.shares.extend(whole(summaries, articles_read));
-        figures.shares.insert(
-            PAGES_FAILED.into(),
-            Share {
-                of: failed,
-                n: fetched + failed,
-            },
-        );
-        figures.requests = Share {
-            of: run["cost"]["requests"]["page"].as_u64().unwrap_or(0),
-            n: kept,
-        };
-        // Shares whose whole a run shares with others: a reason no page of this run
-        // had is a share of 0 of the pages it read.
-        figures.shares.insert(
-            "pages read".into(),
-            Share {
-                of: pages_read,
-                n: pages_read,
-            },
-        );
-        figures.shares.insert(
-            "articles read".into(),
-            Share {
-                of: articles_read,
-                n: articles_read,
-            },
-        );
-        figures
+        tally.finish(&run["cost"])
     }
 
     /// The whole a share of `figure` is taken of in this run (a share this run has
@@ -170,6 +105,86 @@ impl RunFigures {
         self.shares
             .keys()
             .filter(|k| *k != "pages read" && *k != "articles read")
+    }
+}
+
+/// What the stages of one run counted, gathered stage by stage.
+#[derive(Default)]
+struct Tally {
+    figures: RunFigures,
+    pages_read: u64,
+    articles_read: u64,
+    fetched: u64,
+    failed: u64,
+    rejected: BTreeMap<String, u64>,
+    summaries: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    /// An `extract` stage: pages read, articles per section, summaries per
+    /// source, pages rejected per reason.
+    fn extract(&mut self, stage: &Value) {
+        self.pages_read += stage["records_in"].as_u64().unwrap_or(0);
+        self.articles_read += stage["records_out"].as_u64().unwrap_or(0);
+        for (name, n) in stage["counters"].as_object().into_iter().flatten() {
+            let n = n.as_u64().unwrap_or(0);
+            if let Some(section) = name.strip_prefix("section ") {
+                add(&mut self.figures.counts, format!("articles {section}"), n);
+            } else if let Some(source) = name.strip_prefix("summary_source ") {
+                add(&mut self.summaries, format!("summaries from {source}"), n);
+            } else if let Some(reason) = name.strip_prefix("rejected: ") {
+                add(&mut self.rejected, format!("pages rejected as {reason}"), n);
+            }
+        }
+    }
+
+    /// A `wayback-cdx` stage: captures listed per URL pattern, and the newest.
+    fn listing(&mut self, metrics: &Value) {
+        let counts = &mut self.figures.counts;
+        self.figures.lists = true;
+        for (pattern, n) in metrics["listed"].as_object().into_iter().flatten() {
+            let n = n.as_u64().unwrap_or(0);
+            add(counts, format!("captures listed {pattern}"), n);
+            add(counts, "captures listed".into(), n);
+        }
+        let until = metrics["listed_until"]
+            .as_str()
+            .and_then(|t| NaiveDateTime::parse_from_str(t, "%Y%m%d%H%M%S").ok());
+        self.figures.listed_until = self.figures.listed_until.max(until);
+    }
+
+    /// The figures, with the run's `cost` (kept articles, page requests).
+    fn finish(self, cost: &Value) -> RunFigures {
+        let mut figures = self.figures;
+        let kept = cost["kept_articles"].as_u64().unwrap_or(self.articles_read);
+        figures.counts.insert(KEPT.into(), kept);
+        let whole = |of: BTreeMap<String, u64>, n: u64| {
+            of.into_iter().map(move |(k, of)| (k, Share { of, n }))
+        };
+        figures.shares.extend(whole(self.rejected, self.pages_read));
+        figures
+            .shares
+            .extend(whole(self.summaries, self.articles_read));
+        figures.shares.insert(
+            PAGES_FAILED.into(),
+            Share {
+                of: self.failed,
+                n: self.fetched + self.failed,
+            },
+        );
+        figures.requests = Share {
+            of: cost["requests"]["page"].as_u64().unwrap_or(0),
+            n: kept,
+        };
+        // The wholes, so a reason no page of this run had is a share of 0 of the
+        // pages it read.
+        for (name, n) in [
+            ("pages read", self.pages_read),
+            ("articles read", self.articles_read),
+        ] {
+            figures.shares.insert(name.into(), Share { of: n, n });
+        }
+        figures
     }
 }
 

@@ -62,29 +62,52 @@ pub fn rebuild_pipeline(
         .get_mut("stages")
         .and_then(toml::Value::as_table_mut)
         .ok_or("the pinned pipeline has no stages")?;
-    let manifest_path: toml::Value = manifest.display().to_string().into();
-    let facts_path = inputs
-        .facts
-        .as_ref()
-        .map(|f| manifest.with_file_name(f).display().to_string());
-    let kind_of = |t: &toml::Value| {
-        t.get("kind")
-            .and_then(toml::Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let names: Vec<(String, String)> = stages
-        .iter()
-        .map(|(name, t)| (name.clone(), kind_of(t)))
-        .collect();
+    let names = stage_kinds(stages);
     if let Some((name, _)) = names.iter().find(|(_, k)| k == "wayback-feeds") {
         return Err(format!(
             "stage `{name}` discovers articles through feeds: a rebuild fetches the manifest's \
              captures of pipelines that list them with `wayback-cdx`"
         ));
     }
-    let archive_table = shared_archive(stages, archive);
-    let facts_sources: Vec<String> = stages
+    let replacements = Replacements {
+        manifest_path: manifest.display().to_string().into(),
+        facts_path: inputs
+            .facts
+            .as_ref()
+            .map(|f| manifest.with_file_name(f).display().to_string()),
+        archive: shared_archive(stages, archive),
+        facts_sources: facts_sources(stages),
+    };
+    let mut fetched = false;
+    for (name, kind) in &names {
+        fetched |= replacements.replace(stages, name, kind)?;
+    }
+    if !fetched {
+        return Err("the pinned pipeline fetches no pages (no `wayback-fetch` stage)".into());
+    }
+    replacements.add_captures(stages);
+    let text = toml::to_string(&table).map_err(|e| format!("the rebuild pipeline: {e}"))?;
+    PipelineFile::parse(&format!("{} (rebuild)", inputs.pipeline), &text, overrides)
+        .map_err(|e| e.to_string())
+}
+
+/// Each stage's name and kind (empty when it has none), in file order.
+fn stage_kinds(stages: &toml::Table) -> Vec<(String, String)> {
+    let kind_of = |t: &toml::Value| {
+        t.get("kind")
+            .and_then(toml::Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    stages
+        .iter()
+        .map(|(name, t)| (name.clone(), kind_of(t)))
+        .collect()
+}
+
+/// The stages the facts sink reads: the sources of evolving facts.
+fn facts_sources(stages: &toml::Table) -> Vec<String> {
+    stages
         .get(crate::attach::SINKS[2])
         .and_then(|t| t.get("inputs"))
         .and_then(toml::Value::as_array)
@@ -93,53 +116,48 @@ pub fn rebuild_pipeline(
                 .filter_map(|v| v.as_str().map(String::from))
                 .collect()
         })
-        .unwrap_or_default();
-    let mut fetched = false;
-    for (name, kind) in &names {
-        match kind.as_str() {
+        .unwrap_or_default()
+}
+
+/// What the stages that need what the manifest stands for are replaced with.
+struct Replacements {
+    /// The manifest's path, as the new stages' `manifest` option.
+    manifest_path: toml::Value,
+    /// The manifest's facts file, when it has one.
+    facts_path: Option<String>,
+    /// The Archive's options the fetch stages are given.
+    archive: toml::Table,
+    /// The stages that are sources of evolving facts.
+    facts_sources: Vec<String>,
+}
+
+impl Replacements {
+    /// Replaces, rewires or drops the stage `name` of kind `kind` as the
+    /// rebuild needs; tells whether it is a fetch stage.
+    ///
+    /// # Errors
+    /// A stage that is not a table where one is changed, or a source of facts
+    /// the manifest cannot stand for.
+    fn replace(&self, stages: &mut toml::Table, name: &str, kind: &str) -> Result<bool, String> {
+        match kind {
             "wayback-cdx" | "prefetch" => {
                 stages.remove(name);
             }
             "wayback-fetch" => {
                 let stage = table_of(stages, name)?;
                 stage.insert("inputs".into(), vec![CAPTURES.to_string()].into());
-                stage.insert("archive".into(), archive_table.clone().into());
-                fetched = true;
+                stage.insert("archive".into(), self.archive.clone().into());
+                return Ok(true);
             }
-            "exclude" => {
-                let stage = stages
-                    .remove(name)
-                    .unwrap_or(toml::Value::Table(Default::default()));
-                let from = stage
-                    .get("inputs")
-                    .cloned()
-                    .unwrap_or(toml::Value::Array(vec![]));
-                rewire(stages, name, &from);
-            }
+            "exclude" => pass_by(stages, name),
             "novelty" => {
                 let stage = table_of(stages, name)?;
                 stage.insert("kind".into(), "manifest-novelty".into());
-                stage.insert("manifest".into(), manifest_path.clone());
+                stage.insert("manifest".into(), self.manifest_path.clone());
             }
-            "extract" => {
-                let check = toml::Value::Array(vec![CHECK.into()]);
-                rewire(stages, name, &check);
-                let mut table = toml::Table::new();
-                table.insert("kind".into(), "manifest-check".into());
-                table.insert("inputs".into(), vec![name.clone()].into());
-                table.insert("manifest".into(), manifest_path.clone());
-                stages.insert(CHECK.into(), table.into());
-            }
-            _ if facts_sources.contains(name) => {
-                let Some(path) = &facts_path else {
-                    return Err("the manifest has no facts file".into());
-                };
-                let mut source = toml::Table::new();
-                source.insert("kind".into(), "jsonl-source".into());
-                source.insert("record".into(), "fact".into());
-                source.insert("paths".into(), vec![path.clone()].into());
-                source.insert("on_error".into(), "fail".into());
-                stages.insert(name.clone(), source.into());
+            "extract" => self.check_after(stages, name),
+            _ if self.facts_sources.iter().any(|s| s == name) => {
+                self.read_facts_file(stages, name)?;
             }
             "wikidata" => {
                 return Err(format!(
@@ -149,17 +167,58 @@ pub fn rebuild_pipeline(
             }
             _ => {}
         }
+        Ok(false)
     }
-    if !fetched {
-        return Err("the pinned pipeline fetches no pages (no `wayback-fetch` stage)".into());
+
+    /// Adds a `manifest-check` stage after the `extract` stage `name`, and
+    /// points its readers at the check.
+    fn check_after(&self, stages: &mut toml::Table, name: &str) {
+        let check = toml::Value::Array(vec![CHECK.into()]);
+        rewire(stages, name, &check);
+        let mut table = toml::Table::new();
+        table.insert("kind".into(), "manifest-check".into());
+        table.insert("inputs".into(), vec![name.to_string()].into());
+        table.insert("manifest".into(), self.manifest_path.clone());
+        stages.insert(CHECK.into(), table.into());
     }
-    let mut captures = toml::Table::new();
-    captures.insert("kind".into(), "manifest-captures".into());
-    captures.insert("manifest".into(), manifest_path);
-    stages.insert(CAPTURES.into(), captures.into());
-    let text = toml::to_string(&table).map_err(|e| format!("the rebuild pipeline: {e}"))?;
-    PipelineFile::parse(&format!("{} (rebuild)", inputs.pipeline), &text, overrides)
-        .map_err(|e| e.to_string())
+
+    /// Replaces the source of facts `name` with a `jsonl-source` of the
+    /// manifest's facts file.
+    ///
+    /// # Errors
+    /// The manifest has no facts file.
+    fn read_facts_file(&self, stages: &mut toml::Table, name: &str) -> Result<(), String> {
+        let Some(path) = &self.facts_path else {
+            return Err("the manifest has no facts file".into());
+        };
+        let mut source = toml::Table::new();
+        source.insert("kind".into(), "jsonl-source".into());
+        source.insert("record".into(), "fact".into());
+        source.insert("paths".into(), vec![path.clone()].into());
+        source.insert("on_error".into(), "fail".into());
+        stages.insert(name.to_string(), source.into());
+        Ok(())
+    }
+
+    /// Adds the stage that emits the manifest's captures.
+    fn add_captures(self, stages: &mut toml::Table) {
+        let mut captures = toml::Table::new();
+        captures.insert("kind".into(), "manifest-captures".into());
+        captures.insert("manifest".into(), self.manifest_path);
+        stages.insert(CAPTURES.into(), captures.into());
+    }
+}
+
+/// Removes the stage `name` (an `exclude`), pointing its readers at its inputs.
+fn pass_by(stages: &mut toml::Table, name: &str) {
+    let stage = stages
+        .remove(name)
+        .unwrap_or(toml::Value::Table(Default::default()));
+    let from = stage
+        .get("inputs")
+        .cloned()
+        .unwrap_or(toml::Value::Array(vec![]));
+    rewire(stages, name, &from);
 }
 
 fn table_of<'a>(stages: &'a mut toml::Table, name: &str) -> Result<&'a mut toml::Table, String> {

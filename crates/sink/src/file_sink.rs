@@ -238,7 +238,7 @@ impl FileSink {
     ) -> Result<(), StageError> {
         let path = self.out.join(relative);
         let io_err = |e| StageError::io(&path, e);
-        let counter = format!("file {}", relative.display());
+        let counter = tempora_engine::stats::FileWritten::counter(relative);
         let held = match file.lines {
             Lines::Streamed(mut w) => {
                 w.flush().map_err(io_err)?;

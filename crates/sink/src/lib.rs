@@ -57,7 +57,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
         StageKind {
             name: "parquet",
-            about: "Writes records as Parquet files under pipeline.out, with the record kind's declared schema (README, \"Output schema\"): the JSON field names, typed dates, nested records as structs.",
+            about: "Writes records as Parquet files under pipeline.out, with the record kind's declared schema (docs/reference.md, \"Output schema\"): the JSON field names, typed dates, nested records as structs.",
             role: Role::Sink,
             accepts: &RecordKind::ALL,
             emits: "",

@@ -29,7 +29,7 @@
 //!   to their precision (`2019-06`, `2019`): no `date32` holds them without
 //!   inventing a day. A page's `body` is base64, as in JSONL.
 //!
-//! [`markdown`] renders the schema with the records' doc comments as the README's
+//! [`markdown`] renders the schema with the records' doc comments as docs/reference.md's
 //! "Output schema" section.
 
 use std::fmt::Write as _;

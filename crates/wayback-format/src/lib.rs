@@ -6,8 +6,8 @@
 //!
 //! Plain string handling: no I/O, no network, no state. The crates that
 //! read or write these formats share them here, so they agree with each other
-//! and with the real Archive without depending on the crawler and its HTTP and
-//! SQLite: the crawler (`tempora-wayback`) and the mock Archive
+//! and with the real Archive without depending on the crawler and its HTTP
+//! client: the crawler (`tempora-wayback`) and the mock Archive
 //! (`tempora-testkit`, which the crawler's tests depend on) key captures by the
 //! same urlkey; the extractor and the exclusion filter unwrap Wayback URLs
 //! handed to them.

@@ -26,6 +26,38 @@ async fn main() -> anyhow::Result<()> {
     let per_day = args.first().copied().unwrap_or(10);
     let other_per_day = args.get(1).copied().unwrap_or(40);
     let page_size = args.get(2).copied().unwrap_or(5000);
+    let (articles, captures) = synthetic_year(per_day, other_per_day);
+    let total = captures.len();
+    let server = MockWayback::start(Corpus::new(captures)).await?;
+    let endpoint = server.endpoint();
+    println!(
+        "synthetic year: {} articles, {} other URLs, {total} captures",
+        articles.len(),
+        other_per_day * 365
+    );
+
+    let listed = prefix_scan(&endpoint, page_size).await?;
+    let count = |kind| server.requests().iter().filter(|r| r.kind == kind).count();
+    let prefix_cdx = count(RequestKind::Cdx);
+    println!("prefix scan: {prefix_cdx} CDX requests (page size {page_size}), {listed} URLs to fetch (articles and everything else)");
+    server.clear_log();
+
+    let found = feed_discovery(&endpoint).await?;
+    println!(
+        "feeds: {} CDX requests ({} feed captures read), {found} article URLs to fetch",
+        count(RequestKind::Cdx),
+        count(RequestKind::Replay)
+    );
+    Ok(())
+}
+
+/// The synthetic year of 2019: `per_day` articles a day, each captured 3
+/// times; `other_per_day` other URLs a day under /news/, each captured 5 times;
+/// the RSS feed of the last day's articles captured hourly.
+fn synthetic_year(
+    per_day: usize,
+    other_per_day: usize,
+) -> (Vec<synthetic::SyntheticArticle>, Vec<MockCapture>) {
     let start = NaiveDate::from_ymd_opt(2019, 1, 1)
         .and_then(|d| d.and_hms_opt(0, 0, 0))
         .unwrap_or_default();
@@ -62,18 +94,14 @@ async fn main() -> anyhow::Result<()> {
             ));
         }
     }
-    let total = captures.len();
-    let server = MockWayback::start(Corpus::new(captures)).await?;
-    let endpoint = server.endpoint();
-    let cdx = || common::cdx_client(&endpoint, "cost", 0.0);
-    println!(
-        "synthetic year: {} articles, {} other URLs, {total} captures",
-        articles.len(),
-        other_per_day * 365
-    );
+    (articles, captures)
+}
 
+/// Lists the year under `bbc.co.uk/news/` by prefix scan, one capture per URL;
+/// the URLs to fetch.
+async fn prefix_scan(endpoint: &str, page_size: usize) -> anyhow::Result<usize> {
     let mut lister = CdxLister::new(
-        cdx()?,
+        common::cdx_client(endpoint, "cost", 0.0)?,
         State::in_memory()?,
         ListerConfig {
             watermarks: Default::default(),
@@ -96,14 +124,15 @@ async fn main() -> anyhow::Result<()> {
     while let Some(step) = lister.next().await? {
         listed += step.captures.len();
     }
-    let count = |kind| server.requests().iter().filter(|r| r.kind == kind).count();
-    let prefix_cdx = count(RequestKind::Cdx);
-    println!("prefix scan: {prefix_cdx} CDX requests (page size {page_size}), {listed} URLs to fetch (articles and everything else)");
-    server.clear_log();
+    Ok(listed)
+}
 
-    let fetcher = common::page_fetcher(&endpoint, "cost", 0.0)?;
+/// Finds the year's articles from the feed's daily captures, one CDX lookup per
+/// article; the article URLs to fetch.
+async fn feed_discovery(endpoint: &str) -> anyhow::Result<usize> {
+    let fetcher = common::page_fetcher(endpoint, "cost", 0.0)?;
     let mut discovery = FeedDiscovery::new(
-        cdx()?,
+        common::cdx_client(endpoint, "cost", 0.0)?,
         fetcher,
         State::in_memory()?,
         DiscoveryConfig {
@@ -120,10 +149,5 @@ async fn main() -> anyhow::Result<()> {
     while let Some(step) = discovery.next().await? {
         found += step.captures.len();
     }
-    println!(
-        "feeds: {} CDX requests ({} feed captures read), {found} article URLs to fetch",
-        count(RequestKind::Cdx),
-        count(RequestKind::Replay)
-    );
-    Ok(())
+    Ok(found)
 }

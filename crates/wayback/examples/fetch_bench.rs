@@ -79,8 +79,23 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| "http://127.0.0.1:8080".into());
     let want: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2000);
     let concurrency: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(8);
-    // The captures to fetch.
-    let cdx = common::cdx_client(&endpoint, "bench", 0.0)?;
+    let captures = list_captures(&endpoint, want).await?;
+    let n = captures.len() as u64;
+    println!("{n} captures, concurrency {concurrency}, endpoint {endpoint}");
+    let base = baseline(&endpoint, &captures, concurrency).await?;
+    for (name, durable) in [
+        ("crawler, no state/WARC", false),
+        ("crawler, state + WARC", true),
+    ] {
+        let rate = crawler(name, durable, &endpoint, &captures, concurrency).await?;
+        println!("{:<28} ratio to baseline: {:.2}", "", rate / base);
+    }
+    Ok(())
+}
+
+/// The captures to fetch: the first `want` of the mock's listing.
+async fn list_captures(endpoint: &str, want: u64) -> anyhow::Result<Vec<Capture>> {
+    let cdx = common::cdx_client(endpoint, "bench", 0.0)?;
     let mut lister = CdxLister::new(
         cdx,
         State::in_memory()?,
@@ -106,10 +121,12 @@ async fn main() -> anyhow::Result<()> {
         captures.extend(step.captures);
     }
     captures.truncate(usize::try_from(want).unwrap_or(usize::MAX));
-    let n = captures.len() as u64;
-    println!("{n} captures, concurrency {concurrency}, endpoint {endpoint}");
+    Ok(captures)
+}
 
-    // Baseline: plain reqwest, same URLs, same concurrency, bodies gunzipped like ours.
+/// Baseline: plain reqwest, same URLs, same concurrency, bodies gunzipped like
+/// ours; reports it and gives its pages a second.
+async fn baseline(endpoint: &str, captures: &[Capture], concurrency: usize) -> anyhow::Result<f64> {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()?;
@@ -137,33 +154,43 @@ async fn main() -> anyhow::Result<()> {
         .buffered(concurrency)
         .fold(0, |a, b| async move { a + b })
         .await;
-    let base = report("baseline reqwest GET", n, bytes, t.elapsed(), cpu() - c);
+    let n = captures.len() as u64;
+    Ok(report(
+        "baseline reqwest GET",
+        n,
+        bytes,
+        t.elapsed(),
+        cpu() - c,
+    ))
+}
 
-    for (name, durable) in [
-        ("crawler, no state/WARC", false),
-        ("crawler, state + WARC", true),
-    ] {
-        let dir = tempfile::tempdir()?;
-        let state = if durable {
-            State::open(&dir.path().join("s.sqlite"))?
-        } else {
-            State::in_memory()?
-        };
-        let warc = durable.then(|| dir.path().join("warc"));
-        let output = Output::open(state, warc.as_deref(), "pages", 16 << 20, Known::Skip).await?;
-        let fetcher = common::page_fetcher(&endpoint, "bench", 0.0)?;
-        let mut crawl = Crawl {
-            fetcher,
-            output: std::sync::Arc::new(output),
-            concurrency,
-            commit_every: 256,
-            tally: Tally::default(),
-        };
-        let mut sink = Count { pages: 0, bytes: 0 };
-        let (t, c) = (Instant::now(), cpu());
-        crawl.captures(captures.clone(), &mut sink).await?;
-        let rate = report(name, sink.pages, sink.bytes, t.elapsed(), cpu() - c);
-        println!("{:<28} ratio to baseline: {:.2}", "", rate / base);
-    }
-    Ok(())
+/// The crawler fetching the same captures, with its state and WARC output
+/// (`durable`) or without; reports it and gives its pages a second.
+async fn crawler(
+    name: &str,
+    durable: bool,
+    endpoint: &str,
+    captures: &[Capture],
+    concurrency: usize,
+) -> anyhow::Result<f64> {
+    let dir = tempfile::tempdir()?;
+    let state = if durable {
+        State::open(&dir.path().join("s.sqlite"))?
+    } else {
+        State::in_memory()?
+    };
+    let warc = durable.then(|| dir.path().join("warc"));
+    let output = Output::open(state, warc.as_deref(), "pages", 16 << 20, Known::Skip).await?;
+    let fetcher = common::page_fetcher(endpoint, "bench", 0.0)?;
+    let mut crawl = Crawl {
+        fetcher,
+        output: std::sync::Arc::new(output),
+        concurrency,
+        commit_every: 256,
+        tally: Tally::default(),
+    };
+    let mut sink = Count { pages: 0, bytes: 0 };
+    let (t, c) = (Instant::now(), cpu());
+    crawl.captures(captures.to_vec(), &mut sink).await?;
+    Ok(report(name, sink.pages, sink.bytes, t.elapsed(), cpu() - c))
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use one_by_one::OneByOne;
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
-use tempora_wayback::cdx::CdxQuery;
+use tempora_wayback::cdx::{CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, Tally};
 use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{Politeness, RequestClass};
@@ -41,6 +41,8 @@ struct Seen {
     in_flight: usize,
 }
 
+/// Runs `setting` for `minutes` of model time against a mock of the Archive's
+/// limits whose clock goes `faster`; what the server saw.
 async fn run(setting: &Setting, minutes: f64, faster: u32) -> anyhow::Result<Seen> {
     let start = chrono::NaiveDate::from_ymd_opt(2015, 1, 1)
         .and_then(|d| d.and_hms_opt(0, 0, 0))
@@ -65,24 +67,10 @@ async fn run(setting: &Setting, minutes: f64, faster: u32) -> anyhow::Result<See
     };
     let archive =
         tempora_wayback::archive::Archive::new(&endpoint, None, Some("pace-bench"), politeness);
-    let cdx = archive.cdx(setting.cdx_rate * scale)?;
-    let lookups: Vec<String> = articles.iter().map(|a| a.url.clone()).collect();
-    let cdx_task = tokio::spawn(async move {
-        for url in lookups {
-            let q = CdxQuery {
-                url,
-                match_type: None,
-                from: None,
-                to: None,
-                filters: Vec::new(),
-                collapse: Vec::new(),
-                page_size: 1,
-            };
-            if cdx.page(&q, None).await.is_err() {
-                break;
-            }
-        }
-    });
+    let cdx_task = spawn_lookups(
+        archive.cdx(setting.cdx_rate * scale)?,
+        articles.iter().map(|a| a.url.clone()).collect(),
+    );
     let mut crawl = Crawl {
         fetcher: archive.fetcher(setting.page_rate * scale, Default::default())?,
         output: std::sync::Arc::new(
@@ -103,12 +91,37 @@ async fn run(setting: &Setting, minutes: f64, faster: u32) -> anyhow::Result<See
     tokio::time::sleep(Duration::from_secs_f64(minutes * 60.0 / scale)).await;
     cdx_task.abort();
     fetch_task.abort();
+    Ok(seen(&server, &limits, minutes))
+}
+
+/// CDX queries going on beside the crawl: one lookup per URL, until one fails.
+fn spawn_lookups(cdx: CdxClient, urls: Vec<String>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        for url in urls {
+            let q = CdxQuery {
+                url,
+                match_type: None,
+                from: None,
+                to: None,
+                filters: Vec::new(),
+                collapse: Vec::new(),
+                page_size: 1,
+            };
+            if cdx.page(&q, None).await.is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// What the server saw over `minutes` of model time.
+fn seen(server: &MockWayback, limits: &ArchiveLimits, minutes: f64) -> Seen {
     let requests = server.requests();
     let served = requests
         .iter()
         .filter(|r| r.kind == RequestKind::Replay && r.outcome == Outcome::Status(200))
         .count();
-    Ok(Seen {
+    Seen {
         pages_per_minute: served as f64 / minutes,
         busiest_playback: server.busiest(RequestKind::Replay, limits.window),
         busiest_cdx: server.busiest(RequestKind::Cdx, limits.window),
@@ -121,7 +134,7 @@ async fn run(setting: &Setting, minutes: f64, faster: u32) -> anyhow::Result<See
             .filter(|r| r.outcome == Outcome::Reset)
             .count(),
         in_flight: server.most_in_flight(),
-    })
+    }
 }
 
 #[tokio::main]

@@ -115,6 +115,8 @@ impl Crawl {
         self.drive(first, sink, true).await
     }
 
+    /// The fetch loop of [`Crawl::captures`] (`pull` false: `first` only) and
+    /// [`Crawl::run`] (`pull` true: then every batch the sink gives).
     async fn drive(
         &mut self,
         first: Vec<Capture>,
@@ -127,7 +129,7 @@ impl Crawl {
         let concurrency = self.concurrency.max(1);
         // Results go out in input order; finished ones wait for the slowest one
         // before them, up to this many, while the others keep fetching.
-        let window = concurrency.saturating_mul(REORDER_WINDOWS);
+        let window = concurrency.saturating_mul(REORDER_WINDOWS) as u64;
         let mut queue: VecDeque<(Capture, Todo)> =
             classify(&self.output, &mut self.tally, first, sink)
                 .await?
@@ -135,83 +137,47 @@ impl Crawl {
         let mut input_done = !pull;
         let fetcher = &self.fetcher;
         let mut running = FuturesUnordered::new();
-        let mut finished: BTreeMap<u64, (Capture, Result<Outcome, WaybackError>)> = BTreeMap::new();
-        let (mut next_start, mut next_out) = (0u64, 0u64);
-        // One commit runs in the background while fetching goes on; its pages go
-        // out, in order, before the next commit starts.
-        let mut committing: Option<tokio::task::JoinHandle<Result<Committed, WaybackError>>> = None;
-        let mut pending: Vec<(Capture, Outcome)> = Vec::new();
-        let mut since = Instant::now();
-        let mut stop = None;
-        'crawl: loop {
+        let mut order = InOrder::default();
+        let mut commits = Commits::new();
+        let stop = loop {
             let stopping = sink.stopping();
-            while !stopping && running.len() < concurrency && next_start - next_out < window as u64
-            {
+            while !stopping && running.len() < concurrency && order.in_hand() < window {
                 let Some((capture, todo)) = queue.pop_front() else {
                     break;
                 };
-                let seq = next_start;
-                next_start += 1;
-                running.push(async move {
-                    let outcome = match todo {
-                        Todo::Fetch => fetcher.fetch(&capture).await.map(Outcome::Fetched),
-                        Todo::Read(stored) => Ok(Outcome::Stored(stored)),
-                    };
-                    (seq, capture, outcome)
-                });
+                running.push(attempt(fetcher, order.start(), capture, todo));
             }
             let want_input = !input_done && !stopping && queue.len() < concurrency;
-            if running.is_empty() && (!pending.is_empty() || committing.is_some()) {
+            if running.is_empty() && commits.in_hand() {
                 // Nothing in flight: what is fetched goes out before waiting for more
                 // (or ending), and a stored page that is gone is fetched after all.
-                queue.extend(deliver(committing.take(), &mut self.tally, sink).await?);
-                if !pending.is_empty() {
-                    let committed = self.output.commit(std::mem::take(&mut pending)).await;
-                    queue.extend(emit(committed, &mut self.tally, sink).await?);
-                }
+                queue.extend(commits.drain(&self.output, &mut self.tally, sink).await?);
                 continue;
             }
             if running.is_empty() && !want_input {
-                break;
+                break None;
             }
             tokio::select! {
                 Some((seq, capture, fetched)) = running.next(), if !running.is_empty() => {
-                    finished.insert(seq, (capture, fetched));
+                    order.finished(seq, capture, fetched);
                 }
                 more = sink.next_captures(), if want_input => match more? {
                     Some(batch) => queue.extend(classify(&self.output, &mut self.tally, batch, sink).await?),
                     None => input_done = true,
                 },
             }
-            while let Some((capture, fetched)) = finished.remove(&next_out) {
-                next_out += 1;
-                match fetched {
-                    Ok(f) => pending.push((capture, f)),
-                    Err(e) => {
-                        stop = Some(e);
-                        break 'crawl;
-                    }
-                }
+            if let Err(e) = order.release(&mut commits.pending) {
+                break Some(e);
             }
-            if pending.len() >= self.commit_every
-                || (!pending.is_empty() && since.elapsed() >= Duration::from_secs(1))
-            {
-                queue.extend(deliver(committing.take(), &mut self.tally, sink).await?);
-                let output = self.output.clone();
-                let batch = std::mem::take(&mut pending);
-                committing = Some(tokio::spawn(async move { output.commit(batch).await }));
-                since = Instant::now();
+            if commits.due(self.commit_every) {
+                queue.extend(commits.start(&self.output, &mut self.tally, sink).await?);
             }
-        }
+        };
         // Stopping: what was not fetched stays listed in the state for the next run.
         drop(running);
         // A stored page that could not be read back is listed again in the state:
         // the next run fetches it.
-        deliver(committing.take(), &mut self.tally, sink).await?;
-        if !pending.is_empty() {
-            let committed = self.output.commit(pending).await;
-            emit(committed, &mut self.tally, sink).await?;
-        }
+        commits.drain(&self.output, &mut self.tally, sink).await?;
         match stop {
             Some(e) => Err(e.into()),
             None => Ok(()),
@@ -248,6 +214,122 @@ enum Todo {
     Fetch,
     /// Read its page back from where it is stored.
     Read(Stored),
+}
+
+/// The result of one capture: what [`attempt`] gives, numbered in input order.
+type Attempted = (u64, Capture, Result<Outcome, WaybackError>);
+
+/// Fetches `capture` (or takes its stored page), as the `seq`th of the run.
+async fn attempt(fetcher: &Fetcher, seq: u64, capture: Capture, todo: Todo) -> Attempted {
+    let outcome = match todo {
+        Todo::Fetch => fetcher.fetch(&capture).await.map(Outcome::Fetched),
+        Todo::Read(stored) => Ok(Outcome::Stored(stored)),
+    };
+    (seq, capture, outcome)
+}
+
+/// Puts results back in input order: each capture started gets the next number,
+/// and finished results wait here until every one before them has finished.
+#[derive(Default)]
+struct InOrder {
+    finished: BTreeMap<u64, (Capture, Result<Outcome, WaybackError>)>,
+    next_start: u64,
+    next_out: u64,
+}
+
+impl InOrder {
+    /// Captures started and not yet released.
+    fn in_hand(&self) -> u64 {
+        self.next_start - self.next_out
+    }
+
+    /// The number of the capture starting now.
+    fn start(&mut self) -> u64 {
+        let seq = self.next_start;
+        self.next_start += 1;
+        seq
+    }
+
+    /// Holds the result of the `seq`th capture until its turn.
+    fn finished(&mut self, seq: u64, capture: Capture, fetched: Result<Outcome, WaybackError>) {
+        self.finished.insert(seq, (capture, fetched));
+    }
+
+    /// Moves the results whose turn has come to `pending`, in order; stops at the
+    /// first error (what stops the run), which it returns.
+    fn release(&mut self, pending: &mut Vec<(Capture, Outcome)>) -> Result<(), WaybackError> {
+        while let Some((capture, fetched)) = self.finished.remove(&self.next_out) {
+            self.next_out += 1;
+            pending.push((capture, fetched?));
+        }
+        Ok(())
+    }
+}
+
+/// A commit running in the background, and what it makes durable.
+type CommitTask = tokio::task::JoinHandle<Result<Committed, WaybackError>>;
+
+/// Results on their way out: those gathered for the next commit, and the one
+/// commit running in the background while fetching goes on (its pages go out,
+/// in order, before the next commit starts).
+struct Commits {
+    pending: Vec<(Capture, Outcome)>,
+    committing: Option<CommitTask>,
+    /// When the last background commit started.
+    since: Instant,
+}
+
+impl Commits {
+    fn new() -> Self {
+        Self {
+            pending: Vec::new(),
+            committing: None,
+            since: Instant::now(),
+        }
+    }
+
+    /// Results gathered or being committed, not yet sent on.
+    fn in_hand(&self) -> bool {
+        !self.pending.is_empty() || self.committing.is_some()
+    }
+
+    /// Time for a commit: `commit_every` results gathered, or any gathered for a second.
+    fn due(&self, commit_every: usize) -> bool {
+        self.pending.len() >= commit_every
+            || (!self.pending.is_empty() && self.since.elapsed() >= Duration::from_secs(1))
+    }
+
+    /// Sends the background commit's results on, then starts committing what is
+    /// gathered in the background; the captures to fetch again.
+    async fn start(
+        &mut self,
+        output: &Arc<Output>,
+        tally: &mut Tally,
+        sink: &mut dyn PageSink,
+    ) -> Result<Vec<(Capture, Todo)>, StageError> {
+        let refetch = deliver(self.committing.take(), tally, sink).await?;
+        let output = output.clone();
+        let batch = std::mem::take(&mut self.pending);
+        self.committing = Some(tokio::spawn(async move { output.commit(batch).await }));
+        self.since = Instant::now();
+        Ok(refetch)
+    }
+
+    /// Sends the background commit's results on, then commits what is gathered
+    /// and sends it on too; the captures to fetch again.
+    async fn drain(
+        &mut self,
+        output: &Output,
+        tally: &mut Tally,
+        sink: &mut dyn PageSink,
+    ) -> Result<Vec<(Capture, Todo)>, StageError> {
+        let mut refetch = deliver(self.committing.take(), tally, sink).await?;
+        if !self.pending.is_empty() {
+            let committed = output.commit(std::mem::take(&mut self.pending)).await;
+            refetch.extend(emit(committed, tally, sink).await?);
+        }
+        Ok(refetch)
+    }
 }
 
 /// The captures of `batch` to fetch or read back; reports those that failed for

@@ -19,7 +19,7 @@ use tempora_engine::Capture;
 use tempora_wayback_format::timestamp;
 use tempora_wayback_format::urlkey::urlkey_of;
 
-use crate::cdx::{CdxClient, CdxQuery, PageAnswer};
+use crate::cdx::{CdxClient, CdxPage, CdxQuery, PageAnswer};
 use crate::error::WaybackError;
 use crate::feeds::{parse_feed, FeedKind};
 use crate::fetch::{Fetched, Fetcher};
@@ -97,6 +97,14 @@ pub struct StoredItem {
     pub published: String,
     /// The first feed capture that listed it with this description.
     pub feed_timestamp: String,
+}
+
+/// Where a feed's listing stands before its next page.
+enum FeedListing {
+    /// Listed to the end: nothing to ask.
+    Complete,
+    /// A page to ask for, from this resume key (`None`: the first page).
+    Page { resume: Option<String> },
 }
 
 /// Feed discovery, one request per step.
@@ -226,37 +234,9 @@ impl FeedDiscovery {
             page_size: 5000,
         };
         let id = format!("feed:{}", query.id());
-        let key = id.clone();
-        let row = self
-            .state
-            .call(move |c| state::queries::load(c, &key))
-            .await?;
-        let mut resume = None;
-        match &row {
-            Some(r) if r.in_progress && r.pages > 0 && r.resume_key.is_none() => {
-                // Killed between its last page and its completion.
-                let key = id.clone();
-                self.state
-                    .call(move |c| state::queries::complete(c, &key))
-                    .await?;
-                return Ok(None);
-            }
-            Some(r) if r.in_progress => {
-                query.from.clone_from(&r.effective_from);
-                resume.clone_from(&r.resume_key);
-            }
-            Some(r) if r.completed_at.is_some() && !self.cfg.incremental => return Ok(None),
-            _ => {
-                let high_water = row.as_ref().and_then(|r| r.done_high_water.as_deref());
-                if let Some(from) = high_water.and_then(|hw| timestamp::shift(hw, 1)) {
-                    query.from = Some(from);
-                }
-                let (key, source, from) = (id.clone(), self.cfg.source.clone(), query.from.clone());
-                self.state
-                    .call(move |c| state::queries::begin(c, &key, &source, from.as_deref(), false))
-                    .await?;
-            }
-        }
+        let FeedListing::Page { resume } = self.start_listing(&id, &mut query).await? else {
+            return Ok(None);
+        };
         let mut step = Discovered {
             cdx_requests: 1,
             ..Discovered::default()
@@ -281,6 +261,65 @@ impl FeedDiscovery {
         if last {
             self.next_feed += 1;
         }
+        self.save_feed_page(id, page, last).await?;
+        Ok(Some(step))
+    }
+
+    /// Where the listing `id` of a feed picks up, from its row in the state: a
+    /// listing a stopped run began goes on from its resume key; a completed one
+    /// is done, unless incremental (then a new listing starts after its
+    /// high-water mark, recorded as begun). Sets `query`'s start to match.
+    async fn start_listing(
+        &self,
+        id: &str,
+        query: &mut CdxQuery,
+    ) -> Result<FeedListing, WaybackError> {
+        let key = id.to_string();
+        let row = self
+            .state
+            .call(move |c| state::queries::load(c, &key))
+            .await?;
+        let mut resume = None;
+        match &row {
+            Some(r) if r.in_progress && r.pages > 0 && r.resume_key.is_none() => {
+                // Killed between its last page and its completion.
+                let key = id.to_string();
+                self.state
+                    .call(move |c| state::queries::complete(c, &key))
+                    .await?;
+                return Ok(FeedListing::Complete);
+            }
+            Some(r) if r.in_progress => {
+                query.from.clone_from(&r.effective_from);
+                resume.clone_from(&r.resume_key);
+            }
+            Some(r) if r.completed_at.is_some() && !self.cfg.incremental => {
+                return Ok(FeedListing::Complete)
+            }
+            _ => {
+                let high_water = row.as_ref().and_then(|r| r.done_high_water.as_deref());
+                if let Some(from) = high_water.and_then(|hw| timestamp::shift(hw, 1)) {
+                    query.from = Some(from);
+                }
+                let (key, source, from) =
+                    (id.to_string(), self.cfg.source.clone(), query.from.clone());
+                self.state
+                    .call(move |c| state::queries::begin(c, &key, &source, from.as_deref(), false))
+                    .await?;
+            }
+        }
+        Ok(FeedListing::Page { resume })
+    }
+
+    /// Records one page of the feed listing `id` in one transaction: its feed
+    /// captures (to fetch), where the listing goes on, and its completion when
+    /// `last`.
+    async fn save_feed_page(
+        &self,
+        id: String,
+        page: CdxPage,
+        last: bool,
+    ) -> Result<(), WaybackError> {
         self.state
             .call(move |c| {
                 let tx = c.transaction()?;
@@ -300,8 +339,7 @@ impl FeedDiscovery {
                 }
                 tx.commit()
             })
-            .await?;
-        Ok(Some(step))
+            .await
     }
 
     /// Fetches and parses one feed capture; records its new articles.

@@ -10,7 +10,7 @@ use tempora_wayback_format::timestamp;
 use tempora_wayback_format::wayback_url::ReplayPath;
 
 use crate::error::WaybackError;
-use crate::http::{Client, GetError};
+use crate::http::{Answer, Client, GetError};
 
 /// How far a fetch may go: redirects and body size.
 #[derive(Debug, Clone)]
@@ -97,105 +97,158 @@ impl Fetcher {
         let mut url = capture.url.clone();
         let mut seen = HashSet::new();
         loop {
-            if !seen.insert((timestamp.clone(), url.clone())) {
-                return Ok(failed(
-                    format!("redirect loop back to {timestamp} {url}"),
-                    true,
-                ));
-            }
-            if seen.len() > self.cfg.max_redirects + 1 {
-                return Ok(failed(
-                    format!("more than {} redirects", self.cfg.max_redirects),
-                    true,
-                ));
+            if let Some(failure) = self.redirect_chain_failure(&mut seen, &timestamp, &url) {
+                return Ok(failure);
             }
             let request = format!("{}/web/{timestamp}id_/{url}", self.endpoint);
             let answer = match self.client.get(&request, self.cfg.max_body).await {
                 Ok(a) => a,
-                Err(GetError::TooLarge) => {
-                    return Ok(failed(
-                        format!(
-                            "body larger than max_body_bytes ({} bytes)",
-                            self.cfg.max_body
-                        ),
-                        true,
-                    ))
-                }
-                Err(GetError::Failed(
-                    e @ (WaybackError::Blocked { .. } | WaybackError::RateLimited { .. }),
-                )) => return Err(e),
-                Err(GetError::Failed(e)) => return Ok(failed(e.to_string(), false)),
+                Err(e) => return self.get_failure(e),
             };
-            match answer.status {
-                200 if answer.is_archived() => {
-                    return Ok(Fetched::Page(Box::new(Page {
-                        capture: capture.clone(),
-                        content_type: answer.header("content-type").map(str::to_string),
-                        memento_datetime: answer.header("memento-datetime").map(str::to_string),
-                        final_url: url,
-                        body: answer.body,
-                    })))
-                }
-                200 => {
-                    let excluded = String::from_utf8_lossy(&answer.body)
-                        .contains("excluded from the Wayback Machine");
-                    let reason = if excluded {
-                        "blocked site: the Archive serves its \"excluded from the Wayback Machine\" page".to_string()
-                    } else {
-                        "the Archive served its own HTML page (no Memento-Datetime) instead of the capture".to_string()
-                    };
-                    return Ok(failed(reason, excluded));
-                }
-                301 | 302 | 303 | 307 | 308 => {
-                    let Some(location) = answer.header("location") else {
-                        return Ok(failed(
-                            format!("HTTP {} without a Location", answer.status),
-                            true,
-                        ));
-                    };
-                    let Some((next_ts, next_url)) = parse_wayback_location(location) else {
-                        return Ok(failed(
-                            format!("redirect to {location}, which is not a capture"),
-                            true,
-                        ));
-                    };
-                    let distance =
-                        timestamp::distance(&next_ts, &capture.timestamp).unwrap_or(u64::MAX);
-                    if distance > self.cfg.max_redirect_distance {
-                        return Ok(failed(
-                            format!(
-                                "redirect to the capture at {next_ts}, {} from the requested {}; over max_redirect_distance",
-                                humantime::format_duration(std::time::Duration::from_secs(distance)),
-                                capture.timestamp
-                            ),
-                            true,
-                        ));
-                    }
+            match self.attempt(answer, capture, url) {
+                Attempt::Done(fetched) => return Ok(fetched),
+                Attempt::Redirect {
+                    timestamp: next_ts,
+                    url: next_url,
+                } => {
                     timestamp = next_ts;
                     url = next_url;
-                }
-                404 if !answer.is_archived() => return Ok(failed("not archived (HTTP 404)", true)),
-                403 if !answer.is_archived() => {
-                    let detail = answer
-                        .header("x-archive-wayback-runtime-error")
-                        .unwrap_or("HTTP 403");
-                    return Ok(failed(format!("blocked site: {detail}"), true));
-                }
-                status if answer.is_archived() => {
-                    return Ok(failed(
-                        format!("the archived answer itself is HTTP {status}"),
-                        true,
-                    ))
-                }
-                status => {
-                    return Ok(failed(
-                        format!("HTTP {status}"),
-                        (400..500).contains(&status),
-                    ))
                 }
             }
         }
     }
+
+    /// Records the capture about to be asked for in `seen`; the failure when it
+    /// was asked for before (a loop) or the chain has more than `max_redirects`.
+    fn redirect_chain_failure(
+        &self,
+        seen: &mut HashSet<(String, String)>,
+        timestamp: &str,
+        url: &str,
+    ) -> Option<Fetched> {
+        if !seen.insert((timestamp.to_string(), url.to_string())) {
+            return Some(failed(
+                format!("redirect loop back to {timestamp} {url}"),
+                true,
+            ));
+        }
+        if seen.len() > self.cfg.max_redirects + 1 {
+            return Some(failed(
+                format!("more than {} redirects", self.cfg.max_redirects),
+                true,
+            ));
+        }
+        None
+    }
+
+    /// What a request that got no answer means: a failure of this capture, or an
+    /// error that stops the run (the Archive blocks us or keeps rate-limiting).
+    fn get_failure(&self, error: GetError) -> Result<Fetched, WaybackError> {
+        match error {
+            GetError::TooLarge => Ok(failed(
+                format!(
+                    "body larger than max_body_bytes ({} bytes)",
+                    self.cfg.max_body
+                ),
+                true,
+            )),
+            GetError::Failed(
+                e @ (WaybackError::Blocked { .. } | WaybackError::RateLimited { .. }),
+            ) => Err(e),
+            GetError::Failed(e) => Ok(failed(e.to_string(), false)),
+        }
+    }
+
+    /// Decides what the answer to the request of `url` (a capture of `capture`
+    /// or one it redirected to) means: the page, a failure, or a redirect to follow.
+    fn attempt(&self, answer: Answer, capture: &Capture, url: String) -> Attempt {
+        match answer.status {
+            200 if answer.is_archived() => Attempt::Done(Fetched::Page(Box::new(Page {
+                capture: capture.clone(),
+                content_type: answer.header("content-type").map(str::to_string),
+                memento_datetime: answer.header("memento-datetime").map(str::to_string),
+                final_url: url,
+                body: answer.body,
+            }))),
+            200 => Attempt::Done(not_the_capture(&answer)),
+            301 | 302 | 303 | 307 | 308 => self.redirect(&answer, capture),
+            404 if !answer.is_archived() => Attempt::Done(failed("not archived (HTTP 404)", true)),
+            403 if !answer.is_archived() => {
+                let detail = answer
+                    .header("x-archive-wayback-runtime-error")
+                    .unwrap_or("HTTP 403");
+                Attempt::Done(failed(format!("blocked site: {detail}"), true))
+            }
+            status if answer.is_archived() => Attempt::Done(failed(
+                format!("the archived answer itself is HTTP {status}"),
+                true,
+            )),
+            status => Attempt::Done(failed(
+                format!("HTTP {status}"),
+                (400..500).contains(&status),
+            )),
+        }
+    }
+
+    /// Where a redirect answer leads: the capture it names, when that is within
+    /// `max_redirect_distance` of the capture asked for; a failure otherwise.
+    fn redirect(&self, answer: &Answer, capture: &Capture) -> Attempt {
+        let Some(location) = answer.header("location") else {
+            return Attempt::Done(failed(
+                format!("HTTP {} without a Location", answer.status),
+                true,
+            ));
+        };
+        let Some((next_ts, next_url)) = parse_wayback_location(location) else {
+            return Attempt::Done(failed(
+                format!("redirect to {location}, which is not a capture"),
+                true,
+            ));
+        };
+        let distance = timestamp::distance(&next_ts, &capture.timestamp).unwrap_or(u64::MAX);
+        if distance > self.cfg.max_redirect_distance {
+            return Attempt::Done(failed(
+                format!(
+                    "redirect to the capture at {next_ts}, {} from the requested {}; over max_redirect_distance",
+                    humantime::format_duration(std::time::Duration::from_secs(distance)),
+                    capture.timestamp
+                ),
+                true,
+            ));
+        }
+        Attempt::Redirect {
+            timestamp: next_ts,
+            url: next_url,
+        }
+    }
+}
+
+/// What one request of a capture led to.
+enum Attempt {
+    /// The fetch is over: the page, or why there is none.
+    Done(Fetched),
+    /// A redirect to another capture within reach: ask for it next.
+    Redirect {
+        /// The capture's time, 14 digits.
+        timestamp: String,
+        /// The capture's URL.
+        url: String,
+    },
+}
+
+/// The failure of a 200 answer that is not archived: the Archive's own page
+/// instead of the capture, its "excluded" page for a blocked site (permanent).
+fn not_the_capture(answer: &Answer) -> Fetched {
+    let excluded =
+        String::from_utf8_lossy(&answer.body).contains("excluded from the Wayback Machine");
+    let reason = if excluded {
+        "blocked site: the Archive serves its \"excluded from the Wayback Machine\" page"
+            .to_string()
+    } else {
+        "the Archive served its own HTML page (no Memento-Datetime) instead of the capture"
+            .to_string()
+    };
+    failed(reason, excluded)
 }
 
 /// `https://web.archive.org/web/20200201023757id_/https://www.epa.gov/x` -> timestamp and URL.

@@ -5,8 +5,8 @@
 //! Out: [`Capture`](tempora_engine::Capture) records (what the Archive holds) and
 //! [`Page`](tempora_engine::Page) records (the raw archived bytes, fetched by
 //! `wayback-fetch` through `id_` URLs, or read from WARC files).
-//! Promises: politeness per host shared by every worker (20 CDX and 30 page
-//! requests a minute by default; on a 429 every worker pauses for
+//! Promises: politeness per host shared by every worker (by default 80% of the
+//! Archive's published limits: 24 CDX and 480 page requests a minute; on a 429 every worker pauses for
 //! `Retry-After`, at least 60 s, and sends nothing meanwhile; refused or reset
 //! connections back off for minutes and repeated ones stop the run with a clear
 //! message); a state in SQLite that lets a rerun continue where the last run

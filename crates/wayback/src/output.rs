@@ -258,98 +258,13 @@ impl Output {
         &self,
         results: Vec<(Capture, Outcome)>,
     ) -> Result<Committed, WaybackError> {
-        let warc = self.warc.clone();
-        let state = self.state.clone();
-        let (run, max_body) = (self.run, self.max_body);
-        let work = move || -> Result<Committed, WaybackError> {
-            use rayon::prelude::*;
-            let fetched_any = results
-                .iter()
-                .any(|(_, o)| matches!(o, Outcome::Fetched(_)));
-            let mut writer = warc.lock().unwrap_or_else(|p| p.into_inner());
-            // Compressing 100 KB pages is the costly part, and so is reading stored
-            // ones back: spread both over the cores.
-            let work: Vec<Work> = results
-                .par_iter()
-                .map(|(capture, outcome)| match outcome {
-                    Outcome::Fetched(Fetched::Page(page)) if writer.is_some() => {
-                        Work::Write(warc::gzip(&warc::response_record(page)))
-                    }
-                    Outcome::Fetched(_) => Work::None,
-                    Outcome::Stored(stored) => match read_stored(stored, capture, max_body) {
-                        Some(page) => Work::Read(Box::new(page)),
-                        None => Work::Gone,
-                    },
-                })
-                .collect();
-            let mut places: Vec<Option<(String, u64)>> = Vec::with_capacity(results.len());
-            let mut lengths: Vec<(PathBuf, u64)> = Vec::new();
-            for item in &work {
-                let place = match (item, writer.as_mut()) {
-                    (Work::Write(member), Some(w)) => {
-                        if w.needs_roll() {
-                            let (new, finished) = w.roll()?;
-                            let (p, n) = (new.0.display().to_string(), new.1);
-                            state
-                                .call_now(move |c| state::captures::set_warc_committed(c, &p, n))?;
-                            lengths.extend(finished);
-                        }
-                        let (path, offset) = w.append_member(member)?;
-                        Some((path.display().to_string(), offset))
-                    }
-                    _ => None,
-                };
-                places.push(place);
-            }
-            if fetched_any {
-                if let Some(w) = writer.as_mut() {
-                    lengths.extend(w.sync()?);
-                }
-            }
-            drop(writer);
-            let gone = work.iter().any(|w| matches!(w, Work::Gone));
-            if fetched_any || gone {
-                state.call_now(|c| {
-                    let tx = c.transaction()?;
-                    for (((capture, outcome), place), item) in results.iter().zip(&places).zip(&work) {
-                        match (outcome, item) {
-                            (Outcome::Fetched(Fetched::Page(_)), _) => {
-                                let place = place.as_ref().map(|(p, o)| (p.as_str(), *o));
-                                state::captures::mark_fetched(&tx, capture, run, place)?;
-                            }
-                            (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
-                                state::captures::mark_failed(&tx, capture, reason, *permanent)?;
-                            }
-                            (Outcome::Stored(stored), Work::Gone) => {
-                                tracing::warn!(url = %capture.url, warc = %stored.warc_path, "WARC record of a fetched capture is gone; fetching it again");
-                                state::captures::relist(&tx, capture)?;
-                            }
-                            (Outcome::Stored(_), _) => {}
-                        }
-                    }
-                    for (path, len) in &lengths {
-                        state::captures::set_warc_committed(&tx, &path.display().to_string(), *len)?;
-                    }
-                    tx.commit()
-                })?;
-            }
-            let mut out = Committed::default();
-            for ((capture, outcome), item) in results.into_iter().zip(work) {
-                match (outcome, item) {
-                    (Outcome::Fetched(Fetched::Page(page)), _) => out.pages.push(*page),
-                    (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
-                        out.failed.push((capture, reason, permanent));
-                    }
-                    (Outcome::Stored(_), Work::Read(page)) => {
-                        out.replayed += 1;
-                        out.pages.push(*page);
-                    }
-                    (Outcome::Stored(_), _) => out.refetch.push(capture),
-                }
-            }
-            Ok(out)
+        let batch = Batch {
+            warc: self.warc.clone(),
+            state: self.state.clone(),
+            run: self.run,
+            max_body: self.max_body,
         };
-        tokio::task::spawn_blocking(work)
+        tokio::task::spawn_blocking(move || batch.commit(results))
             .await
             .map_err(|e| WaybackError::Internal(format!("the WARC commit task panicked: {e}")))?
     }
@@ -370,6 +285,149 @@ impl Output {
             })
             .await
     }
+}
+
+/// What committing a batch of results needs of its [`Output`], moved onto a
+/// blocking thread: the steps of [`Output::commit`], in order.
+struct Batch {
+    warc: Arc<Mutex<Option<WarcWriter>>>,
+    state: State,
+    run: i64,
+    max_body: u64,
+}
+
+/// Where each result's WARC record was written, and the WARC files whose
+/// committed length the state is to record.
+struct Written {
+    places: Vec<Option<(String, u64)>>,
+    lengths: Vec<(PathBuf, u64)>,
+}
+
+impl Batch {
+    /// Writes the pages (fsynced), records every status, and hands the results back.
+    fn commit(&self, results: Vec<(Capture, Outcome)>) -> Result<Committed, WaybackError> {
+        let fetched_any = results
+            .iter()
+            .any(|(_, o)| matches!(o, Outcome::Fetched(_)));
+        let mut writer = self.warc.lock().unwrap_or_else(|p| p.into_inner());
+        let work = self.prepare(&results, writer.is_some());
+        let mut written = self.write(&work, writer.as_mut())?;
+        if fetched_any {
+            if let Some(w) = writer.as_mut() {
+                written.lengths.extend(w.sync()?);
+            }
+        }
+        drop(writer);
+        let gone = work.iter().any(|w| matches!(w, Work::Gone));
+        if fetched_any || gone {
+            self.record(&results, &work, &written)?;
+        }
+        Ok(committed(results, work))
+    }
+
+    /// What to do for each result: compress the pages to write (when there is a
+    /// WARC output), read the stored ones back.
+    fn prepare(&self, results: &[(Capture, Outcome)], writing: bool) -> Vec<Work> {
+        use rayon::prelude::*;
+        // Compressing 100 KB pages is the costly part, and so is reading stored
+        // ones back: spread both over the cores.
+        results
+            .par_iter()
+            .map(|(capture, outcome)| match outcome {
+                Outcome::Fetched(Fetched::Page(page)) if writing => {
+                    Work::Write(warc::gzip(&warc::response_record(page)))
+                }
+                Outcome::Fetched(_) => Work::None,
+                Outcome::Stored(stored) => match read_stored(stored, capture, self.max_body) {
+                    Some(page) => Work::Read(Box::new(page)),
+                    None => Work::Gone,
+                },
+            })
+            .collect()
+    }
+
+    /// Appends the members to write to the WARC file, rolling to a new file when
+    /// this one is full (its start recorded in the state at once).
+    fn write(
+        &self,
+        work: &[Work],
+        mut writer: Option<&mut WarcWriter>,
+    ) -> Result<Written, WaybackError> {
+        let mut places: Vec<Option<(String, u64)>> = Vec::with_capacity(work.len());
+        let mut lengths: Vec<(PathBuf, u64)> = Vec::new();
+        for item in work {
+            let place = match (item, writer.as_deref_mut()) {
+                (Work::Write(member), Some(w)) => {
+                    if w.needs_roll() {
+                        let (new, finished) = w.roll()?;
+                        let (p, n) = (new.0.display().to_string(), new.1);
+                        self.state
+                            .call_now(move |c| state::captures::set_warc_committed(c, &p, n))?;
+                        lengths.extend(finished);
+                    }
+                    let (path, offset) = w.append_member(member)?;
+                    Some((path.display().to_string(), offset))
+                }
+                _ => None,
+            };
+            places.push(place);
+        }
+        Ok(Written { places, lengths })
+    }
+
+    /// Records in one state transaction every result's status (a stored page
+    /// that is gone listed again) and the WARC files' committed lengths.
+    fn record(
+        &self,
+        results: &[(Capture, Outcome)],
+        work: &[Work],
+        written: &Written,
+    ) -> Result<(), WaybackError> {
+        let run = self.run;
+        self.state.call_now(|c| {
+            let tx = c.transaction()?;
+            for (((capture, outcome), place), item) in results.iter().zip(&written.places).zip(work) {
+                match (outcome, item) {
+                    (Outcome::Fetched(Fetched::Page(_)), _) => {
+                        let place = place.as_ref().map(|(p, o)| (p.as_str(), *o));
+                        state::captures::mark_fetched(&tx, capture, run, place)?;
+                    }
+                    (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
+                        state::captures::mark_failed(&tx, capture, reason, *permanent)?;
+                    }
+                    (Outcome::Stored(stored), Work::Gone) => {
+                        tracing::warn!(url = %capture.url, warc = %stored.warc_path, "WARC record of a fetched capture is gone; fetching it again");
+                        state::captures::relist(&tx, capture)?;
+                    }
+                    (Outcome::Stored(_), _) => {}
+                }
+            }
+            for (path, len) in &written.lengths {
+                state::captures::set_warc_committed(&tx, &path.display().to_string(), *len)?;
+            }
+            tx.commit()
+        })
+    }
+}
+
+/// The committed batch: pages in input order (stored ones read back counted as
+/// replayed), failures, and the stored pages that are gone, to fetch again.
+fn committed(results: Vec<(Capture, Outcome)>, work: Vec<Work>) -> Committed {
+    let mut out = Committed::default();
+    for ((capture, outcome), item) in results.into_iter().zip(work) {
+        match (outcome, item) {
+            (Outcome::Fetched(Fetched::Page(page)), _) => out.pages.push(*page),
+            (Outcome::Fetched(Fetched::Failed { reason, permanent }), _) => {
+                out.failed.push((capture, reason, permanent));
+            }
+            (Outcome::Stored(_), Work::Read(page)) => {
+                out.replayed += 1;
+                out.pages.push(*page);
+            }
+            (Outcome::Stored(_), _) => out.refetch.push(capture),
+        }
+    }
+    out
 }
 
 /// What committing does for one result.

@@ -1,4 +1,4 @@
-//! The evolving rule (DESIGN.md, "wikidata"): which (subject, relation) pairs changed
+//! The evolving rule: which (subject, relation) pairs changed
 //! their object across the cutoff, and the facts they yield.
 //!
 //! A pair is evolving when it has two different objects, one whose start is on or

@@ -65,6 +65,25 @@ pub(super) fn configure_stages(
     (planned, unconfigured)
 }
 
+/// The stage's `kind`, looked up in `registry`; a problem with it goes to `errors`.
+fn kind_of<'r>(
+    name: &str,
+    body: &toml::Table,
+    registry: &'r Registry,
+    errors: &mut Vec<ConfigError>,
+) -> Option<&'r crate::registry::StageKind> {
+    let problem = match body.get("kind") {
+        Some(toml::Value::String(k)) => match registry.get(k) {
+            Some(kind) => return Some(kind),
+            None => format!("unknown kind `{k}` (known kinds: {})", registry.names()),
+        },
+        Some(_) => "must be a string".to_string(),
+        None => format!("missing (known kinds: {})", registry.names()),
+    };
+    errors.push(ConfigError::stage(name, Some("kind"), problem));
+    None
+}
+
 fn configure_stage(
     name: &str,
     body: &toml::Table,
@@ -72,31 +91,7 @@ fn configure_stage(
     context: &PipelineContext,
     errors: &mut Vec<ConfigError>,
 ) -> Result<PlannedStage, Unconfigured> {
-    let kind = match body.get("kind") {
-        Some(toml::Value::String(k)) => match registry.get(k) {
-            Some(kind) => Some(kind),
-            None => {
-                errors.push(ConfigError::stage(
-                    name,
-                    Some("kind"),
-                    format!("unknown kind `{k}` (known kinds: {})", registry.names()),
-                ));
-                None
-            }
-        },
-        Some(_) => {
-            errors.push(ConfigError::stage(name, Some("kind"), "must be a string"));
-            None
-        }
-        None => {
-            errors.push(ConfigError::stage(
-                name,
-                Some("kind"),
-                format!("missing (known kinds: {})", registry.names()),
-            ));
-            None
-        }
-    };
+    let kind = kind_of(name, body, registry, errors);
     let inputs = parse_inputs(name, body.get("inputs"), kind.map(|k| k.role), errors);
     let unconfigured = |inputs| Unconfigured {
         name: name.to_string(),

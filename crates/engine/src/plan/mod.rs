@@ -125,38 +125,7 @@ impl Plan {
                 )));
             }
         }
-        let settings = file.settings().map_err(|e| errors.extend(e)).ok();
-        let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
-        let cutoff = settings.as_ref().map(|s| s.cutoff).unwrap_or_default();
-        let windows = match settings.as_ref().and_then(|s| s.sets.as_ref()) {
-            None => Windows::default_for(cutoff),
-            Some(sets) => Windows::from_table(sets, cutoff).unwrap_or_else(|problems| {
-                errors.extend(
-                    problems
-                        .into_iter()
-                        .map(|(key, message)| ConfigError::pipeline(&key, message)),
-                );
-                // The stages are still checked, against the default sets.
-                Windows::default_for(cutoff)
-            }),
-        };
-        let context = PipelineContext {
-            out: crate::config::output_dir(settings.as_ref(), &name),
-            cutoff,
-            windows,
-            channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
-            name,
-            run: RunId::default(),
-            incremental: false,
-            rebuild: false,
-        };
-        if context.channel_capacity == 0 {
-            errors.push(ConfigError::pipeline(
-                "channel_capacity",
-                "must be at least 1",
-            ));
-        }
-
+        let context = pipeline_context(&file, &mut errors);
         let (mut stages, unconfigured) =
             configure_stages(&file.table, registry, &context, &mut errors);
         link_stages(&mut stages, &unconfigured, &mut errors);
@@ -225,6 +194,43 @@ fn same_key(a: &ConfigError, b: &ConfigError) -> bool {
         (Some(x), Some(y)) => a.stage == b.stage && (inside(x, y) || inside(y, x)),
         _ => false,
     }
+}
+
+/// The pipeline's settings (`[pipeline]`) as the stages see them; problems with
+/// them go to `errors`, and defaults stand in so the stages are still checked.
+fn pipeline_context(file: &PipelineFile, errors: &mut Vec<ConfigError>) -> PipelineContext {
+    let settings = file.settings().map_err(|e| errors.extend(e)).ok();
+    let name = crate::config::pipeline_name(settings.as_ref(), &file.path);
+    let cutoff = settings.as_ref().map(|s| s.cutoff).unwrap_or_default();
+    let windows = match settings.as_ref().and_then(|s| s.sets.as_ref()) {
+        None => Windows::default_for(cutoff),
+        Some(sets) => Windows::from_table(sets, cutoff).unwrap_or_else(|problems| {
+            errors.extend(
+                problems
+                    .into_iter()
+                    .map(|(key, message)| ConfigError::pipeline(&key, message)),
+            );
+            // The stages are still checked, against the default sets.
+            Windows::default_for(cutoff)
+        }),
+    };
+    let context = PipelineContext {
+        out: crate::config::output_dir(settings.as_ref(), &name),
+        cutoff,
+        windows,
+        channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
+        name,
+        run: RunId::default(),
+        incremental: false,
+        rebuild: false,
+    };
+    if context.channel_capacity == 0 {
+        errors.push(ConfigError::pipeline(
+            "channel_capacity",
+            "must be at least 1",
+        ));
+    }
+    context
 }
 
 #[cfg(test)]

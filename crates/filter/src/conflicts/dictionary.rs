@@ -69,123 +69,24 @@ impl Dictionary {
         facts: Vec<EvolvingFact>,
         options: &ConflictsOptions,
     ) -> Result<Self, FilterError> {
-        let mut index: HashMap<&str, u32> = HashMap::new();
-        let mut entities: Vec<(u32, bool)> = Vec::new();
-        let mut is_position: Vec<bool> = Vec::new();
-        let mut ends: Vec<(u32, u32)> = Vec::with_capacity(facts.len());
-        for (f, evolving) in facts.iter().enumerate() {
-            let fact = &evolving.fact;
-            // P39: person holds position; P1308: position has holder.
-            let (subject_is_position, object_is_position) = match fact.relation.as_str() {
-                "P39" => (false, true),
-                "P1308" => (true, false),
-                _ => (false, false),
-            };
-            let mut ids = [0u32; 2];
-            let sides = [
-                (&fact.subject, true, subject_is_position),
-                (&fact.object, false, object_is_position),
-            ];
-            for (slot, (entity, as_subject, position)) in ids.iter_mut().zip(sides) {
-                let next = entities.len() as u32;
-                let i = *index.entry(entity.id.as_str()).or_insert(next);
-                if i == next {
-                    entities.push((f as u32, as_subject));
-                    is_position.push(false);
-                }
-                is_position[i as usize] |= position;
-                *slot = i;
-            }
-            let [subject, object] = ids;
-            ends.push((subject, object));
-        }
-        drop(index);
-        let mut by_pair: Vec<(u32, u32, u32)> = ends
-            .iter()
-            .enumerate()
-            .map(|(i, &(subject, object))| (subject, object, i as u32))
-            .collect();
-        by_pair.sort_unstable();
-        let by_subject = Grouped::new(entities.len(), by_pair.iter().map(|&(s, o, f)| (s, (o, f))));
-        let mut links: Vec<(u32, u32)> = ends.iter().flat_map(|&(s, o)| [(s, o), (o, s)]).collect();
-        links.sort_unstable();
-        links.dedup();
-        let links = Grouped::new(entities.len(), links.into_iter());
-
-        let mut descriptions = String::new();
-        let mut description_ends = Vec::with_capacity(entities.len());
-        for &(f, as_subject) in &entities {
-            let entity = entity_ref(&facts, f, as_subject);
-            if let Some(label) = &entity.label {
-                descriptions.push_str(label);
-                descriptions.push_str(" (");
-                descriptions.push_str(&entity.id);
-                descriptions.push(')');
-            } else {
-                descriptions.push_str(&entity.id);
-            }
-            description_ends.push(descriptions.len());
-        }
-
-        let mut builder =
-            MatcherBuilder::new(!options.case_sensitive).whole_words(options.whole_words);
-        // (head variant, position), and (qualifier, head variant, position).
-        let mut heads: Vec<(u32, u32)> = Vec::new();
-        let mut qualified: Vec<(u32, u32, u32)> = Vec::new();
-        // Qualifiers by spelling (always matched exactly).
-        let mut qualifier_ids: HashMap<String, u32> = HashMap::new();
+        let Entities {
+            entities,
+            is_position,
+            ends,
+        } = Entities::index(&facts);
+        let by_subject = group_by_subject(entities.len(), &ends);
+        let links = group_links(entities.len(), &ends);
+        let (descriptions, description_ends) = describe_entities(&facts, &entities);
+        let mut names = NameIndex::new(options);
         for (i, &(f, as_subject)) in entities.iter().enumerate() {
             let entity = entity_ref(&facts, f, as_subject);
-            let names: Vec<&str> = if options.use_aliases {
-                entity.names().collect()
-            } else {
-                entity.label.as_deref().into_iter().collect()
-            };
-            let long_enough = |n: &str| n.trim().chars().count() >= options.min_name_chars;
-            let forms = if is_position[i] {
-                unqualified_forms(&names)
-            } else {
-                Vec::new()
-            };
-            for name in names.iter().filter(|n| long_enough(n)) {
-                if !is_head(name, &forms) {
-                    builder.add(name, NameUse::Name(i as u32), is_acronym(name));
-                }
-            }
-            if options.position_names == PositionNames::Full {
-                continue;
-            }
-            for form in forms.iter().filter(|f| long_enough(&f.head)) {
-                let Some(head) = builder.add(&form.head, NameUse::Head, false) else {
-                    continue;
-                };
-                heads.push((head, i as u32));
-                if options.position_names == PositionNames::HeadInContext {
-                    for q in &form.qualifiers {
-                        if q.chars().count() < MIN_QUALIFIER_CHARS {
-                            continue;
-                        }
-                        let next = qualifier_ids.len() as u32;
-                        let id = *qualifier_ids.entry(q.trim().to_string()).or_insert(next);
-                        if builder.add(q, NameUse::Qualifier(id), true).is_some() {
-                            qualified.push((id, head, i as u32));
-                        }
-                    }
-                }
-            }
+            names.add_entity(i as u32, entity, is_position[i], options);
         }
-        heads.sort_unstable();
-        heads.dedup();
-        let mut head_entities: HashMap<u32, Vec<u32>> = HashMap::new();
-        for &(head, position) in &heads {
-            head_entities.entry(head).or_default().push(position);
-        }
-        qualified.sort_unstable();
-        qualified.dedup();
-        let licensing = Grouped::new(
-            qualifier_ids.len(),
-            qualified.into_iter().map(|(q, h, p)| (q, (h, p))),
-        );
+        let BuiltNames {
+            matcher,
+            licensing,
+            head_entities,
+        } = names.build()?;
         Ok(Self {
             facts,
             ends,
@@ -193,7 +94,7 @@ impl Dictionary {
             description_ends,
             by_subject,
             links,
-            matcher: builder.build()?,
+            matcher,
             licensing,
             head_entities,
             head_needs_context: options.position_names == PositionNames::HeadInContext,
@@ -254,6 +155,217 @@ impl Dictionary {
             None => out.push_str(&format!("#{entity}")),
         }
     }
+}
+
+/// Every entity of the facts once, numbered in order of first appearance.
+struct Entities {
+    /// Where each entity first appears: (fact, whether as its subject).
+    entities: Vec<(u32, bool)>,
+    /// Whether each entity is a position (the object of a `P39` fact or the
+    /// subject of a `P1308` one, anywhere).
+    is_position: Vec<bool>,
+    /// Subject and object entity index of each fact.
+    ends: Vec<(u32, u32)>,
+}
+
+impl Entities {
+    /// Numbers the subjects and objects of `facts` by entity id.
+    fn index(facts: &[EvolvingFact]) -> Self {
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut entities: Vec<(u32, bool)> = Vec::new();
+        let mut is_position: Vec<bool> = Vec::new();
+        let mut ends: Vec<(u32, u32)> = Vec::with_capacity(facts.len());
+        for (f, evolving) in facts.iter().enumerate() {
+            let fact = &evolving.fact;
+            // P39: person holds position; P1308: position has holder.
+            let (subject_is_position, object_is_position) = match fact.relation.as_str() {
+                "P39" => (false, true),
+                "P1308" => (true, false),
+                _ => (false, false),
+            };
+            let mut ids = [0u32; 2];
+            let sides = [
+                (&fact.subject, true, subject_is_position),
+                (&fact.object, false, object_is_position),
+            ];
+            for (slot, (entity, as_subject, position)) in ids.iter_mut().zip(sides) {
+                let next = entities.len() as u32;
+                let i = *index.entry(entity.id.as_str()).or_insert(next);
+                if i == next {
+                    entities.push((f as u32, as_subject));
+                    is_position.push(false);
+                }
+                is_position[i as usize] |= position;
+                *slot = i;
+            }
+            let [subject, object] = ids;
+            ends.push((subject, object));
+        }
+        Self {
+            entities,
+            is_position,
+            ends,
+        }
+    }
+}
+
+/// (object, fact) by subject, sorted, over `entities` entities.
+fn group_by_subject(entities: usize, ends: &[(u32, u32)]) -> Grouped<(u32, u32)> {
+    let mut by_pair: Vec<(u32, u32, u32)> = ends
+        .iter()
+        .enumerate()
+        .map(|(i, &(subject, object))| (subject, object, i as u32))
+        .collect();
+    by_pair.sort_unstable();
+    Grouped::new(entities, by_pair.iter().map(|&(s, o, f)| (s, (o, f))))
+}
+
+/// The entities each entity is linked to by a fact, either way round, sorted,
+/// each once.
+fn group_links(entities: usize, ends: &[(u32, u32)]) -> Grouped<u32> {
+    let mut links: Vec<(u32, u32)> = ends.iter().flat_map(|&(s, o)| [(s, o), (o, s)]).collect();
+    links.sort_unstable();
+    links.dedup();
+    Grouped::new(entities, links.into_iter())
+}
+
+/// "Joe Biden (Q6279)" (the id alone without a label) for each entity, one after
+/// another, and where each ends.
+fn describe_entities(facts: &[EvolvingFact], entities: &[(u32, bool)]) -> (String, Vec<usize>) {
+    let mut descriptions = String::new();
+    let mut description_ends = Vec::with_capacity(entities.len());
+    for &(f, as_subject) in entities {
+        let entity = entity_ref(facts, f, as_subject);
+        if let Some(label) = &entity.label {
+            descriptions.push_str(label);
+            descriptions.push_str(" (");
+            descriptions.push_str(&entity.id);
+            descriptions.push(')');
+        } else {
+            descriptions.push_str(&entity.id);
+        }
+        description_ends.push(descriptions.len());
+    }
+    (descriptions, description_ends)
+}
+
+/// The names of every entity on their way into the matcher, with the heads of
+/// position names and the qualifiers that license them.
+struct NameIndex {
+    builder: MatcherBuilder,
+    /// (head variant, position).
+    heads: Vec<(u32, u32)>,
+    /// (qualifier, head variant, position).
+    qualified: Vec<(u32, u32, u32)>,
+    /// Qualifiers by spelling (always matched exactly).
+    qualifier_ids: HashMap<String, u32>,
+}
+
+impl NameIndex {
+    /// An empty index matching as `options` say.
+    fn new(options: &ConflictsOptions) -> Self {
+        Self {
+            builder: MatcherBuilder::new(!options.case_sensitive).whole_words(options.whole_words),
+            heads: Vec::new(),
+            qualified: Vec::new(),
+            qualifier_ids: HashMap::new(),
+        }
+    }
+
+    /// Adds the names of entity `i` that are long enough (its label, with its
+    /// aliases under `use_aliases`), leaving out a position's names that are a
+    /// bare head; then, unless `position_names` is `full`, a position's heads
+    /// and, for `head_in_context`, the qualifiers of each head.
+    fn add_entity(
+        &mut self,
+        i: u32,
+        entity: &EntityRef,
+        is_position: bool,
+        options: &ConflictsOptions,
+    ) {
+        let names: Vec<&str> = if options.use_aliases {
+            entity.names().collect()
+        } else {
+            entity.label.as_deref().into_iter().collect()
+        };
+        let long_enough = |n: &str| n.trim().chars().count() >= options.min_name_chars;
+        let forms = if is_position {
+            unqualified_forms(&names)
+        } else {
+            Vec::new()
+        };
+        for name in names.iter().filter(|n| long_enough(n)) {
+            if !is_head(name, &forms) {
+                self.builder.add(name, NameUse::Name(i), is_acronym(name));
+            }
+        }
+        if options.position_names == PositionNames::Full {
+            return;
+        }
+        for form in forms.iter().filter(|f| long_enough(&f.head)) {
+            let Some(head) = self.builder.add(&form.head, NameUse::Head, false) else {
+                continue;
+            };
+            self.heads.push((head, i));
+            if options.position_names == PositionNames::HeadInContext {
+                self.add_qualifiers(&form.qualifiers, head, i);
+            }
+        }
+    }
+
+    /// Adds the qualifiers of a head variant of position `position` (those of
+    /// at least [`MIN_QUALIFIER_CHARS`]), each licensing that head.
+    fn add_qualifiers(&mut self, qualifiers: &[String], head: u32, position: u32) {
+        for q in qualifiers {
+            if q.chars().count() < MIN_QUALIFIER_CHARS {
+                continue;
+            }
+            let next = self.qualifier_ids.len() as u32;
+            let id = *self
+                .qualifier_ids
+                .entry(q.trim().to_string())
+                .or_insert(next);
+            if self.builder.add(q, NameUse::Qualifier(id), true).is_some() {
+                self.qualified.push((id, head, position));
+            }
+        }
+    }
+
+    /// Builds the matcher, and indexes the heads and qualifiers added.
+    ///
+    /// # Errors
+    /// When the names are too many to index.
+    fn build(self) -> Result<BuiltNames, FilterError> {
+        let mut heads = self.heads;
+        heads.sort_unstable();
+        heads.dedup();
+        let mut head_entities: HashMap<u32, Vec<u32>> = HashMap::new();
+        for &(head, position) in &heads {
+            head_entities.entry(head).or_default().push(position);
+        }
+        let mut qualified = self.qualified;
+        qualified.sort_unstable();
+        qualified.dedup();
+        let licensing = Grouped::new(
+            self.qualifier_ids.len(),
+            qualified.into_iter().map(|(q, h, p)| (q, (h, p))),
+        );
+        Ok(BuiltNames {
+            matcher: self.builder.build()?,
+            licensing,
+            head_entities,
+        })
+    }
+}
+
+/// The names indexed: the matcher and what heads and qualifiers stand for.
+struct BuiltNames {
+    /// Every name.
+    matcher: Matcher,
+    /// What each qualifier licenses: (head variant, position) pairs, sorted.
+    licensing: Grouped<(u32, u32)>,
+    /// Every position each head variant stands for (sorted).
+    head_entities: HashMap<u32, Vec<u32>>,
 }
 
 /// The items of `sorted` (sorted by `key`) whose key is `wanted`.

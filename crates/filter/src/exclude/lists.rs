@@ -1,5 +1,6 @@
-//! The training sets' lists: XSum's split file (BBC ids per subset) and
-//! CNN/DailyMail's URL list files, loaded into lookup tables.
+//! The training sets' lists: XSum's split file (ids per subset) and
+//! CNN/DailyMail's URL list files, loaded into lookup tables. Which site a list
+//! names, and how, is the site profiles' to say (`exclude_ids`, `id`, `editions`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -91,15 +92,11 @@ impl XsumIds {
         Ok(Self { ids })
     }
 
-    /// The subset holding the BBC article with this id or URL, if any. The id is
-    /// checked as given and as the numeric suffix of the URL (`...-35232142`), which
-    /// is how XSum names BBC stories.
-    pub fn find(&self, id: &str, url: &str) -> Option<(XsumSubset, String)> {
-        let from_url = bbc_numeric_suffix(url);
-        [Some(id), from_url]
-            .into_iter()
-            .flatten()
-            .find_map(|key| self.ids.get(key).map(|s| (*s, key.to_string())))
+    /// The subset holding an article known by any of `ids` (its id, the id its
+    /// URL gives), with the id found.
+    pub fn find(&self, ids: &[&str]) -> Option<(XsumSubset, String)> {
+        ids.iter()
+            .find_map(|key| self.ids.get(*key).map(|s| (*s, (*key).to_string())))
     }
 
     /// Number of ids loaded.
@@ -113,37 +110,30 @@ impl XsumIds {
     }
 }
 
-/// The trailing run of digits of a BBC story URL's last path segment
-/// (`/news/uk-politics-35232142` -> `35232142`).
-fn bbc_numeric_suffix(url: &str) -> Option<&str> {
-    let path = url
-        .split(['?', '#'])
-        .next()
-        .unwrap_or(url)
-        .trim_end_matches('/');
-    let last = path.rsplit('/').next()?;
-    // The id is the whole segment or follows the last `-` (`/news/articles/c0abc123`
-    // ids end in digits too, but are not numeric ids).
-    let digits = last.rsplit('-').next().unwrap_or(last);
-    // Short numbers are not story ids (`/news/10318089` is; `/2/` is not).
-    (digits.len() >= 6 && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
-}
-
 /// CNN/DailyMail URLs, normalized, each with the list file it came from.
 #[derive(Debug, Default)]
 pub struct UrlLists {
     files: Vec<String>,
     urls: HashMap<String, usize>,
+    editions: Editions,
 }
+
+/// Hosts that serve another host's stories under the same paths (a site
+/// profile's `editions`), each with that host: `edition.cnn.com` -> `cnn.com`.
+pub type Editions = Vec<(String, String)>;
 
 impl UrlLists {
     /// Loads URL list files (one URL per line, as in the CNN/DailyMail
-    /// `url_lists/*.txt`; Wayback URLs are reduced to the original URL).
+    /// `url_lists/*.txt`; Wayback URLs are reduced to the original URL), URLs on
+    /// an edition read as on its host.
     ///
     /// # Errors
     /// When a file cannot be read.
-    pub fn load(paths: &[PathBuf]) -> Result<Self, FilterError> {
-        let mut lists = Self::default();
+    pub fn load(paths: &[PathBuf], editions: Editions) -> Result<Self, FilterError> {
+        let mut lists = Self {
+            editions,
+            ..Self::default()
+        };
         for path in paths {
             let text = std::fs::read_to_string(path).map_err(|source| FilterError::Read {
                 path: path.clone(),
@@ -156,7 +146,8 @@ impl UrlLists {
             );
             lists.files.push(name);
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                lists.urls.entry(normalize_url(line)).or_insert(file);
+                let url = normalize_url(line, &lists.editions);
+                lists.urls.entry(url).or_insert(file);
             }
         }
         Ok(lists)
@@ -164,7 +155,7 @@ impl UrlLists {
 
     /// The name of the list file holding `url`, if any.
     pub fn find(&self, url: &str) -> Option<&str> {
-        let file = *self.urls.get(&normalize_url(url))?;
+        let file = *self.urls.get(&normalize_url(url, &self.editions))?;
         self.files.get(file).map(String::as_str)
     }
 
@@ -183,28 +174,34 @@ impl UrlLists {
 /// URL (`http://web.archive.org/web/2015...id_/http://...`), then the page it
 /// names ([`CanonicalUrl::page`]: no scheme, port 80/443, `www.`, query,
 /// fragment, trailing `index.html` or `/`; the host lowercased, the path kept as
-/// is), with CNN's editions `edition.` and `us.` folded onto `cnn.com` (they serve
-/// the same stories under the same paths).
-pub fn normalize_url(url: &str) -> String {
+/// is), with an edition's host read as the host whose stories it serves.
+pub fn normalize_url(url: &str, editions: &Editions) -> String {
     let url = original_url(url).unwrap_or(url);
     let canonical = CanonicalUrl::parse(url);
-    if CNN_EDITIONS.contains(&canonical.host()) {
-        canonical.with_host("cnn.com").page()
-    } else {
-        canonical.page()
+    match editions
+        .iter()
+        .find(|(edition, _)| edition == canonical.host())
+    {
+        Some((_, host)) => canonical.with_host(host).page(),
+        None => canonical.page(),
     }
 }
-
-/// CNN hosts that serve `cnn.com`'s stories under the same paths (`www.` is
-/// dropped by [`CanonicalUrl`] already).
-const CNN_EDITIONS: [&str; 2] = ["edition.cnn.com", "us.cnn.com"];
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// What the shipped CNN profile says of its editions.
+    fn cnn_editions() -> Editions {
+        ["edition.cnn.com", "us.cnn.com"]
+            .map(|e| (e.to_string(), "cnn.com".to_string()))
+            .to_vec()
+    }
+
     #[test]
     fn normalization_removes_what_does_not_name_the_story() {
+        let editions = cnn_editions();
+        let normalize_url = |url: &str| normalize_url(url, &editions);
         let canonical = "cnn.com/2015/04/01/europe/france-germanwings-plane-crash-main";
         for url in [
             "http://web.archive.org/web/20150401100102id_/http://www.cnn.com/2015/04/01/europe/france-germanwings-plane-crash-main/",
@@ -227,26 +224,5 @@ mod tests {
             normalize_url("http://edition.bbc.com/x"),
             "edition.bbc.com/x"
         );
-    }
-
-    #[test]
-    fn bbc_ids_come_from_the_url_suffix() {
-        assert_eq!(
-            bbc_numeric_suffix("https://www.bbc.co.uk/news/uk-politics-35232142"),
-            Some("35232142")
-        );
-        assert_eq!(
-            bbc_numeric_suffix("https://www.bbc.com/news/10318089?x=1"),
-            Some("10318089")
-        );
-        assert_eq!(
-            bbc_numeric_suffix("https://www.bbc.com/news/articles/c4ng1x7pz2po"),
-            None
-        );
-        assert_eq!(
-            bbc_numeric_suffix("https://www.bbc.com/news/articles/c0abc1234567"),
-            None
-        );
-        assert_eq!(bbc_numeric_suffix("http://news.bbc.co.uk/2/hi/"), None);
     }
 }

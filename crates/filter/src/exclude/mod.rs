@@ -12,7 +12,7 @@ use tempora_engine::{
     SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
 };
 
-pub use lists::{normalize_url, UrlLists, XsumIds, XsumSubset};
+pub use lists::{normalize_url, Editions, UrlLists, XsumIds, XsumSubset};
 
 fn all_subsets() -> Vec<XsumSubset> {
     XsumSubset::ALL.to_vec()
@@ -23,8 +23,9 @@ fn all_subsets() -> Vec<XsumSubset> {
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct ExcludeOptions {
     /// XSum's split file, `XSum-TRAINING-DEV-TEST-SPLIT-90-5-5.json` (an object of
-    /// BBC id lists `train`, `validation`, `test`). BBC articles whose id (or the
-    /// numeric suffix of their URL) is listed are dropped.
+    /// BBC id lists `train`, `validation`, `test`). Articles of a site whose profile
+    /// says `exclude_ids = "xsum_split"` (BBC) are dropped when their id, or the id
+    /// their URL gives, is listed.
     #[serde(default)]
     pub xsum_split: Option<PathBuf>,
     /// Which XSum subsets to drop articles of.
@@ -33,9 +34,14 @@ pub struct ExcludeOptions {
     /// CNN/DailyMail URL list files (one URL per line, e.g. `url_lists/all_train.txt`,
     /// `all_val.txt`, `all_test.txt`). Articles are compared by normalized original
     /// URL: Wayback prefix, scheme, `www.`, query, fragment and a trailing
-    /// `index.html` removed, CNN's `edition.` and `us.` hosts read as `cnn.com`.
+    /// `index.html` removed, a site's `editions` (CNN's `edition.` and `us.`) read
+    /// as its host.
     #[serde(default)]
     pub cnndm_urls: Vec<PathBuf>,
+    /// A folder of site profiles beside the shipped ones (as `extract`'s
+    /// `profiles`): their `exclude_ids` and `editions` count too.
+    #[serde(default)]
+    pub profiles: Option<PathBuf>,
 }
 
 /// The `exclude` stage, configured.
@@ -118,6 +124,8 @@ struct Exclude {
 pub struct Exclusions {
     xsum: XsumIds,
     cnndm: UrlLists,
+    /// The sites whose articles XSum's list names by id.
+    by_id: Vec<tempora_extract::SiteProfile>,
 }
 
 impl Exclusions {
@@ -126,13 +134,26 @@ impl Exclusions {
     /// # Errors
     /// A list that cannot be read or parsed, naming the file.
     pub fn load(options: &ExcludeOptions) -> Result<Self, StageError> {
-        let mut lists = Self::default();
+        let profiles = tempora_extract::load_profiles(options.profiles.as_deref())
+            .map_err(|e| StageError::input(e.to_string()))?;
+        let editions: Editions = profiles
+            .iter()
+            .filter_map(|p| Some((p, p.hosts.first()?)))
+            .flat_map(|(p, host)| p.editions.iter().map(move |e| (e.clone(), host.clone())))
+            .collect();
+        let mut lists = Self {
+            by_id: profiles
+                .into_iter()
+                .filter(|p| p.exclude_ids.as_deref() == Some("xsum_split"))
+                .collect(),
+            ..Self::default()
+        };
         if let Some(path) = &options.xsum_split {
             lists.xsum = XsumIds::load(path, &options.xsum_subsets)?;
             tracing::info!(file = %path.display(), ids = lists.xsum.len(), "XSum ids loaded");
         }
         if !options.cnndm_urls.is_empty() {
-            lists.cnndm = UrlLists::load(&options.cnndm_urls)?;
+            lists.cnndm = UrlLists::load(&options.cnndm_urls, editions)?;
             tracing::info!(urls = lists.cnndm.len(), "CNN/DailyMail URLs loaded");
         }
         Ok(lists)
@@ -141,8 +162,10 @@ impl Exclusions {
     /// Why the article `id` at `url` of site `source` is excluded, with the counter
     /// it adds to; `None` keeps it. Works on a capture's URL as on an article.
     pub fn verdict(&self, id: &str, url: &str, source: &str) -> Option<(String, String)> {
-        if source == "bbc" {
-            if let Some((subset, key)) = self.xsum.find(id, url) {
+        if let Some(site) = self.by_id.iter().find(|p| p.site == source) {
+            let from_url = site.article_id(url);
+            let ids: Vec<&str> = std::iter::once(id).chain(from_url.as_deref()).collect();
+            if let Some((subset, key)) = self.xsum.find(&ids) {
                 return Some((
                     format!("in XSum {} (id {key})", subset.key()),
                     format!("excluded_xsum_{}", subset.key()),

@@ -131,8 +131,7 @@ impl PairMaker {
         let Some(place) = replaceable(&article.summary, stated, found) else {
             return Vec::new();
         };
-        let summary = &article.summary;
-        let mention = &summary[place.start..place.end];
+        let mention = &article.summary[place.start..place.end];
         let stated_entity = self
             .timelines
             .entity(&stated.object.id)
@@ -143,58 +142,88 @@ impl PairMaker {
         };
         let mut pairs = Vec::new();
         for &error in &self.errors {
-            let candidates: Vec<&EntityRef> = match error {
-                FactError::Outdated => at_cutoff
-                    .iter()
-                    .map(|f| self.timelines.entity(&f.object.id).unwrap_or(&f.object))
-                    .collect(),
-                FactError::NonVerifiable => {
-                    let mut never = self
-                        .timelines
-                        .never_held(subject, relation, &stated.object.id);
-                    // A fixed rotation per article and fact: deterministic, and not
-                    // always the same stand-in across articles.
-                    if !never.is_empty() {
-                        let turn =
-                            stable_hash(&[&article.id, subject, relation]) % never.len() as u64;
-                        never.rotate_left(turn as usize);
-                    }
-                    never
-                }
-            };
-            let chosen = candidates.into_iter().find_map(|new| {
-                let name = render(new).filter(|n| n != mention)?;
-                Some((new, name))
-            });
+            let chosen = self
+                .candidates(error, article, stated, &at_cutoff)
+                .into_iter()
+                .find_map(|new| {
+                    let name = render(new).filter(|n| n != mention)?;
+                    Some((new, name))
+                });
             let Some((new, name)) = chosen else {
                 continue;
             };
-            let edit = Edit::agreeing(summary, place.start, place.end, &name);
-            let intrinsic = occurs_in(&article.document, &name)
-                || new
-                    .names()
-                    .any(|n| n.chars().count() >= 4 && occurs_in(&article.document, n));
-            pairs.push(MinimalPair {
-                id: format!("{}#{subject}.{relation}.{}", article.id, error.as_str()),
-                article_id: article.id.clone(),
-                article: article.document.clone(),
-                reference_summary: summary.clone(),
-                edited_summary: edit.apply(summary),
-                error_type: if intrinsic { INTRINSIC } else { EXTRINSIC }.to_string(),
-                fact_error: error,
-                span: edit.span(summary),
-                published: article.published,
-                source: article.source.clone(),
-                split: article.split.clone(),
-                fact: EditedFact {
-                    subject: subject.to_string(),
-                    relation: relation.to_string(),
-                    stated: stated.object.id.clone(),
-                    substituted: new.id.clone(),
-                },
-            });
+            pairs.push(minimal_pair(article, stated, error, place, new, &name));
         }
         pairs
+    }
+
+    /// The entities that may replace `stated`'s value for `error`, best first:
+    /// the values at the cutoff for an outdated fact; for a non-verifiable one,
+    /// those the pair never held, in a fixed rotation per article and fact.
+    fn candidates<'t>(
+        &'t self,
+        error: FactError,
+        article: &Article,
+        stated: &Fact,
+        at_cutoff: &[&'t Fact],
+    ) -> Vec<&'t EntityRef> {
+        let (subject, relation) = (stated.subject.id.as_str(), stated.relation.as_str());
+        match error {
+            FactError::Outdated => at_cutoff
+                .iter()
+                .map(|f| self.timelines.entity(&f.object.id).unwrap_or(&f.object))
+                .collect(),
+            FactError::NonVerifiable => {
+                let mut never = self
+                    .timelines
+                    .never_held(subject, relation, &stated.object.id);
+                // A fixed rotation per article and fact: deterministic, and not
+                // always the same stand-in across articles.
+                if !never.is_empty() {
+                    let turn = stable_hash(&[&article.id, subject, relation]) % never.len() as u64;
+                    never.rotate_left(turn as usize);
+                }
+                never
+            }
+        }
+    }
+}
+
+/// The pair that writes `name` (naming `new`) over the summary's mention of
+/// `stated`'s value at `place`; intrinsic when the article names the replacement.
+fn minimal_pair(
+    article: &Article,
+    stated: &Fact,
+    error: FactError,
+    place: &Occurrence,
+    new: &EntityRef,
+    name: &str,
+) -> MinimalPair {
+    let (subject, relation) = (stated.subject.id.as_str(), stated.relation.as_str());
+    let summary = &article.summary;
+    let edit = Edit::agreeing(summary, place.start, place.end, name);
+    let intrinsic = occurs_in(&article.document, name)
+        || new
+            .names()
+            .any(|n| n.chars().count() >= 4 && occurs_in(&article.document, n));
+    MinimalPair {
+        id: format!("{}#{subject}.{relation}.{}", article.id, error.as_str()),
+        article_id: article.id.clone(),
+        article: article.document.clone(),
+        reference_summary: summary.clone(),
+        edited_summary: edit.apply(summary),
+        error_type: if intrinsic { INTRINSIC } else { EXTRINSIC }.to_string(),
+        fact_error: error,
+        span: edit.span(summary),
+        published: article.published,
+        source: article.source.clone(),
+        split: article.split.clone(),
+        fact: EditedFact {
+            subject: subject.to_string(),
+            relation: relation.to_string(),
+            stated: stated.object.id.clone(),
+            substituted: new.id.clone(),
+        },
     }
 }
 

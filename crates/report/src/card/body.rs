@@ -46,7 +46,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     rebuild(&mut md, configs);
     tables(&mut md, dir, configs)?;
     fields(&mut md, configs);
-    licence_and_citation(&mut md, dir, configs)?;
+    licence_and_citation(&mut md, dir, run, configs)?;
     Ok(md)
 }
 
@@ -416,7 +416,23 @@ fn fields(md: &mut String, configs: &[Config]) {
     }
 }
 
-fn licence_and_citation(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
+/// The site profiles the run's `extract` stages read: the shipped ones and those
+/// of their `profiles` folders (the shipped ones alone if a folder is gone).
+fn site_profiles(run: &RunJson) -> Vec<tempora_extract::SiteProfile> {
+    let folder = run
+        .stages_of("extract")
+        .find_map(|(_, stage)| stage.get("profiles").and_then(Value::as_str));
+    tempora_extract::load_profiles(folder.map(Path::new))
+        .or_else(|_| tempora_extract::load_profiles(None))
+        .unwrap_or_default()
+}
+
+fn licence_and_citation(
+    md: &mut String,
+    dir: &Path,
+    run: &RunJson,
+    configs: &[Config],
+) -> Result<(), CardError> {
     md.push_str(
         "## Licence\n\nThe articles, summaries and titles are the original publishers' work \
          (BBC, CNN, ...), retrieved from the Internet Archive; their licences and terms apply, \
@@ -443,11 +459,13 @@ fn licence_and_citation(md: &mut String, dir: &Path, configs: &[Config]) -> Resu
         })?;
         sources.extend(column.into_iter().flatten());
     }
-    if sources.iter().any(|s| s == "bbc") || sources.is_empty() {
-        md.push_str(XSUM);
-    }
-    if sources.iter().any(|s| s == "cnn") || sources.is_empty() {
-        md.push_str(CNNDM);
+    // Each site's own dataset (its profile's `citation`): those of the sites in
+    // the sets, or of every site when the sets name none.
+    for profile in site_profiles(run) {
+        let cited = sources.is_empty() || sources.contains(&profile.site);
+        if let (true, Some(citation)) = (cited, &profile.citation) {
+            md.push_str(citation);
+        }
     }
     if configs.iter().any(|c| c.name == "novelty") {
         md.push_str(CHOUBEY);
@@ -462,28 +480,6 @@ const TEMPOSUM: &str = "@inproceedings{cheang-etal-2023-temposum,
   booktitle = {Proceedings of the 2023 Conference on Empirical Methods in Natural Language Processing},
   year = {2023},
   doi = {10.18653/v1/2023.emnlp-main.1007}
-}
-";
-
-const XSUM: &str = "@inproceedings{narayan-etal-2018-dont,
-  title = {Don't Give Me the Details, Just the Summary! Topic-Aware Convolutional Neural Networks for Extreme Summarization},
-  author = {Narayan, Shashi and Cohen, Shay B. and Lapata, Mirella},
-  booktitle = {Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing},
-  year = {2018}
-}
-";
-
-const CNNDM: &str = "@inproceedings{hermann-etal-2015-teaching,
-  title = {Teaching Machines to Read and Comprehend},
-  author = {Hermann, Karl Moritz and Kočiský, Tomáš and Grefenstette, Edward and Espeholt, Lasse and Kay, Will and Suleyman, Mustafa and Blunsom, Phil},
-  booktitle = {Advances in Neural Information Processing Systems},
-  year = {2015}
-}
-@inproceedings{see-etal-2017-get,
-  title = {Get To The Point: Summarization with Pointer-Generator Networks},
-  author = {See, Abigail and Liu, Peter J. and Manning, Christopher D.},
-  booktitle = {Proceedings of the 55th Annual Meeting of the Association for Computational Linguistics},
-  year = {2017}
 }
 ";
 

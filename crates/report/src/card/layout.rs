@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tempora_engine::stats::FileWritten;
 use tempora_engine::RecordKind;
 use tempora_sink::features::{features, Feature};
-use tempora_sink::parquet::read_footer;
+use tempora_sink::parquet::{read_footer, Footer};
 use tempora_sink::release::Commitment;
 use tempora_sink::schema::arrow_schema;
 use tempora_sink::template::PathTemplate;
@@ -227,7 +228,38 @@ fn split_of(config: &str, path: &str, values: &[(&'static str, String)]) -> Stri
 /// was written that is missing or holds another number of rows.
 pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError> {
     let sinks = parquet_sinks(run)?;
-    // The withheld part is in the configs once revealed (`tempora reveal`).
+    let (files, revealed) = card_files(dir)?;
+    let written = written_counts(run);
+    let mut grouped: Grouped = BTreeMap::new();
+    let kinds = RecordKind::ALL.map(|k| (k, arrow_schema(k)));
+    let kind_of = |footer: &Footer| {
+        kinds
+            .iter()
+            .find(|(_, schema)| schema.fields() == footer.schema.fields())
+            .map(|(kind, _)| *kind)
+    };
+    for relative in &files {
+        let placed = read_data_file(dir, relative, &kind_of, &sinks, &written)?;
+        grouped
+            .entry((config_order(placed.config), placed.config))
+            .or_default()
+            .entry(placed.split)
+            .or_default()
+            .push(placed.file);
+    }
+    check_written_files(dir, &files, &written, revealed)?;
+    Ok(into_configs(grouped, &run.set_names()))
+}
+
+/// Data files by (rank, config name), then by split.
+type Grouped = BTreeMap<(usize, &'static str), BTreeMap<String, Vec<DataFile>>>;
+
+/// The Parquet files the card describes, and whether the withheld part is
+/// among them: it is once revealed (`tempora reveal`).
+///
+/// # Errors
+/// No Parquet file to describe.
+fn card_files(dir: &Path) -> Result<(Vec<String>, bool), CardError> {
     let revealed = Commitment::read(dir)
         .ok()
         .flatten()
@@ -243,76 +275,116 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
                 .into(),
         });
     }
-    let written = written_counts(run);
-    let mut grouped: BTreeMap<(usize, &'static str), BTreeMap<String, Vec<DataFile>>> =
-        BTreeMap::new();
-    let kinds = RecordKind::ALL.map(|k| (k, arrow_schema(k)));
-    for relative in &files {
-        let path = dir.join(relative);
-        let disagrees = |reason: String| CardError::Disagrees {
-            path: path.clone(),
-            reason,
-        };
-        let file = std::fs::File::open(&path).map_err(CardError::io(&path))?;
-        let bytes = file.metadata().map_err(CardError::io(&path))?.len();
-        let footer = read_footer(file).map_err(|e| CardError::NotOutput {
-            path: path.clone(),
-            reason: format!("not a Parquet file: {e}"),
-        })?;
-        let (kind, _) = kinds
-            .iter()
-            .find(|(_, schema)| schema.fields() == footer.schema.fields())
-            .ok_or_else(|| CardError::NotOutput {
-                path: path.clone(),
-                reason: format!(
-                    "its columns ({}) are not those of a Tempora record kind",
-                    footer
-                        .schema
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })?;
-        let withheld = relative.strip_prefix(WITHHELD);
-        let (sink, values) = sinks
-            .iter()
-            .filter_map(|s| Some((s, s.template.captures(withheld.unwrap_or(relative))?)))
-            .max_by_key(|(s, _)| s.template.literal_chars())
-            .ok_or_else(|| disagrees("no `parquet` sink of run.json writes to this path".into()))?;
-        if let Some((stage, count)) = written.get(relative.as_str()) {
-            if *count != footer.rows {
-                return Err(disagrees(format!(
-                    "holds {} rows, but run.json says stage `{stage}` wrote {count}",
-                    footer.rows
-                )));
-            }
-        }
-        let features = features(&footer.schema).map_err(disagrees)?;
-        let name = config_name(*kind, sink.has_novelty);
-        let order = [
-            "sets", "pairs", "novelty", "manifest", "facts", "captures", "pages",
-        ]
+    Ok((files, revealed))
+}
+
+/// A data file with the config and split it belongs to.
+struct PlacedFile {
+    /// The config's name.
+    config: &'static str,
+    /// The split's name.
+    split: String,
+    /// The file.
+    file: DataFile,
+}
+
+/// Reads the footer of the file at `relative` and places it: its record kind by
+/// `kind_of`, its split by the `parquet` sink whose path template names it most
+/// closely; checks its rows against what `run.json` says was `written`.
+///
+/// # Errors
+/// The file cannot be read, is not Parquet, has no record kind's columns, is
+/// named by no sink, holds another number of rows, or has columns with no feature.
+fn read_data_file(
+    dir: &Path,
+    relative: &str,
+    kind_of: &dyn Fn(&Footer) -> Option<RecordKind>,
+    sinks: &[ParquetSink],
+    written: &BTreeMap<String, (String, u64)>,
+) -> Result<PlacedFile, CardError> {
+    let path = dir.join(relative);
+    let disagrees = |reason: String| CardError::Disagrees {
+        path: path.clone(),
+        reason,
+    };
+    let file = std::fs::File::open(&path).map_err(CardError::io(&path))?;
+    let bytes = file.metadata().map_err(CardError::io(&path))?.len();
+    let footer = read_footer(file).map_err(|e| CardError::NotOutput {
+        path: path.clone(),
+        reason: format!("not a Parquet file: {e}"),
+    })?;
+    let kind = kind_of(&footer).ok_or_else(|| not_record_kind(&path, &footer))?;
+    let withheld = relative.strip_prefix(WITHHELD);
+    let (sink, values) = sinks
         .iter()
-        .position(|n| *n == name)
-        .unwrap_or(usize::MAX);
-        grouped
-            .entry((order, name))
-            .or_default()
-            .entry(match withheld {
-                Some(path) => format!("{}_withheld", split_of(name, path, &values)),
-                None => split_of(name, relative, &values),
-            })
-            .or_default()
-            .push(DataFile {
-                path: relative.clone(),
-                rows: footer.rows,
-                bytes,
-                features,
-            });
+        .filter_map(|s| Some((s, s.template.captures(withheld.unwrap_or(relative))?)))
+        .max_by_key(|(s, _)| s.template.literal_chars())
+        .ok_or_else(|| disagrees("no `parquet` sink of run.json writes to this path".into()))?;
+    if let Some((stage, count)) = written.get(relative) {
+        if *count != footer.rows {
+            return Err(disagrees(format!(
+                "holds {} rows, but run.json says stage `{stage}` wrote {count}",
+                footer.rows
+            )));
+        }
     }
-    for (file, (stage, count)) in &written {
+    let features = features(&footer.schema).map_err(disagrees)?;
+    let name = config_name(kind, sink.has_novelty);
+    let split = match withheld {
+        Some(path) => format!("{}_withheld", split_of(name, path, &values)),
+        None => split_of(name, relative, &values),
+    };
+    Ok(PlacedFile {
+        config: name,
+        split,
+        file: DataFile {
+            path: relative.to_string(),
+            rows: footer.rows,
+            bytes,
+            features,
+        },
+    })
+}
+
+/// The error of a file whose columns are no record kind's, listing them.
+fn not_record_kind(path: &Path, footer: &Footer) -> CardError {
+    CardError::NotOutput {
+        path: path.to_path_buf(),
+        reason: format!(
+            "its columns ({}) are not those of a Tempora record kind",
+            footer
+                .schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The rank of a config in the card: `sets` first (the default).
+fn config_order(name: &str) -> usize {
+    [
+        "sets", "pairs", "novelty", "manifest", "facts", "captures", "pages",
+    ]
+    .iter()
+    .position(|n| *n == name)
+    .unwrap_or(usize::MAX)
+}
+
+/// Checks that every file `run.json` says was written is among `files` (the
+/// withheld part only once revealed).
+///
+/// # Errors
+/// The first written file that is missing.
+fn check_written_files(
+    dir: &Path,
+    files: &[String],
+    written: &BTreeMap<String, (String, u64)>,
+    revealed: bool,
+) -> Result<(), CardError> {
+    for (file, (stage, count)) in written {
         if !files.iter().any(|f| f == file) && (revealed || !file.starts_with(WITHHELD)) {
             return Err(CardError::Disagrees {
                 path: dir.join(file),
@@ -322,8 +394,13 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
             });
         }
     }
-    let set_order = run.set_names();
-    Ok(grouped
+    Ok(())
+}
+
+/// The configs of the grouped files, in rank order, their splits in the order
+/// of `set_order` (the pipeline's sets), then by name.
+fn into_configs(grouped: Grouped, set_order: &[String]) -> Vec<Config> {
+    grouped
         .into_iter()
         .map(|((_, name), splits)| {
             let kind = match name {
@@ -341,7 +418,7 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
             });
             Config { name, kind, splits }
         })
-        .collect())
+        .collect()
 }
 
 /// The Parquet files the last run wrote, with the stage and rows: the `file X`
@@ -368,7 +445,7 @@ fn written_counts(run: &RunJson) -> BTreeMap<String, (String, u64)> {
             .into_iter()
             .flatten()
         {
-            if let (Some(file), Some(count)) = (counter.strip_prefix("file "), count.as_u64()) {
+            if let (Some(file), Some(count)) = (FileWritten::parse(counter), count.as_u64()) {
                 out.insert(file.to_string(), (name.to_string(), count));
             }
         }

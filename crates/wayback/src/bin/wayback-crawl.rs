@@ -15,12 +15,13 @@ use async_trait::async_trait;
 use clap::Parser;
 use tempora_engine::{Capture, Page, StageError};
 use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
-use tempora_wayback::cdx::{default_filters, CdxQuery};
+use tempora_wayback::cdx::{default_filters, CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::fetch::FetchConfig;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
 use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{Politeness, RequestClass};
+use tempora_wayback::state::State;
 
 #[derive(Parser)]
 #[command(about = "List and fetch Wayback captures into WARC files (resumable, kill-safe)")]
@@ -122,13 +123,9 @@ fn archive(args: &Args) -> Archive {
     archive.with_state(Some(&args.state))
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    tracing_subscriber_init();
-    let args = Args::parse();
-    let archive = archive(&args);
-    let state = archive.state()?;
-    let cdx = archive.cdx(args.cdx_rate)?;
+/// The listing of the patterns, whole (no window), each capture's earliest
+/// version kept.
+fn lister(args: &Args, cdx: CdxClient, state: State) -> CdxLister {
     let queries = args
         .patterns
         .iter()
@@ -142,9 +139,9 @@ async fn main() -> anyhow::Result<()> {
             page_size: args.limit,
         })
         .collect();
-    let mut lister = CdxLister::new(
+    CdxLister::new(
         cdx,
-        state.clone(),
+        state,
         ListerConfig {
             watermarks: Default::default(),
             queries,
@@ -153,21 +150,32 @@ async fn main() -> anyhow::Result<()> {
             overlap_secs: 0,
             source: "captures".into(),
         },
-    );
+    )
+}
+
+/// The fetch run: pages into the WARC directory, recorded in `state`.
+async fn crawl(args: &Args, archive: &Archive, state: State) -> anyhow::Result<Crawl> {
     let limits = FetchConfig::default();
     let max_body = limits.max_body;
     let fetcher = archive.fetcher(args.page_rate, limits)?;
     let output = Output::open(state, Some(&args.warc_out), "pages", max_body, Known::Skip).await?;
-    let mut crawl = Crawl {
+    Ok(Crawl {
         fetcher,
         output: std::sync::Arc::new(output),
         concurrency: args.concurrency,
         commit_every: args.commit_every,
         tally: Tally::default(),
-    };
-    let file = std::fs::File::create(&args.pages_out)
-        .with_context(|| args.pages_out.display().to_string())?;
-    // The listing runs beside the fetching, a batch or two ahead of it.
+    })
+}
+
+/// Runs the listing beside the fetching, a batch or two ahead of it: its
+/// batches come out of the receiver, up to its first error.
+fn spawn_listing(
+    mut lister: CdxLister,
+) -> (
+    tokio::task::JoinHandle<()>,
+    tokio::sync::mpsc::Receiver<anyhow::Result<Vec<Capture>>>,
+) {
     let (tx, listed) = tokio::sync::mpsc::channel(2);
     let listing = tokio::spawn(async move {
         loop {
@@ -183,6 +191,21 @@ async fn main() -> anyhow::Result<()> {
             }
         }
     });
+    (listing, listed)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber_init();
+    let args = Args::parse();
+    let archive = archive(&args);
+    let state = archive.state()?;
+    let cdx = archive.cdx(args.cdx_rate)?;
+    let lister = lister(&args, cdx, state.clone());
+    let mut crawl = crawl(&args, &archive, state).await?;
+    let file = std::fs::File::create(&args.pages_out)
+        .with_context(|| args.pages_out.display().to_string())?;
+    let (listing, listed) = spawn_listing(lister);
     let mut sink = JsonLines {
         out: std::io::BufWriter::new(file),
         failed: 0,

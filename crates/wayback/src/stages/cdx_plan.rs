@@ -18,9 +18,50 @@ use crate::cdx::INDEX_LINES_PER_BLOCK;
 pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
     let (query_windows, queries): (Vec<Span>, Vec<_>) = o.windowed_queries().into_iter().unzip();
     let archive = options_of(&o.archive);
-    let described = queries
+    let described = describe_queries(&queries, &query_windows);
+    let mut basis = Vec::new();
+    let rows_per_query =
+        listed_rows(o, ctx, &archive, (&query_windows, &queries), &mut basis).await;
+    let (chunked, watermarks) = o.chunked_queries();
+    let (requests, first_chunk) = chunked_requests(
+        o,
+        (&chunked, &watermarks),
+        &query_windows,
+        &queries,
+        &rows_per_query,
+    );
+    basis.push(chunking_basis(
+        o,
+        &chunked,
+        watermarks.is_empty(),
+        first_chunk,
+        archive.cdx_rate,
+    ));
+    let mut captures: u64 = rows_per_query.iter().sum();
+    if let Some(max) = o.max_captures {
+        captures = captures.min(max);
+    }
+    if o.incremental {
+        basis.push("incremental: this is the first run's cost; a later run lists only what is new since the last".into());
+    }
+    StagePlan {
+        queries: described,
+        politeness: politeness(&o.archive, &[("CDX rate", cdx_rate(archive.cdx_rate))]),
+        estimate: Some(Estimate {
+            requests: Requests::of(archive::CDX, requests),
+            records_out: Some(captures),
+            records_name: "captures".into(),
+            hours: hours_at(requests, archive.cdx_rate),
+            basis,
+        }),
+    }
+}
+
+/// The dry run's line for each window's query: its pattern and settings.
+fn describe_queries(queries: &[crate::cdx::CdxQuery], windows: &[Span]) -> Vec<Query> {
+    queries
         .iter()
-        .zip(&query_windows)
+        .zip(windows)
         .map(|(q, &(from, to))| {
             let mut settings = vec![("window".to_string(), window(from, to))];
             if let Some(m) = q.match_type {
@@ -43,7 +84,19 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
                 settings,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Rows each window's query is expected to list: counted on the CDX server when
+/// the dry run may go online (`--estimate`), assumed otherwise or when counting
+/// fails. Adds to `basis` how the figures were found.
+async fn listed_rows(
+    o: &CdxOptions,
+    ctx: &DescribeContext<'_>,
+    archive: &ArchiveOptions,
+    (windows, queries): (&[Span], &[crate::cdx::CdxQuery]),
+    basis: &mut Vec<String>,
+) -> Vec<u64> {
     let collapsed = queries
         .first()
         .is_some_and(|q| q.collapse.iter().any(|c| c == "urlkey"));
@@ -53,34 +106,13 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
         ASSUMED_LINES_PER_FILTERED_ROW
     };
     let days = days_of(&o.windows);
-    let mut basis = Vec::new();
     let mut rows_per_query: Vec<u64> = Vec::new();
     if ctx.online {
-        let all_days = window_days(None, None).max(1) as f64;
-        let shares: Vec<f64> = query_windows
-            .iter()
-            .map(|&(from, to)| (window_days(from, to) as f64 / all_days).min(1.0))
-            .collect();
-        match count_rows(&archive, &queries, lines_per_row, &shares).await {
-            Ok(rows) => {
-                basis.push(format!(
-                    "asked the CDX server: {} count request{} (showNumPages=true&pageSize=1), one per pattern; a block holds up to {INDEX_LINES_PER_BLOCK} index lines",
-                    queries.len(),
-                    if queries.len() == 1 { "" } else { "s" }
-                ));
-                basis.push(format!(
-                    "the count spans every year of a pattern: a window's share is taken as its share of days ({:.0}% in all)",
-                    days as f64 / all_days * 100.0
-                ));
-                rows_per_query = rows;
-            }
-            Err(e) => basis.push(format!(
-                "could not count on the CDX server ({e}); the assumptions below are used instead"
-            )),
-        }
+        rows_per_query =
+            counted_rows(archive, (windows, queries), lines_per_row, days, basis).await;
     }
     if rows_per_query.is_empty() {
-        rows_per_query = query_windows
+        rows_per_query = windows
             .iter()
             .map(|&(from, to)| ASSUMED_LISTED_PER_PATTERN_DAY * window_days(from, to))
             .collect();
@@ -98,54 +130,74 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
             }
         ));
     }
-    let (chunked, watermarks) = o.chunked_queries();
-    let (requests, first_chunk) = chunked_requests(
-        o,
-        (&chunked, &watermarks),
-        &query_windows,
-        &queries,
-        &rows_per_query,
-    );
-    if watermarks.is_empty() {
-        basis.push(
-            "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
-             comes after decides only once the whole listing has ended"
-                .into(),
-        );
-    } else {
-        basis.push(format!(
-            "listed {} days at a time, every pattern of a chunk before the next ({} chunks, {} \
-             queries): fetching starts once the first chunk is listed, after about {first_chunk} \
-             CDX request{} ({:.1} minutes at the CDX rate), not after the whole listing",
-            o.chunk_days,
-            chunked
-                .iter()
-                .map(|q| (&q.from, &q.to))
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
-            chunked.len(),
-            if first_chunk == 1 { "" } else { "s" },
-            hours_at(first_chunk, archive.cdx_rate) * 60.0
-        ));
+    rows_per_query
+}
+
+/// Rows each window's query lists, from the CDX server's count of its pattern
+/// scaled to the window's share of days; empty when the server could not be
+/// asked. Adds to `basis` what was asked, or why counting failed.
+async fn counted_rows(
+    archive: &ArchiveOptions,
+    (windows, queries): (&[Span], &[crate::cdx::CdxQuery]),
+    lines_per_row: u64,
+    days: u64,
+    basis: &mut Vec<String>,
+) -> Vec<u64> {
+    let all_days = window_days(None, None).max(1) as f64;
+    let shares: Vec<f64> = windows
+        .iter()
+        .map(|&(from, to)| (window_days(from, to) as f64 / all_days).min(1.0))
+        .collect();
+    match count_rows(archive, queries, lines_per_row, &shares).await {
+        Ok(rows) => {
+            basis.push(format!(
+                "asked the CDX server: {} count request{} (showNumPages=true&pageSize=1), one per pattern; a block holds up to {INDEX_LINES_PER_BLOCK} index lines",
+                queries.len(),
+                if queries.len() == 1 { "" } else { "s" }
+            ));
+            basis.push(format!(
+                "the count spans every year of a pattern: a window's share is taken as its share of days ({:.0}% in all)",
+                days as f64 / all_days * 100.0
+            ));
+            rows
+        }
+        Err(e) => {
+            basis.push(format!(
+                "could not count on the CDX server ({e}); the assumptions below are used instead"
+            ));
+            Vec::new()
+        }
     }
-    let mut captures: u64 = rows_per_query.iter().sum();
-    if let Some(max) = o.max_captures {
-        captures = captures.min(max);
+}
+
+/// The basis line on how the listing is cut in chunks of days, and so when
+/// fetching can start (`whole`: no chunks, `chunk_days = 0`).
+fn chunking_basis(
+    o: &CdxOptions,
+    chunked: &[crate::cdx::CdxQuery],
+    whole: bool,
+    first_chunk: u64,
+    cdx_rate: f64,
+) -> String {
+    if whole {
+        return "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
+                comes after decides only once the whole listing has ended"
+            .into();
     }
-    if o.incremental {
-        basis.push("incremental: this is the first run's cost; a later run lists only what is new since the last".into());
-    }
-    StagePlan {
-        queries: described,
-        politeness: politeness(&o.archive, &[("CDX rate", cdx_rate(archive.cdx_rate))]),
-        estimate: Some(Estimate {
-            requests: Requests::of(archive::CDX, requests),
-            records_out: Some(captures),
-            records_name: "captures".into(),
-            hours: hours_at(requests, archive.cdx_rate),
-            basis,
-        }),
-    }
+    format!(
+        "listed {} days at a time, every pattern of a chunk before the next ({} chunks, {} \
+         queries): fetching starts once the first chunk is listed, after about {first_chunk} \
+         CDX request{} ({:.1} minutes at the CDX rate), not after the whole listing",
+        o.chunk_days,
+        chunked
+            .iter()
+            .map(|q| (&q.from, &q.to))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        chunked.len(),
+        if first_chunk == 1 { "" } else { "s" },
+        hours_at(first_chunk, cdx_rate) * 60.0
+    )
 }
 
 /// CDX requests of the chunked listing, and of its first chunk: each chunk query

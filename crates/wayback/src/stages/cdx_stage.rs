@@ -3,7 +3,7 @@
 use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
-    DescribeContext, Peers, PipelineContext, Port, Record, RecordKind, Stage, StageConfig,
+    DescribeContext, Peers, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig,
     StageError, StageIo, StagePlan,
 };
 
@@ -67,28 +67,13 @@ impl Stage for CdxStage {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let incremental = self.incremental;
         let o = self.options;
-        let options = o.archive.options()?;
-        let archive = options.archive(o.state.as_deref())?;
-        let overlap = o.overlap.get().as_secs();
-        let (queries, watermarks) = o.chunked_queries();
-        let state = archive.state()?;
-        let mut lister = CdxLister::new(
-            archive
-                .cdx(options.cdx_rate)?
-                .counting(io.stats().clone(), archive::CDX),
-            state.clone(),
-            ListerConfig {
-                queries,
-                watermarks,
-                keep: o.keep,
-                incremental,
-                overlap_secs: i64::try_from(overlap).unwrap_or(i64::MAX),
-                source: io.name().to_string(),
-            },
-        );
-        let port = io.port(Port::DEFAULT)?;
-        let mut emitted = 0u64;
-        let mut listed_new = Listed::new(&o.urls);
+        let (mut lister, state) = lister_of(&o, incremental, &io)?;
+        let mut handed = Handed {
+            port: io.port(Port::DEFAULT)?,
+            max_captures: o.max_captures,
+            emitted: 0,
+            listed_new: Listed::new(&o.urls),
+        };
         loop {
             let step = tokio::select! {
                 biased;
@@ -96,45 +81,19 @@ impl Stage for CdxStage {
                 step = lister.next() => step?,
             };
             let Some(listed) = step else { break };
-            let stats = io.stats().clone();
-            stats.count("cdx_rows", listed.rows);
-            stats.count("cached_rows", listed.cached_rows);
-            stats.count("duplicates", listed.duplicates);
-            if listed.resumed {
-                stats.count("resumed", listed.captures.len() as u64);
-            }
-            if let Some((url, message)) = listed.blocked {
-                io.reject(
-                    serde_json::json!({ "query": url }),
-                    format!("blocked site: {message}"),
-                    Some(url),
-                )
-                .await?;
-            }
-            listed_new.add(listed.query.as_deref(), &listed.captures);
-            for capture in listed.captures {
-                io.emit(port, Record::Capture(Box::new(capture))).await?;
-                emitted += 1;
-                if o.max_captures.is_some_and(|max| emitted >= max) {
-                    break;
-                }
-            }
-            if let Some(watermark) = &listed.watermark {
-                io.emit_watermark(port, watermark).await?;
-            }
-            io.flush().await?;
-            if o.max_captures.is_some_and(|max| emitted >= max) {
+            handed.hand_on(&mut io, listed).await?;
+            if handed.reached_max() {
                 break;
             }
         }
         io.flush().await?;
-        listed_new.report(io.stats());
+        let stopped_at_max = handed.reached_max();
+        handed.listed_new.report(io.stats());
         // Every capture still listed and unfetched was handed on in this run, unless
         // it stopped early: once the run completes, the stages after decided them.
         // (An incremental listing's only: a run that decides everything again hands
         // every listed capture on anyway.)
-        let handed_all =
-            !io.shutdown().is_cancelled() && o.max_captures.is_none_or(|max| emitted < max);
+        let handed_all = !io.shutdown().is_cancelled() && !stopped_at_max;
         if handed_all && incremental {
             let source = io.name().to_string();
             io.after_publish(move || async move {
@@ -145,6 +104,90 @@ impl Stage for CdxStage {
             });
         }
         Ok(())
+    }
+}
+
+/// The stage's listing of its chunked queries, counting its requests in the
+/// stage's counters, and the state it records in.
+fn lister_of(
+    o: &CdxOptions,
+    incremental: bool,
+    io: &StageIo,
+) -> Result<(CdxLister, crate::state::State), StageError> {
+    let options = o.archive.options()?;
+    let archive = options.archive(o.state.as_deref())?;
+    let overlap = o.overlap.get().as_secs();
+    let (queries, watermarks) = o.chunked_queries();
+    let state = archive.state()?;
+    let lister = CdxLister::new(
+        archive
+            .cdx(options.cdx_rate)?
+            .counting(io.stats().clone(), archive::CDX),
+        state.clone(),
+        ListerConfig {
+            queries,
+            watermarks,
+            keep: o.keep,
+            incremental,
+            overlap_secs: i64::try_from(overlap).unwrap_or(i64::MAX),
+            source: io.name().to_string(),
+        },
+    );
+    Ok((lister, state))
+}
+
+/// What the listing handed on so far, and where: the port, the captures
+/// emitted and their most (`max_captures`), and the figures of what is new.
+struct Handed {
+    port: PortId,
+    max_captures: Option<u64>,
+    emitted: u64,
+    listed_new: Listed,
+}
+
+impl Handed {
+    /// Hands on one step of the listing: its counts, the query it found blocked
+    /// (rejected), its captures (up to `max_captures` in all) and its watermark,
+    /// then flushes.
+    async fn hand_on(
+        &mut self,
+        io: &mut StageIo,
+        listed: crate::lister::Listed,
+    ) -> Result<(), StageError> {
+        let stats = io.stats().clone();
+        stats.count("cdx_rows", listed.rows);
+        stats.count("cached_rows", listed.cached_rows);
+        stats.count("duplicates", listed.duplicates);
+        if listed.resumed {
+            stats.count("resumed", listed.captures.len() as u64);
+        }
+        if let Some((url, message)) = listed.blocked {
+            io.reject(
+                serde_json::json!({ "query": url }),
+                format!("blocked site: {message}"),
+                Some(url),
+            )
+            .await?;
+        }
+        self.listed_new
+            .add(listed.query.as_deref(), &listed.captures);
+        for capture in listed.captures {
+            io.emit(self.port, Record::Capture(Box::new(capture)))
+                .await?;
+            self.emitted += 1;
+            if self.reached_max() {
+                break;
+            }
+        }
+        if let Some(watermark) = &listed.watermark {
+            io.emit_watermark(self.port, watermark).await?;
+        }
+        io.flush().await
+    }
+
+    /// `max_captures` are handed on: the listing stops.
+    fn reached_max(&self) -> bool {
+        self.max_captures.is_some_and(|max| self.emitted >= max)
     }
 }
 

@@ -72,66 +72,132 @@ pub fn page_from_record(
     if let Some(n) = record.oversize {
         return Err(format!("record block of {n} bytes is over max_body_bytes"));
     }
-    let mut storage = [httparse::EMPTY_HEADER; 128];
-    let mut response = httparse::Response::new(&mut storage);
-    let head_len = match response.parse(&record.block) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => {
-            return Err("the HTTP headers in the record are cut".into())
-        }
-        Err(e) => return Err(format!("the record does not hold an HTTP response: {e}")),
-    };
-    let status = response.code.unwrap_or(0);
-    let header = |name: &str| {
-        response
-            .headers
-            .iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
-    };
-    let content_type = header("Content-Type");
-    let memento = header("Memento-Datetime");
-    let mut body = record.block[head_len..].to_vec();
-    if header("Transfer-Encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
-        body = dechunk(&body).ok_or("the chunked HTTP payload is malformed")?;
-    }
-    if header("Content-Encoding").is_some_and(|v| v.to_ascii_lowercase().contains("gzip"))
-        && body.starts_with(&[0x1f, 0x8b])
-    {
-        let mut plain = Vec::new();
-        flate2::read::MultiGzDecoder::new(body.as_slice())
-            .take(max_body + 1)
-            .read_to_end(&mut plain)
-            .map_err(|e| format!("the gzip HTTP payload is corrupt: {e}"))?;
-        body = plain;
-    }
-    if body.len() as u64 > max_body {
-        return Err(format!(
-            "payload of {} bytes is over max_body_bytes",
-            body.len()
-        ));
-    }
+    let head = HttpHead::parse(&record.block)?;
+    let body = head.payload(&record.block[head.len..], max_body)?;
     let target = record
         .header("WARC-Target-URI")
         .unwrap_or("")
         .trim_matches(['<', '>'])
         .to_string();
-    let capture = match record
+    let capture = capture_of(record, source, &target, &head)?;
+    if head.status != 200 {
+        return Err(format!(
+            "the archived response is HTTP {}, not 200",
+            head.status
+        ));
+    }
+    if target.is_empty() {
+        return Err("record without WARC-Target-URI".into());
+    }
+    let memento_datetime = head
+        .memento
+        .or_else(|| timestamp::to_memento(&capture.timestamp));
+    Ok(Some(Page {
+        capture,
+        body,
+        content_type: head.content_type,
+        final_url: target,
+        memento_datetime,
+    }))
+}
+
+/// What a page needs of the HTTP response head stored in a `response` record.
+struct HttpHead {
+    /// Bytes of the status line and headers: the payload starts after them.
+    len: usize,
+    /// The archived status (0 when the status line has none).
+    status: u16,
+    content_type: Option<String>,
+    memento: Option<String>,
+    /// `Transfer-Encoding` says `chunked`.
+    chunked: bool,
+    /// `Content-Encoding` says `gzip`.
+    gzip: bool,
+}
+
+impl HttpHead {
+    /// Parses the HTTP status line and headers at the start of `block`.
+    fn parse(block: &[u8]) -> Result<Self, String> {
+        let mut storage = [httparse::EMPTY_HEADER; 128];
+        let mut response = httparse::Response::new(&mut storage);
+        let len = match response.parse(block) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => {
+                return Err("the HTTP headers in the record are cut".into())
+            }
+            Err(e) => return Err(format!("the record does not hold an HTTP response: {e}")),
+        };
+        let header = |name: &str| {
+            response
+                .headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
+        };
+        let says = |name: &str, coding: &str| {
+            header(name).is_some_and(|v| v.to_ascii_lowercase().contains(coding))
+        };
+        Ok(Self {
+            len,
+            status: response.code.unwrap_or(0),
+            content_type: header("Content-Type"),
+            memento: header("Memento-Datetime"),
+            chunked: says("Transfer-Encoding", "chunked"),
+            gzip: says("Content-Encoding", "gzip"),
+        })
+    }
+
+    /// The payload as served: `raw` (what follows the head) with its chunked
+    /// transfer coding and gzip content coding undone, at most `max_body` bytes.
+    fn payload(&self, raw: &[u8], max_body: u64) -> Result<Vec<u8>, String> {
+        let mut body = raw.to_vec();
+        if self.chunked {
+            body = dechunk(&body).ok_or("the chunked HTTP payload is malformed")?;
+        }
+        if self.gzip && body.starts_with(&[0x1f, 0x8b]) {
+            let mut plain = Vec::new();
+            flate2::read::MultiGzDecoder::new(body.as_slice())
+                .take(max_body + 1)
+                .read_to_end(&mut plain)
+                .map_err(|e| format!("the gzip HTTP payload is corrupt: {e}"))?;
+            body = plain;
+        }
+        if body.len() as u64 > max_body {
+            return Err(format!(
+                "payload of {} bytes is over max_body_bytes",
+                body.len()
+            ));
+        }
+        Ok(body)
+    }
+}
+
+/// The capture a record stands for: the one our records carry in
+/// `Tempora-Capture`, or else one made of the standard WARC fields (another
+/// crawler's record), listed by `source`.
+fn capture_of(
+    record: &WarcRecord,
+    source: &str,
+    target: &str,
+    head: &HttpHead,
+) -> Result<Capture, String> {
+    match record
         .header("Tempora-Capture")
         .map(serde_json::from_str::<Capture>)
     {
-        Some(Ok(c)) => c,
-        Some(Err(e)) => return Err(format!("Tempora-Capture field is not a capture: {e}")),
+        Some(Ok(c)) => Ok(c),
+        Some(Err(e)) => Err(format!("Tempora-Capture field is not a capture: {e}")),
         None => {
             let ts = record
                 .header("WARC-Date")
                 .and_then(timestamp::from_warc_date)
                 .ok_or("record without a usable WARC-Date")?;
-            Capture {
-                url: target.clone(),
+            Ok(Capture {
+                url: target.to_string(),
                 timestamp: ts,
-                status: Some(status),
-                mime: content_type
+                status: Some(head.status),
+                mime: head
+                    .content_type
                     .as_deref()
                     .and_then(|c| c.split(';').next())
                     .unwrap_or("unk")
@@ -143,23 +209,9 @@ pub fn page_from_record(
                     .unwrap_or_default(),
                 length: Some(record.block.len() as u64),
                 source: source.to_string(),
-            }
+            })
         }
-    };
-    if status != 200 {
-        return Err(format!("the archived response is HTTP {status}, not 200"));
     }
-    if target.is_empty() {
-        return Err("record without WARC-Target-URI".into());
-    }
-    let memento_datetime = memento.or_else(|| timestamp::to_memento(&capture.timestamp));
-    Ok(Some(Page {
-        capture,
-        body,
-        content_type,
-        final_url: target,
-        memento_datetime,
-    }))
 }
 
 /// Undoes HTTP/1.1 chunked transfer coding.

@@ -198,6 +198,37 @@ fn parse_record(
     offset: u64,
     max_block: u64,
 ) -> Result<Option<WarcRecord>, String> {
+    let Some(version) = read_version(r)? else {
+        return Ok(None);
+    };
+    let headers = read_headers(r)?;
+    let length: u64 = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
+        .ok_or("record without Content-Length")?
+        .1
+        .parse()
+        .map_err(|_| "Content-Length is not a number".to_string())?;
+    let mut record = WarcRecord {
+        offset,
+        version,
+        headers,
+        block: Vec::new(),
+        oversize: None,
+    };
+    if length > max_block {
+        skip_block(r, length)?;
+        record.oversize = Some(length);
+    } else {
+        record.block = read_block(r, length)?;
+    }
+    skip_record_end(r)?;
+    Ok(Some(record))
+}
+
+/// The record's version line (`WARC/1.1`), after any blank lines between
+/// records; `None` at a clean end of input.
+fn read_version(r: &mut impl BufRead) -> Result<Option<String>, String> {
     // Tolerate extra blank lines between records.
     let version = loop {
         let line = read_line(r, MAX_HEADER_BYTES)?;
@@ -213,6 +244,12 @@ fn parse_record(
         let shown: String = version.chars().take(40).collect();
         return Err(format!("not a WARC record: it starts with {shown:?}"));
     }
+    Ok(Some(version))
+}
+
+/// The record's header block, through the blank line that ends it; a folded
+/// line (starting with a space or tab) continues the header before it.
+fn read_headers(r: &mut impl BufRead) -> Result<Vec<(String, String)>, String> {
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut total = 0;
     loop {
@@ -227,7 +264,7 @@ fn parse_record(
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\r', '\n']);
         if text.is_empty() {
-            break;
+            return Ok(headers);
         }
         if text.starts_with([' ', '\t']) {
             if let Some(last) = headers.last_mut() {
@@ -244,38 +281,32 @@ fn parse_record(
         };
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
-    let length: u64 = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
-        .ok_or("record without Content-Length")?
-        .1
-        .parse()
-        .map_err(|_| "Content-Length is not a number".to_string())?;
-    let mut record = WarcRecord {
-        offset,
-        version,
-        headers,
-        block: Vec::new(),
-        oversize: None,
-    };
-    if length > max_block {
-        let skipped = std::io::copy(&mut r.take(length), &mut std::io::sink())
-            .map_err(|e| format!("cannot read: {e}"))?;
-        if skipped < length {
-            return Err(format!("record is cut: {skipped} of {length} bytes"));
-        }
-        record.oversize = Some(length);
-    } else {
-        let mut block = Vec::with_capacity(length as usize);
-        r.take(length)
-            .read_to_end(&mut block)
-            .map_err(|e| format!("cannot read the block: {e}"))?;
-        if (block.len() as u64) < length {
-            return Err(format!("record is cut: {} of {length} bytes", block.len()));
-        }
-        record.block = block;
+}
+
+/// Reads past a block of `length` bytes too long to keep.
+fn skip_block(r: &mut impl BufRead, length: u64) -> Result<(), String> {
+    let skipped = std::io::copy(&mut r.take(length), &mut std::io::sink())
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if skipped < length {
+        return Err(format!("record is cut: {skipped} of {length} bytes"));
     }
-    // The block is followed by CRLF CRLF; missing at the very end is tolerated.
+    Ok(())
+}
+
+/// Reads a block of `length` bytes.
+fn read_block(r: &mut impl BufRead, length: u64) -> Result<Vec<u8>, String> {
+    let mut block = Vec::with_capacity(length as usize);
+    r.take(length)
+        .read_to_end(&mut block)
+        .map_err(|e| format!("cannot read the block: {e}"))?;
+    if (block.len() as u64) < length {
+        return Err(format!("record is cut: {} of {length} bytes", block.len()));
+    }
+    Ok(block)
+}
+
+/// Reads past the CRLF CRLF that follows the block; missing at the very end is tolerated.
+fn skip_record_end(r: &mut impl BufRead) -> Result<(), String> {
     for _ in 0..4 {
         let buf = r.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
         if buf.is_empty() || !matches!(buf[0], b'\r' | b'\n') {
@@ -283,5 +314,5 @@ fn parse_record(
         }
         r.consume(1);
     }
-    Ok(Some(record))
+    Ok(())
 }
