@@ -20,22 +20,14 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::spill::{Keyed, Spill};
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, Record, RecordKind, Stage, StageConfig, StageError,
-    Transform, TransformStage,
+    Batch, Emitted, PipelineContext, Port, RecordKind, Stage, StageConfig, StageError, Transform,
+    TransformStage,
 };
 
 use crate::append;
+use crate::format::FileFormat;
 use crate::parquet;
 use crate::template::PathTemplate;
-
-/// The file format a sink writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// One JSON record per line.
-    Jsonl,
-    /// Apache Parquet, columns named as the JSON fields (nested records as structs).
-    Parquet,
-}
 
 /// Options of the `jsonl` and `parquet` sinks.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -88,7 +80,7 @@ pub enum SinkMode {
 }
 
 pub(crate) struct SinkConfig {
-    pub(crate) format: Format,
+    pub(crate) format: &'static dyn FileFormat,
     pub(crate) options: SinkOptions,
     pub(crate) template: PathTemplate,
 }
@@ -97,19 +89,12 @@ impl SinkConfig {
     /// # Errors
     /// The option at fault and why.
     pub(crate) fn new(
-        format: Format,
+        format: &'static dyn FileFormat,
         options: SinkOptions,
     ) -> Result<Self, (&'static str, String)> {
         let template = PathTemplate::parse(&options.path).map_err(|e| ("path", e))?;
-        // Appending to Parquet means rewriting every row group; a {run} path keeps
-        // each run's rows in a file of its own instead.
-        if format == Format::Parquet && options.mode == SinkMode::Append {
-            return Err((
-                "mode",
-                "`append` is for JSONL files; for Parquet put `{run}` (or `{date}`) in the \
-                 path to write each run's records to a file of its own"
-                    .into(),
-            ));
+        if let (Some(why), SinkMode::Append) = (format.append_refused(), options.mode) {
+            return Err(("mode", why.into()));
         }
         Ok(Self {
             format,
@@ -171,7 +156,7 @@ impl StageConfig for SinkConfig {
 }
 
 struct FileSink {
-    format: Format,
+    format: &'static dyn FileFormat,
     template: PathTemplate,
     sort: bool,
     mode: SinkMode,
@@ -204,8 +189,7 @@ impl FileSink {
             let dir = path.parent().unwrap_or(&self.out);
             std::fs::create_dir_all(dir).map_err(|e| StageError::io(dir, e))?;
             let tmp = AtomicFile::create(&path).map_err(|e| StageError::io(dir, e))?;
-            let streaming =
-                self.format == Format::Jsonl && !self.sort && self.mode == SinkMode::Replace;
+            let streaming = self.format.streams() && !self.sort && self.mode == SinkMode::Replace;
             let lines = if streaming {
                 let file = tmp
                     .as_file()
@@ -267,36 +251,12 @@ impl FileSink {
             }
             return Ok(());
         }
-        match (self.format, file.kind) {
-            (Format::Jsonl, _) => {
-                let mut w = BufWriter::with_capacity(1 << 16, file.tmp.as_file());
-                for line in lines {
-                    w.write_all(&line.map_err(io_err)?).map_err(io_err)?;
-                    w.write_all(b"\n").map_err(io_err)?;
-                }
-                w.flush().map_err(io_err)?;
-            }
-            (Format::Parquet, None) => {
-                // The sink is not told its input's kind: with no record, no schema,
-                // and no file (nor a count in run.json that would name one).
-                tracing::info!(path = %path.display(), "no records: no Parquet file written");
-                return Ok(());
-            }
-            (Format::Parquet, Some(kind)) => {
-                let mut read_error = None;
-                let records = lines.map_while(|line| {
-                    let record = line.and_then(|line| {
-                        let text = std::str::from_utf8(&line).map_err(std::io::Error::other)?;
-                        Record::from_json(kind, text).map_err(std::io::Error::other)
-                    });
-                    record.map_err(|e| read_error = Some(e)).ok()
-                });
-                let written = parquet::write_records(kind, records, file.tmp.as_file());
-                if let Some(e) = read_error {
-                    return Err(io_err(e));
-                }
-                written.map_err(|e| StageError::external(format!("{}: {e}", path.display())))?;
-            }
+        let mut lines = lines;
+        if !self
+            .format
+            .write(&path, file.kind, &mut lines, file.tmp.as_file())?
+        {
+            return Ok(());
         }
         out.count(&counter, file.count);
         out.stage_file(file.tmp).map_err(io_err)
@@ -328,10 +288,10 @@ impl Transform for FileSink {
                 String::new()
             };
             let append = self.mode == SinkMode::Append;
-            let parquet = self.format == Format::Parquet;
+            let one_kind = self.format.one_kind();
             let file = self.open(&relative)?;
             let kind = *file.kind.get_or_insert(record.kind());
-            if parquet && kind != record.kind() {
+            if one_kind && kind != record.kind() {
                 let mixed = parquet::WriteError::MixedKinds {
                     kind,
                     found: record.kind(),

@@ -14,18 +14,23 @@
 mod append;
 pub mod features;
 mod file_sink;
+pub mod format;
 pub mod parquet;
 pub mod release;
 pub mod schema;
 mod source;
 pub mod template;
 
-pub use file_sink::{Format, SinkMode, SinkOptions};
+pub use file_sink::{SinkMode, SinkOptions};
+pub use format::{FileFormat, Jsonl, Parquet};
 pub use source::SourceOptions;
 
 use tempora_engine::{parse_options, OptionError, RecordKind, Role, StageConfig, StageKind};
 
-fn sink(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+fn sink(
+    format: &'static dyn FileFormat,
+    table: toml::Table,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
     let options: SinkOptions = parse_options(table)?;
     file_sink::SinkConfig::new(format, options)
         .map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -37,7 +42,10 @@ fn sink(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<
         })
 }
 
-fn source(format: Format, table: toml::Table) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
+fn source(
+    format: &'static dyn FileFormat,
+    table: toml::Table,
+) -> Result<Box<dyn StageConfig>, Vec<OptionError>> {
     let options: SourceOptions = parse_options(table)?;
     Ok(Box::new(source::SourceConfig { format, options }))
 }
@@ -53,7 +61,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "",
             requests: &[],
             options: || schemars::schema_for!(SinkOptions),
-            configure: |t, _| sink(Format::Jsonl, t),
+            configure: |t, _| sink(&Jsonl, t),
         },
         StageKind {
             name: "parquet",
@@ -63,7 +71,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "",
             requests: &[],
             options: || schemars::schema_for!(SinkOptions),
-            configure: |t, _| sink(Format::Parquet, t),
+            configure: |t, _| sink(&Parquet, t),
         },
         StageKind {
             name: "jsonl-source",
@@ -73,7 +81,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: the `record` kind",
             requests: &[],
             options: || schemars::schema_for!(SourceOptions),
-            configure: |t, _| source(Format::Jsonl, t),
+            configure: |t, _| source(&Jsonl, t),
         },
         StageKind {
             name: "parquet-source",
@@ -83,7 +91,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: the `record` kind",
             requests: &[],
             options: || schemars::schema_for!(SourceOptions),
-            configure: |t, _| source(Format::Parquet, t),
+            configure: |t, _| source(&Parquet, t),
         },
     ]
 }

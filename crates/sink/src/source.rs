@@ -4,7 +4,7 @@
 //! a bounded channel; a line that is not a record of the declared kind is
 //! rejected with its file and line (or stops the run with `on_error = "fail"`).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
 use async_trait::async_trait;
@@ -16,8 +16,7 @@ use tempora_engine::{
 };
 use tokio::sync::mpsc;
 
-use crate::file_sink::Format;
-use crate::parquet;
+use crate::format::FileFormat;
 
 const fn default_on_error() -> OnError {
     OnError::Skip
@@ -38,7 +37,7 @@ pub struct SourceOptions {
 }
 
 pub(crate) struct SourceConfig {
-    pub(crate) format: Format,
+    pub(crate) format: &'static dyn FileFormat,
     pub(crate) options: SourceOptions,
 }
 
@@ -71,7 +70,7 @@ impl StageConfig for SourceConfig {
 }
 
 struct FileSource {
-    format: Format,
+    format: &'static dyn FileFormat,
     options: SourceOptions,
 }
 
@@ -139,7 +138,7 @@ impl Stage for FileSource {
 const MAX_REJECTED_CHARS: usize = 10_000;
 
 fn read_files(
-    format: Format,
+    format: &'static dyn FileFormat,
     options: &SourceOptions,
     tx: &mpsc::Sender<Message>,
 ) -> Result<(), StageError> {
@@ -147,23 +146,8 @@ fn read_files(
     for path in &options.paths {
         let file = std::fs::File::open(path).map_err(|e| StageError::io(path, e))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let content: Box<dyn Read> = match format {
-            Format::Jsonl => Box::new(file),
-            Format::Parquet => {
-                let lines = parquet::read_json_lines(file).map_err(|e| {
-                    StageError::input(format!(
-                        "{}: not a readable Parquet file: {e}",
-                        path.display()
-                    ))
-                })?;
-                Box::new(std::io::Cursor::new(lines))
-            }
-        };
-        let unit = if format == Format::Parquet {
-            "row"
-        } else {
-            "line"
-        };
+        let content = format.read(path, file)?;
+        let unit = format.unit();
         let mut batch = Vec::with_capacity(BATCH);
         for (i, line) in BufReader::with_capacity(1 << 16, content)
             .lines()
