@@ -12,6 +12,21 @@ pub struct OptionError {
     pub message: String,
 }
 
+impl OptionError {
+    /// A problem with the option `key`.
+    pub fn at(key: &str, message: String) -> Self {
+        Self {
+            key: Some(key.to_string()),
+            message,
+        }
+    }
+
+    /// A problem with the options as a whole (no one option is at fault).
+    pub fn whole(message: String) -> Self {
+        Self { key: None, message }
+    }
+}
+
 /// Parses a stage's options into `T` (a `deny_unknown_fields` struct).
 ///
 /// # Errors

@@ -87,8 +87,9 @@ pub trait StageConfig: AsAny + Send {
 
     /// Called once every stage is configured, before the graph is checked: a stage
     /// that acts for others (or shares a resource with them) reads their resolved
-    /// options from `peers`. Returns `(key, message)` for each problem.
-    fn link(&mut self, _peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+    /// options from `peers`. Returns each problem, with the option at fault when
+    /// one is.
+    fn link(&mut self, _peers: &Peers<'_>) -> Vec<OptionError> {
         Vec::new()
     }
 
@@ -142,8 +143,9 @@ pub trait StageConfig: AsAny + Send {
         Vec::new()
     }
 
-    /// Checks that need more than types: `(key, message)` for each problem.
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    /// Checks that need more than types: each problem, with the option at fault
+    /// when one is.
+    fn check(&self, _ctx: &PipelineContext) -> Vec<OptionError> {
         Vec::new()
     }
 

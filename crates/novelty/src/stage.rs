@@ -106,16 +106,16 @@ impl StageConfig for NoveltyConfig {
             .collect()
     }
 
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, _ctx: &PipelineContext) -> Vec<OptionError> {
         let mut problems = Vec::new();
         if self.options.train.is_empty() {
-            problems.push((Some("train".into()), "list at least one file".into()));
+            problems.push(OptionError::at("train", "list at least one file".into()));
         }
         if self.options.n == 0 {
-            problems.push((Some("n".into()), "must be at least 1".into()));
+            problems.push(OptionError::at("n", "must be at least 1".into()));
         }
         if self.options.min_bin == 0 {
-            problems.push((Some("min_bin".into()), "must be at least 1".into()));
+            problems.push(OptionError::at("min_bin", "must be at least 1".into()));
         }
         problems
     }

@@ -215,6 +215,6 @@ fn options_are_checked_with_their_keys() {
     let config =
         NoveltyConfig::configure("train = []\nn = 0\nmin_bin = 0".parse().unwrap(), &ctx).unwrap();
     let problems = tempora_engine::StageConfig::check(&config, &ctx);
-    let keys: Vec<_> = problems.iter().filter_map(|(k, _)| k.as_deref()).collect();
+    let keys: Vec<_> = problems.iter().filter_map(|p| p.key.as_deref()).collect();
     assert_eq!(keys, ["train", "n", "min_bin"]);
 }

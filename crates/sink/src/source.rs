@@ -11,8 +11,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    OnError, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig, StageError,
-    StageIo,
+    OnError, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig,
+    StageError, StageIo,
 };
 use tokio::sync::mpsc;
 
@@ -54,9 +54,9 @@ impl StageConfig for SourceConfig {
             .collect()
     }
 
-    fn check(&self, _: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, _: &PipelineContext) -> Vec<OptionError> {
         if self.options.paths.is_empty() {
-            return vec![(Some("paths".into()), "list at least one file".into())];
+            return vec![OptionError::at("paths", "list at least one file".into())];
         }
         Vec::new()
     }

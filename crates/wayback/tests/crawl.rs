@@ -309,7 +309,7 @@ async fn options_errors_name_the_key() {
     )
     .unwrap();
     let problems = cfg.check(&ctx);
-    let keys: Vec<_> = problems.iter().filter_map(|(k, _)| k.as_deref()).collect();
+    let keys: Vec<_> = problems.iter().filter_map(|p| p.key.as_deref()).collect();
     assert_eq!(keys, ["urls", "from", "incremental"], "{problems:?}");
     // A duration is read with the options: a bad one is refused at its key.
     let err = fetch_stage::configure(
@@ -325,6 +325,6 @@ async fn options_errors_name_the_key() {
     );
     let cfg = fetch_stage::configure(table("state = \"s.sqlite\"\n"), &ctx).unwrap();
     let problems = cfg.check(&ctx);
-    let keys: Vec<_> = problems.iter().filter_map(|(k, _)| k.as_deref()).collect();
+    let keys: Vec<_> = problems.iter().filter_map(|p| p.key.as_deref()).collect();
     assert_eq!(keys, ["warc_out"], "{problems:?}");
 }

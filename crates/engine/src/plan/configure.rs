@@ -126,8 +126,8 @@ fn configure_stage(
             return Err(unconfigured(inputs));
         }
     };
-    for (key, message) in config.check(context) {
-        errors.push(ConfigError::stage(name, key.as_deref(), message));
+    for e in config.check(context) {
+        errors.push(ConfigError::stage(name, e.key.as_deref(), e.message));
     }
     let outputs = config.outputs();
     let side_inputs = side_inputs_of(&*config);
@@ -184,8 +184,8 @@ pub(super) fn link_stages(
             config.link(&peers)
         };
         let stage = &mut stages[i];
-        for (key, message) in problems {
-            errors.push(ConfigError::stage(&stage.name, key.as_deref(), message));
+        for e in problems {
+            errors.push(ConfigError::stage(&stage.name, e.key.as_deref(), e.message));
         }
         stage.side_inputs = side_inputs_of(&*config);
         stage.config = Some(config);

@@ -185,7 +185,7 @@ impl StageConfig for PrefetchConfig {
         vec![Port::out(RecordKind::Capture)]
     }
 
-    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
         match self.read_peers(peers) {
             Ok(linked) => {
                 self.linked = Some(linked);
@@ -193,7 +193,7 @@ impl StageConfig for PrefetchConfig {
             }
             Err(problems) => problems
                 .into_iter()
-                .map(|p| (Some("decides_for".to_string()), p))
+                .map(|p| OptionError::at("decides_for", p))
                 .collect(),
         }
     }

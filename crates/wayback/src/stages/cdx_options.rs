@@ -164,31 +164,31 @@ impl CdxOptions {
         }
     }
 
-    pub(super) fn problems(&self) -> Vec<(Option<String>, String)> {
+    pub(super) fn problems(&self) -> Vec<OptionError> {
         let mut out = Vec::new();
         if self.urls.is_empty() || self.urls.iter().any(|u| u.trim().is_empty()) {
-            out.push((
-                Some("urls".into()),
+            out.push(OptionError::at(
+                "urls",
                 "give at least one URL pattern, none empty".into(),
             ));
         }
         if let (Some(from), Some(to)) = (self.from, self.to) {
             if from > to {
-                out.push((
-                    Some("from".into()),
+                out.push(OptionError::at(
+                    "from",
                     format!("`from` ({from}) is after `to` ({to})"),
                 ));
             }
         }
         if self.incremental && self.state.is_none() {
-            out.push((
-                Some("incremental".into()),
+            out.push(OptionError::at(
+                "incremental",
                 "needs `state`: the last listing is remembered there".into(),
             ));
         }
         if self.limit == 0 {
-            out.push((
-                Some("limit".into()),
+            out.push(OptionError::at(
+                "limit",
                 "must be at least 1 row per request".into(),
             ));
         }

@@ -3,8 +3,8 @@
 use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
-    DescribeContext, Peers, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo, StagePlan,
+    DescribeContext, OptionError, Peers, PipelineContext, Port, PortId, Record, RecordKind, Stage,
+    StageConfig, StageError, StageIo, StagePlan,
 };
 
 pub use super::cdx_options::{configure, CdxOptions};
@@ -17,7 +17,7 @@ impl StageConfig for CdxOptions {
         vec![Port::out(RecordKind::Capture)]
     }
 
-    fn check(&self, ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, ctx: &PipelineContext) -> Vec<OptionError> {
         let mut problems = self.problems();
         problems.extend(uncovered_sets(self.from, self.to, ctx));
         problems
@@ -27,7 +27,7 @@ impl StageConfig for CdxOptions {
         Some(&self.archive)
     }
 
-    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
         self.archive.link(peers)
     }
 
@@ -44,8 +44,8 @@ impl StageConfig for CdxOptions {
     }
 
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        if let Some((_, message)) = self.problems().into_iter().next() {
-            return Err(StageError::input(message));
+        if let Some(problem) = self.problems().into_iter().next() {
+            return Err(StageError::input(problem.message));
         }
         Ok(Box::new(CdxStage {
             // A rebuild reads every listing back from the state, as a pipeline that

@@ -101,24 +101,24 @@ pub fn configure(
 }
 
 impl FeedsOptions {
-    fn problems(&self) -> Vec<(Option<String>, String)> {
+    fn problems(&self) -> Vec<OptionError> {
         let mut out = Vec::new();
         if self.feeds.is_empty() {
-            out.push((
-                Some("feeds".into()),
+            out.push(OptionError::at(
+                "feeds",
                 "give at least one feed or sitemap URL".into(),
             ));
         }
         if let (Some(from), Some(to)) = (self.from, self.to) {
             if from > to {
-                out.push((
-                    Some("from".into()),
+                out.push(OptionError::at(
+                    "from",
                     format!("`from` ({from}) is after `to` ({to})"),
                 ));
             }
         }
         if self.incremental && self.state.is_none() {
-            out.push((Some("incremental".into()), "needs `state`".into()));
+            out.push(OptionError::at("incremental", "needs `state`".into()));
         }
         out.extend(self.archive.problems());
         out
@@ -134,7 +134,7 @@ impl StageConfig for FeedsOptions {
         ]
     }
 
-    fn check(&self, ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, ctx: &PipelineContext) -> Vec<OptionError> {
         let mut problems = self.problems();
         problems.extend(uncovered_sets(self.from, self.to, ctx));
         problems
@@ -144,7 +144,7 @@ impl StageConfig for FeedsOptions {
         Some(&self.archive)
     }
 
-    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
         self.archive.link(peers)
     }
 
@@ -161,8 +161,8 @@ impl StageConfig for FeedsOptions {
     }
 
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        if let Some((_, message)) = self.problems().into_iter().next() {
-            return Err(StageError::input(message));
+        if let Some(problem) = self.problems().into_iter().next() {
+            return Err(StageError::input(problem.message));
         }
         Ok(Box::new(FeedsStage {
             options: *self,

@@ -86,17 +86,15 @@ pub fn configure(
 }
 
 impl FetchOptions {
-    fn problems(&self) -> Vec<(Option<String>, String)> {
+    fn problems(&self) -> Vec<OptionError> {
         let mut out = Vec::new();
         if self.state.is_some() && self.warc_out.is_none() {
-            out.push((
-                Some("warc_out".into()),
-                "needed with `state`: a capture counts as fetched only once its page is in an fsynced WARC file".into(),
+            out.push(OptionError::at("warc_out", "needed with `state`: a capture counts as fetched only once its page is in an fsynced WARC file".into(),
             ));
         }
         if self.concurrency == 0 || self.commit_every == 0 {
-            out.push((
-                Some("concurrency".into()),
+            out.push(OptionError::at(
+                "concurrency",
                 "`concurrency` and `commit_every` must be at least 1".into(),
             ));
         }
@@ -111,7 +109,7 @@ impl StageConfig for FetchOptions {
         vec![Port::out(RecordKind::Page)]
     }
 
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, _ctx: &PipelineContext) -> Vec<OptionError> {
         self.problems()
     }
 
@@ -119,7 +117,7 @@ impl StageConfig for FetchOptions {
         Some(&self.archive)
     }
 
-    fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
         self.archive.link(peers)
     }
 
@@ -138,8 +136,8 @@ impl StageConfig for FetchOptions {
     }
 
     fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        if let Some((_, message)) = self.problems().into_iter().next() {
-            return Err(StageError::input(message));
+        if let Some(problem) = self.problems().into_iter().next() {
+            return Err(StageError::input(problem.message));
         }
         Ok(Box::new(FetchStage {
             options: *self,

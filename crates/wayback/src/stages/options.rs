@@ -11,7 +11,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use tempora_engine::{Peer, Peers};
+use tempora_engine::{OptionError, Peer, Peers};
 
 use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
@@ -276,12 +276,12 @@ impl ArchiveSetting {
     }
 
     /// The problems of the options (a shared setting's are its owner's to report).
-    pub(crate) fn problems(&self) -> Vec<(Option<String>, String)> {
+    pub(crate) fn problems(&self) -> Vec<OptionError> {
         match self {
             Self::Own(o) => o
                 .politeness()
                 .err()
-                .map(|e| (Some("archive".into()), e.to_string()))
+                .map(|e| OptionError::at("archive", e.to_string()))
                 .into_iter()
                 .collect(),
             Self::Shared { .. } => Vec::new(),
@@ -290,29 +290,25 @@ impl ArchiveSetting {
 
     /// Reads a shared setting's options from the stage it names, and checks that no
     /// other stage writes other options for the same Archive.
-    pub(crate) fn link(&mut self, peers: &Peers<'_>) -> Vec<(Option<String>, String)> {
-        let key = Some("archive".to_string());
+    pub(crate) fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
+        let at = |message: String| OptionError::at("archive", message);
         match self {
             Self::Shared { stage, options } => {
                 let Some(peer) = peers.get(stage) else {
-                    return peers.missing(stage).map(|m| (key, m)).into_iter().collect();
+                    return peers.missing(stage).map(at).into_iter().collect();
                 };
                 match setting_of(&peer) {
                     Some(Self::Own(o)) => {
                         *options = Some(o.clone());
                         Vec::new()
                     }
-                    Some(Self::Shared { stage: next, .. }) => vec![(
-                        key,
-                        format!("stage `{stage}` shares the Archive of `{next}` itself: name `{next}`"),
-                    )],
-                    None => vec![(
-                        key,
-                        format!(
-                            "`{stage}` is a `{}` stage: name a wayback stage with an `archive` table",
-                            peer.kind
-                        ),
-                    )],
+                    Some(Self::Shared { stage: next, .. }) => vec![at(format!(
+                        "stage `{stage}` shares the Archive of `{next}` itself: name `{next}`"
+                    ))],
+                    None => vec![at(format!(
+                        "`{stage}` is a `{}` stage: name a wayback stage with an `archive` table",
+                        peer.kind
+                    ))],
                 }
             }
             Self::Own(mine) => {
@@ -322,17 +318,14 @@ impl ArchiveSetting {
                 for peer in peers.iter().filter(|p| p.name < me) {
                     if let Some(Self::Own(theirs)) = setting_of(&peer) {
                         if theirs.host() == mine.host() && theirs != mine {
-                            problems.push((
-                                key.clone(),
-                                format!(
-                                    "stages `{}` and `{me}` both write Archive options for {}: its \
+                            problems.push(at(format!(
+                                "stages `{}` and `{me}` both write Archive options for {}: its \
                                      limits are per IP, so write them once and share them with \
                                      `archive = \"{}\"`",
-                                    peer.name,
-                                    mine.host(),
-                                    peer.name
-                                ),
-                            ));
+                                peer.name,
+                                mine.host(),
+                                peer.name
+                            )));
                         }
                     }
                 }

@@ -91,18 +91,18 @@ impl StageConfig for WarcOptions {
             .collect()
     }
 
-    fn check(&self, _ctx: &PipelineContext) -> Vec<(Option<String>, String)> {
+    fn check(&self, _ctx: &PipelineContext) -> Vec<OptionError> {
         let mut out = Vec::new();
         if self.paths.is_empty() {
-            out.push((
-                Some("paths".into()),
+            out.push(OptionError::at(
+                "paths",
                 "give at least one WARC file or pattern".into(),
             ));
         }
         for p in self.paths.iter().filter(|p| is_glob(p)) {
             if let Err(e) = glob::Pattern::new(p) {
-                out.push((
-                    Some("paths".into()),
+                out.push(OptionError::at(
+                    "paths",
                     format!("`{p}` is not a glob pattern: {e}"),
                 ));
             }

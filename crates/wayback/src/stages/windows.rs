@@ -2,7 +2,7 @@
 //! unless a stage sets `from`/`to` by hand, and then that window must cover them.
 
 use chrono::NaiveDate;
-use tempora_engine::PipelineContext;
+use tempora_engine::{OptionError, PipelineContext};
 
 /// A span of capture days, ends inclusive, `None` open.
 pub type Span = (Option<NaiveDate>, Option<NaiveDate>);
@@ -27,7 +27,7 @@ pub fn uncovered_sets(
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,
     ctx: &PipelineContext,
-) -> Vec<(Option<String>, String)> {
+) -> Vec<OptionError> {
     if (from.is_none() && to.is_none()) || !ctx.windows.is_written() {
         return Vec::new();
     }
@@ -40,8 +40,8 @@ pub fn uncovered_sets(
             let ends_in = to.is_none_or(|t| w.to.is_some_and(|wt| wt <= t));
             let key = if starts_in { "to" } else { "from" };
             (!(starts_in && ends_in)).then(|| {
-                (
-                    Some(key.to_string()),
+                OptionError::at(
+                    key,
                     format!(
                         "the listing window {} to {} does not cover set {w} of [pipeline.sets]: \
                          its articles would not be listed; leave `from` and `to` out to list \
@@ -94,11 +94,11 @@ mod tests {
                        b = { from = \"after_cutoff\" }");
         let problems = uncovered_sets(day("2012-01-01"), day("2022-12-31"), &ctx);
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert_eq!(problems[0].0.as_deref(), Some("from"));
-        assert!(problems[0].1.contains("`a`"), "{problems:?}");
-        assert_eq!(problems[1].0.as_deref(), Some("to"));
+        assert_eq!(problems[0].key.as_deref(), Some("from"));
+        assert!(problems[0].message.contains("`a`"), "{problems:?}");
+        assert_eq!(problems[1].key.as_deref(), Some("to"));
         assert!(
-            problems[1].1.contains("`b` (2020-01-01 to open)"),
+            problems[1].message.contains("`b` (2020-01-01 to open)"),
             "{problems:?}"
         );
     }
