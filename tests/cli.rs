@@ -238,7 +238,7 @@ fn graph_draws_a_shipped_pipeline_without_its_data() {
 
 #[test]
 fn every_subcommand_exits_2_on_bad_usage_and_names_the_argument() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &[
                 "novelty",
@@ -264,6 +264,24 @@ fn every_subcommand_exits_2_on_bad_usage_and_names_the_argument() {
             "--max-repeats 0",
         ),
         (&["cdx", "example.org/*", "--limit", "0"], "--limit"),
+        // Refused before any request (the endpoint would answer nothing).
+        (
+            &[
+                "cdx",
+                "example.org/*",
+                "--from",
+                "2021-01-01",
+                "--to",
+                "2020-01-01",
+                "--endpoint",
+                "http://127.0.0.1:9",
+            ],
+            "--from 2021-01-01 is after --to 2020-01-01",
+        ),
+        (
+            &["card", "no/such/folder"],
+            "no such folder: no/such/folder",
+        ),
         (
             &["cdx", "example.org/*", "--keep", "newest"],
             "--keep `newest`",

@@ -113,11 +113,32 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
         (false, true) => default_filters(),
         (false, false) => args.filters.clone(),
     };
+    let (from, to) = (
+        bound(args.from.as_deref(), false)?,
+        bound(args.to.as_deref(), true)?,
+    );
+    if let (Some(f), Some(t)) = (&from, &to) {
+        // A short timestamp stands for its whole period: from its first second
+        // to its last.
+        let pad = |v: &str, digit: char| {
+            let mut padded = v.to_string();
+            padded.extend(std::iter::repeat_n(digit, 14usize.saturating_sub(v.len())));
+            padded
+        };
+        if pad(f, '0') > pad(t, '9') {
+            return Err(UsageError::new(format!(
+                "--from {} is after --to {}: nothing could be listed",
+                args.from.as_deref().unwrap_or_default(),
+                args.to.as_deref().unwrap_or_default()
+            ))
+            .into());
+        }
+    }
     let query = CdxQuery {
         url: args.pattern.clone(),
         match_type,
-        from: bound(args.from.as_deref(), false)?,
-        to: bound(args.to.as_deref(), true)?,
+        from,
+        to,
         filters,
         collapse: keep.default_collapse(),
         page_size: args.limit,
