@@ -183,6 +183,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         &registry,
         options,
         manifest.then_some(ManifestPins::OfThisRun),
+        release,
     )
 }
 
@@ -211,7 +212,8 @@ pub enum ManifestPins {
 }
 
 /// Runs `file` (`tempora run` and `tempora rebuild`); with `manifest`, the run
-/// publishes a manifest and writes its pins beside it.
+/// publishes a manifest and writes its pins beside it; with `release` (read with
+/// the file), it commits to what it held back once it has published.
 ///
 /// # Errors
 /// Only when the async runtime cannot start.
@@ -220,10 +222,8 @@ pub fn run_file(
     registry: &tempora_engine::Registry,
     options: RunOptions,
     manifest: Option<ManifestPins>,
+    release: Option<tempora_sink::release::WithholdOption>,
 ) -> anyhow::Result<ExitCode> {
-    // What the run holds back (its key was read when the file was): committed to
-    // once the run has published.
-    let release = crate::release::settings(&mut file.clone());
     let plan = match Plan::new(file.clone(), registry) {
         Ok(plan) => plan,
         Err(e) => {

@@ -107,11 +107,14 @@ pub fn run(args: &RebuildArgs) -> anyhow::Result<ExitCode> {
         rebuilt_from: Some(serde_json::to_value(&inputs).context("the manifest's inputs")?),
         ..run_options(args.progress)
     };
+    // What the original run held back, committed to once this one has published.
+    let release = crate::release::settings(&mut file.clone());
     run_file(
         file,
         &registry,
         options,
         Some(ManifestPins::Original(Box::new(inputs))),
+        release,
     )
 }
 
