@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use chrono::NaiveDate;
 use tempora_engine::spill::Keyed;
-use tempora_engine::{Article, Record, UsageError};
+use tempora_engine::UsageError;
 use tempora_filter::conflicts::facts::read_facts_file;
 use tempora_filter::pairs::{default_fact_errors, pair_maker, Outcome};
+use tempora_records::{Article, Record};
 
 /// Write outdated-fact minimal pairs (BUMP-style records) for articles that went
 /// through `conflicts`.

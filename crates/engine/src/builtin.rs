@@ -14,10 +14,10 @@ use serde::Deserialize;
 use crate::context::PipelineContext;
 use crate::error::StageError;
 use crate::options::parse_options;
-use crate::records::{Capture, Record, RecordKind};
 use crate::registry::{Port, Role, StageConfig, StageKind};
 use crate::stage::{Batch, Emitted, PortId, Stage, StageIo};
 use crate::transform::{Transform, TransformStage};
+use tempora_records::{Capture, Record, RecordKind};
 
 /// Options of `test-generate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

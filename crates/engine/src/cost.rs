@@ -14,8 +14,8 @@ use std::ops::AddAssign;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::records::RecordKind;
 use crate::stats::StageReport;
+use tempora_records::RecordKind;
 
 /// A kind of request a stage sends to an outside service, declared by the stage
 /// kinds that send it.
@@ -142,7 +142,8 @@ pub struct CrawlCost {
     pub skipped_before_fetching: BTreeMap<String, u64>,
     /// Records rejected, per stage that rejected any.
     pub rejected: BTreeMap<String, u64>,
-    /// Articles the run kept: the most any sink of articles received.
+    /// Articles the run kept: the most any sink of the records a set is made of
+    /// ([`RecordKind::SET_UNIT`]) received.
     pub kept_articles: u64,
 }
 
@@ -183,7 +184,7 @@ impl CrawlCost {
             if stage.rejected > 0 {
                 cost.rejected.insert(stage.name.clone(), stage.rejected);
             }
-            if sink_kinds.get(&stage.name) == Some(&RecordKind::Article) {
+            if sink_kinds.get(&stage.name) == Some(&RecordKind::SET_UNIT) {
                 cost.kept_articles = cost.kept_articles.max(stage.records_in);
             }
         }

@@ -1,5 +1,6 @@
-//! The engine of Tempora: records, the stage abstraction, the registry of stage
-//! kinds, pipeline TOML and its validation, and the runtime that runs a pipeline.
+//! The engine of Tempora: the stage abstraction, the registry of stage kinds,
+//! pipeline TOML and its validation, and the runtime that runs a pipeline. It
+//! moves [`tempora_records::Record`]s without looking inside them.
 //!
 //! In: a pipeline file and a [`Registry`] of stage kinds. Out: the stages run as
 //! tokio tasks joined by bounded channels, `rejected.jsonl` and `run.json` in
@@ -10,7 +11,6 @@
 pub mod atomic_file;
 #[cfg(any(test, feature = "testing"))]
 pub mod builtin;
-pub mod canonical_url;
 pub mod config;
 pub mod context;
 pub mod cost;
@@ -19,7 +19,6 @@ pub mod dry_run;
 pub mod error;
 pub mod fingerprint;
 pub mod input_files;
-pub mod manifest_entry;
 pub mod options;
 pub mod out_dir;
 pub mod peers;
@@ -27,8 +26,6 @@ pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod publish;
-pub mod record_kind;
-pub mod records;
 pub mod registry;
 mod rejected;
 pub mod run_options;
@@ -36,7 +33,6 @@ pub mod run_report;
 pub mod runs;
 pub mod runtime;
 pub mod spill;
-pub mod sqlite;
 pub mod stage;
 pub mod stats;
 #[cfg(any(test, feature = "testing"))]
@@ -45,24 +41,18 @@ mod topology;
 pub mod transform;
 pub mod windows;
 
-pub use canonical_url::CanonicalUrl;
 pub use config::PipelineFile;
 pub use context::PipelineContext;
 pub use cost::{CrawlCost, RequestKind, Requests};
 pub use describe::{DescribeContext, Estimate, Query, StagePlan};
 pub use dry_run::DryRun;
 pub use error::{Concern, ConfigError, ConfigErrors, ErrorDomain, OnError, StageError, UsageError};
-pub use manifest_entry::ManifestEntry;
 pub use options::{parse_options, OptionError};
 pub use peers::{Peer, Peers};
 pub use plan::Plan;
 pub use progress::ProgressMode;
-pub use records::{
-    Article, Capture, EditedFact, EntityRef, Fact, FactError, FactMatch, Mention, MinimalPair,
-    Novelty, Page, PairSpan, PublishedSource, Record, RecordKind, Rejected, SummarySource,
-    TextField,
-};
 pub use registry::{Port, Registry, Role, SideInput, StageConfig, StageKind};
+pub use rejected::Rejected;
 pub use run_options::{Review, RunOptions};
 pub use run_report::{record_refused, RunReport, RunStatus};
 pub use runs::RunId;

@@ -13,8 +13,8 @@ use crate::describe::{DescribeContext, StagePlan};
 use crate::error::StageError;
 use crate::options::{option_docs, OptionError};
 use crate::peers::{AsAny, Peers};
-use crate::records::RecordKind;
 use crate::stage::Stage;
+use tempora_records::RecordKind;
 
 /// Where a kind sits in a graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

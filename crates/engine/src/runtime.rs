@@ -32,13 +32,14 @@ use crate::plan::Plan;
 pub use crate::preflight::PreflightError;
 use crate::progress::Progress;
 use crate::publish::{Publication, Staged};
-use crate::records::{RecordKind, Rejected};
 use crate::registry::Role;
 use crate::run_options::RunOptions;
 use crate::run_report::{RunReport, RunStatus, StageFailure};
 use crate::stage::{AfterPublishHooks, StageIo};
 use crate::stats::StageStats;
 use crate::topology::{self, Prepared, Wiring};
+use crate::Rejected;
+use tempora_records::RecordKind;
 
 /// Kept here for callers that write their files the runtime's way.
 pub use crate::atomic_file::write_atomically;

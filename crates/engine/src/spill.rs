@@ -180,7 +180,7 @@ impl Sortable for Line {
 }
 
 /// A line with the key it sorts by: ordered by the key, then by the line (a
-/// record's [`sort_key`](crate::Record::sort_key) and its JSON line).
+/// record's [`sort_key`](tempora_records::Record::sort_key) and its JSON line).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Keyed {
     /// What the line sorts by first.

@@ -20,8 +20,9 @@ use tokio_util::sync::CancellationToken;
 use crate::atomic_file::AtomicFile;
 use crate::error::StageError;
 use crate::publish::Staged;
-use crate::records::{Record, Rejected};
 use crate::stats::StageStats;
+use crate::Rejected;
+use tempora_records::Record;
 
 /// Records move between stages in batches.
 pub type Batch = Vec<Record>;

@@ -12,10 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::PipelineContext;
 use crate::error::StageError;
-use crate::records::{Record, Rejected};
 use crate::registry::StageConfig;
 use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, StageIo};
 use crate::stats::StageStats;
+use crate::Rejected;
+use tempora_records::Record;
 
 /// What a stage produced when run alone.
 #[derive(Debug, Default)]

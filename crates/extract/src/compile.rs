@@ -3,7 +3,7 @@
 
 use regex::Regex;
 use serde::Deserialize;
-use tempora_engine::SummarySource;
+use tempora_records::SummarySource;
 
 use crate::fallback::SummaryFallback;
 use crate::index::Sel;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use tempora_engine::{Article, SummarySource};
+use tempora_records::{Article, SummarySource};
 
 pub use crate::fallback::{FallbackChoice, SummaryFallback};
 use crate::fields::{ParsedPage, SummaryFound};

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html};
-use tempora_engine::PublishedSource;
+use tempora_records::PublishedSource;
 
 use crate::dates::{from_parts, json_ld_value, parse_date, Published};
 use crate::index::{DocIndex, Sel};

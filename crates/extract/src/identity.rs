@@ -4,7 +4,7 @@
 //! before fetching; extraction names its articles with the same id.
 
 use chrono::NaiveDate;
-use tempora_engine::CanonicalUrl;
+use tempora_records::CanonicalUrl;
 
 use crate::profile::SiteProfile;
 use crate::rejection::Rejection;

@@ -1,7 +1,7 @@
-//! Article extraction: archived news pages in, [`Article`](tempora_engine::Article)s
+//! Article extraction: archived news pages in, [`Article`](tempora_records::Article)s
 //! with their reference summaries out.
 //!
-//! In: [`Page`](tempora_engine::Page)s (raw captures or pages saved through the
+//! In: [`Page`](tempora_records::Page)s (raw captures or pages saved through the
 //! Wayback viewer), decoded by their declared charset. Out: one article per page
 //! whose layout a site profile recognises: headline, reference summary (BBC's bold
 //! introductory sentence as XSum takes it, CNN's story highlights one per line as

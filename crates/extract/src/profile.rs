@@ -9,7 +9,7 @@ use std::path::Path;
 
 use regex::Regex;
 use serde::Deserialize;
-use tempora_engine::SummarySource;
+use tempora_records::SummarySource;
 
 pub use crate::compile::parse_profile;
 pub use crate::id_dates::IdDates;

@@ -258,7 +258,7 @@ mod tests {
     use super::*;
 
     fn extraction(summary: &str, document: &str) -> Extraction {
-        let article = tempora_engine::Article {
+        let article = tempora_records::Article {
             id: "1".into(),
             url: "http://www.bbc.co.uk/sport/football/1".into(),
             source: "bbc".into(),
@@ -269,7 +269,7 @@ mod tests {
             captured: String::new(),
             title: "Title".into(),
             summary: summary.into(),
-            summary_source: Some(tempora_engine::SummarySource::Intro),
+            summary_source: Some(tempora_records::SummarySource::Intro),
             document: document.into(),
             dateline: None,
             facts: Vec::new(),

@@ -7,9 +7,10 @@ use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::{
-    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind, Role,
-    Stage, StageConfig, StageError, StageKind, Transform, TransformStage,
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Role, Stage, StageConfig,
+    StageError, StageKind, Transform, TransformStage,
 };
+use tempora_records::{Record, RecordKind};
 use tempora_wayback_format::digest::sha1_base32;
 
 use crate::charset::decode_html;
@@ -267,7 +268,7 @@ fn reject(out: &mut Emitted, record: Record, reason: String) {
 /// Where the article's page came from in the Archive: the capture's URL and
 /// listed digest, and the SHA-1 of the bytes received (what a rebuild from the
 /// run's manifest checks its own fetch against).
-fn archived_at(article: &mut tempora_engine::Article, page: &tempora_engine::Page) {
+fn archived_at(article: &mut tempora_records::Article, page: &tempora_records::Page) {
     article.archived_url = Some(page.capture.url.clone());
     article.digest = Some(page.capture.digest.clone());
     article.payload_sha1 = Some(sha1_base32(&page.body));

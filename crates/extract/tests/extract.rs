@@ -3,7 +3,7 @@
 
 mod common;
 
-use tempora_engine::Record;
+use tempora_records::Record;
 
 const CNN_2022: &str = "pages/cnn/article-content-2022-no-highlights.html";
 
@@ -84,17 +84,17 @@ async fn fallback_title_pairs_the_whole_document_with_the_headline() {
     assert_eq!(titled.summary, titled.title);
     assert_eq!(
         titled.summary_source,
-        Some(tempora_engine::SummarySource::Title)
+        Some(tempora_records::SummarySource::Title)
     );
     // Unlike `lead`, nothing leaves the document.
     assert_eq!(titled.document, described.document);
     assert_eq!(
         described.summary_source,
-        Some(tempora_engine::SummarySource::Description)
+        Some(tempora_records::SummarySource::Description)
     );
     assert_eq!(
         run("lead").await.summary_source,
-        Some(tempora_engine::SummarySource::Lead)
+        Some(tempora_records::SummarySource::Lead)
     );
 }
 
@@ -109,7 +109,7 @@ async fn pages_with_highlights_keep_them_whatever_the_fallback() {
     assert_ne!(a.summary, a.title);
     assert_eq!(
         a.summary_source,
-        Some(tempora_engine::SummarySource::Highlights)
+        Some(tempora_records::SummarySource::Highlights)
     );
     // CNN's section is the URL's own.
     assert_eq!((a.source.as_str(), a.section.as_str()), ("cnn", "politics"));
@@ -138,7 +138,7 @@ async fn every_bbc_section_is_source_bbc_with_its_section_counted() {
         assert_eq!(a.section, section, "{file}");
         assert_eq!(
             a.summary_source,
-            Some(tempora_engine::SummarySource::Intro),
+            Some(tempora_records::SummarySource::Intro),
             "{file}"
         );
     }
@@ -325,7 +325,7 @@ async fn a_bbc_page_without_a_bold_intro_follows_the_chosen_fallback() {
         let a = &common::articles(&out)[0];
         assert_eq!(
             a.summary_source,
-            Some(tempora_engine::SummarySource::FirstParagraph),
+            Some(tempora_records::SummarySource::FirstParagraph),
             "{options}"
         );
         assert!(!a.summary.is_empty() && !a.summary.contains('\n'));
@@ -344,7 +344,10 @@ async fn a_bbc_page_without_a_bold_intro_follows_the_chosen_fallback() {
     )
     .await;
     let a = &common::articles(&out)[0];
-    assert_eq!(a.summary_source, Some(tempora_engine::SummarySource::Intro));
+    assert_eq!(
+        a.summary_source,
+        Some(tempora_records::SummarySource::Intro)
+    );
     assert_eq!(out.stats.counters().get("summary_source intro"), Some(&1));
 }
 
@@ -578,7 +581,7 @@ async fn non_articles_and_bad_input_are_rejected_with_reasons_never_emitted() {
             "live page",
         ),
         (
-            Record::Capture(Box::new(tempora_engine::Capture {
+            Record::Capture(Box::new(tempora_records::Capture {
                 url: "http://www.bbc.co.uk/news/uk-4".into(),
                 timestamp: "20150101000000".into(),
                 status: Some(200),
@@ -948,7 +951,7 @@ async fn a_date_in_the_url_dates_the_article_only_where_the_page_states_none() {
     assert_eq!(a.published.to_string(), "2019-05-01");
     assert_eq!(
         a.published_source,
-        Some(tempora_engine::PublishedSource::Page)
+        Some(tempora_records::PublishedSource::Page)
     );
     assert!(a.published_at.is_some());
     // No date on the page: the URL's, both shapes, day only.
@@ -971,7 +974,7 @@ async fn a_date_in_the_url_dates_the_article_only_where_the_page_states_none() {
         assert_eq!(a.published.to_string(), day, "{url}");
         assert_eq!(
             a.published_source,
-            Some(tempora_engine::PublishedSource::Url),
+            Some(tempora_records::PublishedSource::Url),
             "{url}"
         );
         assert_eq!(a.published_at, None, "{url}");

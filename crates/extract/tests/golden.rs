@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use tempora_engine::Record;
+use tempora_records::Record;
 
 fn golden_path(file: &str) -> PathBuf {
     common::fixtures()

@@ -26,10 +26,10 @@
 
 use chrono::NaiveDate;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use tempora_engine::{Article, EntityRef, Fact};
 use tempora_filter::conflicts::facts::EvolvingFact;
 use tempora_filter::conflicts::matcher::{MatcherBuilder, NameUse};
 use tempora_filter::conflicts::{select, ConflictsOptions, Dictionary, PositionNames, Verdict};
+use tempora_records::{Article, EntityRef, Fact};
 
 /// xorshift64*: a fixed-seed generator, enough to spread names and words.
 struct Rng(u64);
@@ -324,7 +324,7 @@ fn synthetic_articles(
                 captured: "20210601000000".into(),
                 title: String::new(),
                 summary,
-                summary_source: Some(tempora_engine::SummarySource::Intro),
+                summary_source: Some(tempora_records::SummarySource::Intro),
                 document,
                 dateline: None,
                 facts: Vec::new(),

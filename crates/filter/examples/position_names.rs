@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use chrono::NaiveDate;
-use tempora_engine::Article;
 use tempora_filter::conflicts::facts::{evolving_facts, read_facts_file};
 use tempora_filter::conflicts::{select, ConflictsOptions, Dictionary, PositionNames, Verdict};
+use tempora_records::Article;
 
 /// The ways of matching position names compared, in the tables' order.
 const CHOICES: [PositionNames; 3] = [

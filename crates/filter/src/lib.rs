@@ -75,7 +75,9 @@ pub mod exclude;
 pub mod pairs;
 pub mod prefetch;
 
-use tempora_engine::{RecordKind, Role, StageConfig, StageKind};
+use tempora_engine::{Role, StageConfig, StageKind};
+
+use tempora_records::RecordKind;
 
 pub use conflicts::{ConflictsConfig, ConflictsOptions, PositionNames};
 pub use error::FilterError;

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use common::{article, as_article, ctx, fixture, options, run_with_facts};
 use tempora_engine::testing::{run_stage, StageOutput};
-use tempora_engine::{Record, StageConfig, StageError, TextField};
+use tempora_engine::{StageConfig, StageError};
 use tempora_filter::ConflictsConfig;
+use tempora_records::{Record, TextField};
 
 const BIDEN_DOC: &str = "Joe Biden, the President of the United States, signed a series of \
     executive orders at the White House on Wednesday.\nThe orders pause new leases for drilling.";

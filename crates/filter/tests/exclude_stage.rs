@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use common::{article, as_article, ctx, fixture, options};
 use tempora_engine::testing::{run_stage, StageOutput};
-use tempora_engine::{Article, Record, StageConfig, StageError};
+use tempora_engine::{StageConfig, StageError};
 use tempora_filter::ExcludeConfig;
+use tempora_records::{Article, Record};
 
 fn config(toml_text: &str) -> Box<dyn StageConfig> {
     Box::new(ExcludeConfig::configure(options(toml_text), &ctx("2019-12-31")).unwrap())

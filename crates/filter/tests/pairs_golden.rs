@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use common::{ctx, fixture, options};
 use tempora_engine::testing::{run_stage, StageOutput};
-use tempora_engine::{Article, Fact, FactError, MinimalPair, Record};
 use tempora_filter::{ConflictsConfig, MinimalPairsConfig};
+use tempora_records::{Article, Fact, FactError, MinimalPair, Record};
 
 fn read<T: serde::de::DeserializeOwned>(relative: &str) -> Vec<T> {
     std::fs::read_to_string(fixture(relative))

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use common::fixture;
 use tempora_engine::testing::{run_stage, StageOutput};
-use tempora_engine::{Capture, PipelineFile, Plan, Record, Registry, StageConfig};
+use tempora_engine::{PipelineFile, Plan, Registry, StageConfig};
+use tempora_records::{Capture, Record};
 
 fn capture(url: &str, timestamp: &str) -> Record {
     Record::Capture(Box::new(Capture {

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use common::{as_article, ctx, fixture, fixture_articles, options, run_with_facts};
 use serde_json::json;
 use tempora_engine::testing::run_stage;
-use tempora_engine::{PipelineContext, Record, Rejected, Windows};
+use tempora_engine::{PipelineContext, Rejected, Windows};
 use tempora_filter::{ConflictsConfig, ExcludeConfig};
+use tempora_records::Record;
 use tempora_split::SplitConfig;
 
 /// The paper's sets for BBC under `cutoff`, as `[pipeline.sets]` writes them:
@@ -109,7 +110,7 @@ fn outcomes(selection: &Selection) -> Vec<serde_json::Value> {
                                 "{}:{:?}@{}",
                                 n.entity,
                                 n.name,
-                                if n.field == tempora_engine::TextField::Document {
+                                if n.field == tempora_records::TextField::Document {
                                     "doc"
                                 } else {
                                     "summary"

@@ -1,6 +1,8 @@
 //! The manifest's stages, added to every pipeline that publishes sets.
 
-use tempora_engine::{PipelineFile, Plan, RecordKind, Registry, Role};
+use tempora_engine::{PipelineFile, Plan, Registry, Role};
+
+use tempora_records::RecordKind;
 
 use crate::inputs::{FACTS_FILE, MANIFEST_FILE};
 

@@ -1,7 +1,7 @@
 //! An article as its manifest row: everything but the publisher's text.
 
 use serde::Serialize;
-use tempora_engine::{Article, ManifestEntry};
+use tempora_records::{Article, ManifestEntry};
 
 /// SHA-256 (hex) of what the extractor read from the article's page: its id,
 /// URL, site, section, dates, title, summary, document and dateline (not what
@@ -15,10 +15,10 @@ pub fn text_sha256(a: &Article) -> String {
         section: &'a str,
         published: chrono::NaiveDate,
         published_at: Option<chrono::DateTime<chrono::Utc>>,
-        published_source: Option<tempora_engine::PublishedSource>,
+        published_source: Option<tempora_records::PublishedSource>,
         title: &'a str,
         summary: &'a str,
-        summary_source: Option<tempora_engine::SummarySource>,
+        summary_source: Option<tempora_records::SummarySource>,
         document: &'a str,
         dateline: Option<&'a str>,
     }

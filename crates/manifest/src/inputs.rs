@@ -15,7 +15,7 @@ pub const MANIFEST_FILE: &str = "manifest.jsonl";
 pub const FACTS_FILE: &str = "manifest.facts.jsonl";
 /// This file.
 pub const INPUTS_FILE: &str = "manifest.inputs.json";
-/// The manifest's schema: rows of [`tempora_engine::ManifestEntry`] and this file.
+/// The manifest's schema: rows of [`tempora_records::ManifestEntry`] and this file.
 pub const SCHEMA: &str = "tempora-manifest/1";
 
 /// The Tempora that wrote a manifest.

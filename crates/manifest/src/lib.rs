@@ -7,7 +7,7 @@
 //! set, its novelty bin, the evolving facts it names: Wikidata is CC0).
 //!
 //! In a run: [`attach`] adds to every pipeline that publishes sets a `manifest`
-//! stage (articles in, [`ManifestEntry`](tempora_engine::ManifestEntry) out)
+//! stage (articles in, [`ManifestEntry`](tempora_records::ManifestEntry) out)
 //! and its sinks: `manifest.jsonl` and `manifest.parquet` (a `manifest` config of
 //! the card), and `manifest.facts.jsonl`, the evolving facts the run used.
 //! [`inputs`] writes `manifest.inputs.json` beside them: the pipeline as it

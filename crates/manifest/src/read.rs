@@ -4,7 +4,7 @@
 use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
-use tempora_engine::ManifestEntry;
+use tempora_records::ManifestEntry;
 
 /// Why a file is not a manifest Tempora can rebuild from.
 #[derive(Debug, thiserror::Error)]

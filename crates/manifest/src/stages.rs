@@ -9,10 +9,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Batch, Capture, Emitted, ManifestEntry, Novelty, PipelineContext, Port, PortId,
-    Record, RecordKind, Role, Stage, StageConfig, StageError, StageIo, StageKind, Transform,
-    TransformStage,
+    parse_options, Batch, Emitted, PipelineContext, Port, PortId, Role, Stage, StageConfig,
+    StageError, StageIo, StageKind, Transform, TransformStage,
 };
+use tempora_records::{Capture, ManifestEntry, Novelty, Record, RecordKind};
 
 use crate::entry::{capture_key, entry_of, text_sha256};
 use crate::read::read_manifest;

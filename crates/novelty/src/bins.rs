@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use tempora_engine::Novelty;
+use tempora_records::Novelty;
 
 /// Width of the first bins, in percentage points.
 pub const WIDTH: u32 = 5;

@@ -35,7 +35,9 @@ pub mod training;
 pub use error::NoveltyError;
 pub use stage::{NoveltyConfig, NoveltyOptions};
 
-use tempora_engine::{RecordKind, Role, StageKind};
+use tempora_engine::{Role, StageKind};
+
+use tempora_records::RecordKind;
 
 /// The stage kinds this crate registers: `novelty`.
 pub fn kinds() -> Vec<StageKind> {

@@ -14,9 +14,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use tempora_engine::spill::{InOrder, Line, Spill};
 use tempora_engine::{
-    parse_options, Article, Batch, Emitted, Finish, OptionError, PipelineContext, Port, Record,
-    RecordKind, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Batch, Emitted, Finish, OptionError, PipelineContext, Port, SideInputs, Stage,
+    StageConfig, StageError, Transform, TransformStage,
 };
+use tempora_records::{Article, Record, RecordKind};
 
 use crate::bins::{SetBins, DEFAULT_MIN_BIN};
 use crate::overlap::{TooShort, TrainingIndex, DEFAULT_N};

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Article, Record, StageConfig};
+use tempora_engine::StageConfig;
 use tempora_novelty::NoveltyConfig;
+use tempora_records::{Article, Record};
 
 fn article(id: &str, split: &str, summary: &str) -> Record {
     Record::Article(Box::new(Article {
@@ -20,7 +21,7 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
         captured: "20210305000000".into(),
         title: format!("Story {id}"),
         summary: summary.into(),
-        summary_source: Some(tempora_engine::SummarySource::Intro),
+        summary_source: Some(tempora_records::SummarySource::Intro),
         document: "A document.".into(),
         dateline: None,
         facts: Vec::new(),

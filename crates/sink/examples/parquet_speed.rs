@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use tempora_engine::{
+use tempora_records::{
     Article, EntityRef, Fact, FactMatch, Mention, Novelty, Record, RecordKind, SummarySource,
     TextField,
 };

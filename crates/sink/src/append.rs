@@ -13,7 +13,8 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use tempora_engine::atomic_file::AtomicFile;
-use tempora_engine::{Record, RecordKind, StageError};
+use tempora_engine::StageError;
+use tempora_records::{Record, RecordKind};
 
 /// What an append did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -84,7 +84,7 @@ fn feature(field: &Field, path: &str) -> Result<Feature, String> {
 mod tests {
     use super::*;
     use crate::schema::arrow_schema;
-    use tempora_engine::RecordKind;
+    use tempora_records::RecordKind;
 
     fn value(dtype: &str) -> Feature {
         Feature::Value(dtype.into())

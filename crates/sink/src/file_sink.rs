@@ -20,9 +20,10 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::spill::{Keyed, Spill};
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, RecordKind, Stage, StageConfig, StageError, Transform,
+    Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
     TransformStage,
 };
+use tempora_records::RecordKind;
 
 use crate::append;
 use crate::format::FileFormat;

@@ -11,7 +11,9 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
-use tempora_engine::{Record, RecordKind, StageError};
+use tempora_engine::StageError;
+
+use tempora_records::{Record, RecordKind};
 
 use crate::parquet;
 

@@ -25,7 +25,9 @@ pub use file_sink::{SinkMode, SinkOptions};
 pub use format::{FileFormat, Jsonl, Parquet};
 pub use source::SourceOptions;
 
-use tempora_engine::{parse_options, OptionError, RecordKind, Role, StageConfig, StageKind};
+use tempora_engine::{parse_options, OptionError, Role, StageConfig, StageKind};
+
+use tempora_records::RecordKind;
 
 fn sink(
     format: &'static dyn FileFormat,

@@ -19,7 +19,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use polars::prelude::*;
 use serde_arrow::ArrayBuilder;
-use tempora_engine::{Record, RecordKind};
+use tempora_records::{Record, RecordKind};
 
 use crate::schema::arrow_schema;
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use hmac::{Hmac, KeyInit as _, Mac as _};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
-use tempora_engine::Record;
+use tempora_records::Record;
 
 /// The folder of the withheld files, in the output folder.
 pub const DIR: &str = "withheld";

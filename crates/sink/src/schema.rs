@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use serde_json::Value;
-use tempora_engine::{Article, Capture, Fact, ManifestEntry, MinimalPair, Page, RecordKind};
+use tempora_records::{Article, Capture, Fact, ManifestEntry, MinimalPair, Page, RecordKind};
 
 /// The Arrow schema of `kind`'s Parquet files.
 pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
@@ -82,7 +82,7 @@ fn list_of_structures(name: &str, fields: Vec<Field>) -> Field {
     list(name, DataType::Struct(Fields::from(fields)))
 }
 
-/// [`tempora_engine::EntityRef`]
+/// [`tempora_records::EntityRef`]
 fn entity(name: &str) -> Field {
     let fields = vec![
         text("id"),
@@ -134,7 +134,7 @@ fn page() -> Vec<Field> {
     fields
 }
 
-/// [`tempora_engine::FactMatch`]
+/// [`tempora_records::FactMatch`]
 fn fact_match() -> Vec<Field> {
     let mention = vec![text("entity"), text("name"), text("field")];
     vec![
@@ -144,7 +144,7 @@ fn fact_match() -> Vec<Field> {
     ]
 }
 
-/// [`tempora_engine::Novelty`]
+/// [`tempora_records::Novelty`]
 fn novelty() -> Vec<Field> {
     vec![
         Field::new("overlap", DataType::Float64, false),

@@ -11,9 +11,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    OnError, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage, StageConfig,
-    StageError, StageIo,
+    OnError, OptionError, PipelineContext, Port, PortId, Stage, StageConfig, StageError, StageIo,
 };
+use tempora_records::{Record, RecordKind};
 use tokio::sync::mpsc;
 
 use crate::format::FileFormat;

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use tempora_engine::{Record, RunId};
+use tempora_engine::RunId;
+
+use tempora_records::Record;
 
 /// A parsed path template.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,8 @@ use std::path::Path;
 use common::configure;
 use proptest::prelude::*;
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Record, RecordKind, StageError};
+use tempora_engine::StageError;
+use tempora_records::{Record, RecordKind};
 use tempora_testkit::fuzz::{broken, config};
 
 const ARTICLES: &str = r#"{"id":"1","url":"https://www.bbc.co.uk/news/uk-1","source":"bbc","published":"2021-01-01","captured":"20210301000000","title":"One","summary":"The first, with \"quotes\" and ünïcode.","document":"A.\nB."}

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use chrono::TimeZone;
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{Capture, PipelineContext, Record, RecordKind, RunId, StageConfig};
+use tempora_engine::{PipelineContext, RunId, StageConfig};
+use tempora_records::{Capture, Record, RecordKind};
 
 fn configure(
     kind: &str,

@@ -8,9 +8,10 @@ use arrow_schema::{DataType, Field, SchemaRef, TimeUnit};
 use chrono::{NaiveDate, TimeZone, Utc};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{
+use tempora_engine::PipelineContext;
+use tempora_records::{
     Article, Capture, EditedFact, EntityRef, Fact, FactError, FactMatch, Mention, MinimalPair,
-    Novelty, Page, PairSpan, PipelineContext, Record, RecordKind, SummarySource, TextField,
+    Novelty, Page, PairSpan, Record, RecordKind, SummarySource, TextField,
 };
 use tempora_sink::schema::arrow_schema;
 
@@ -83,7 +84,7 @@ fn full_article(id: &str) -> Article {
     Article {
         published: NaiveDate::from_ymd_opt(2021, 1, 21).unwrap(),
         published_at: Some(Utc.with_ymd_and_hms(2021, 1, 21, 1, 58, 44).unwrap()),
-        published_source: Some(tempora_engine::PublishedSource::Page),
+        published_source: Some(tempora_records::PublishedSource::Page),
         summary_source: Some(SummarySource::Highlights),
         dateline: Some("WASHINGTON (CNN)".into()),
         facts: vec![FactMatch {

@@ -5,10 +5,8 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{
-    Article, EditedFact, FactError, MinimalPair, PairSpan, PipelineContext, Record, RecordKind,
-    StageKind,
-};
+use tempora_engine::{PipelineContext, StageKind};
+use tempora_records::{Article, EditedFact, FactError, MinimalPair, PairSpan, Record, RecordKind};
 
 fn kind(name: &str) -> StageKind {
     tempora_sink::kinds()
@@ -41,7 +39,7 @@ fn article(id: &str, day: u32, split: &str) -> Record {
         captured: "20210301000000".into(),
         title: format!("Title {id}"),
         summary: format!("Summary of {id}, with \"quotes\" and ünïcode."),
-        summary_source: Some(tempora_engine::SummarySource::Intro),
+        summary_source: Some(tempora_records::SummarySource::Intro),
         document: "First paragraph.\nSecond paragraph.".into(),
         dateline: None,
         facts: Vec::new(),

@@ -16,7 +16,9 @@
 
 pub mod stage;
 
-use tempora_engine::{RecordKind, Role, StageKind};
+use tempora_engine::{Role, StageKind};
+
+use tempora_records::RecordKind;
 
 pub use stage::{SplitConfig, SplitOptions};
 pub use tempora_engine::windows::{Bound, SetSpec, Window, Windows, UNASSIGNED};

@@ -7,9 +7,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo, StageStats,
+    parse_options, OptionError, PipelineContext, Port, PortId, Stage, StageConfig, StageError,
+    StageIo, StageStats,
 };
+use tempora_records::{Record, RecordKind};
 
 use tempora_engine::windows::{SetSpec, Windows, UNASSIGNED};
 

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Article, PipelineContext, Record, StageConfig};
+use tempora_engine::{PipelineContext, StageConfig};
+use tempora_records::{Article, Record};
 use tempora_split::{SplitConfig, Windows};
 
 fn article(id: &str, published: &str) -> Record {
@@ -19,7 +20,7 @@ fn article(id: &str, published: &str) -> Record {
         captured: "20230101000000".into(),
         title: format!("Story {id}"),
         summary: "A summary.".into(),
-        summary_source: Some(tempora_engine::SummarySource::Intro),
+        summary_source: Some(tempora_records::SummarySource::Intro),
         document: "A document.".into(),
         dateline: None,
         facts: Vec::new(),

@@ -83,8 +83,8 @@ pub fn article_capture(article: &SyntheticArticle, delay_minutes: i64, size: usi
 }
 
 /// The capture of [`article_capture`] as a CDX listing gives it to a fetcher.
-pub fn listed_capture(article: &SyntheticArticle, delay_minutes: i64) -> tempora_engine::Capture {
-    tempora_engine::Capture {
+pub fn listed_capture(article: &SyntheticArticle, delay_minutes: i64) -> tempora_records::Capture {
+    tempora_records::Capture {
         url: article.url.clone(),
         timestamp: timestamp(article.published + Duration::minutes(delay_minutes)),
         status: Some(200),

@@ -1,5 +1,5 @@
 //! The Wayback Machine's formats: the CDX index key of a URL ([`urlkey`], SURT
-//! style, built on the engine's [`CanonicalUrl`](tempora_engine::CanonicalUrl)),
+//! style, built on the engine's [`CanonicalUrl`](tempora_records::CanonicalUrl)),
 //! its replay URLs `/web/<timestamp><flags>/<original>` ([`wayback_url`]) and its
 //! 14-digit timestamps with the `Memento-Datetime` and WARC dates around them
 //! ([`timestamp`]).

@@ -4,7 +4,7 @@
 //! `/a` from `/a/` and `?page=2` from `?page=3`. The crawler keys captures by it
 //! and the mock Archive orders its index by it, so both agree with the real server.
 
-use tempora_engine::CanonicalUrl;
+use tempora_records::CanonicalUrl;
 
 /// The urlkey of a URL: `http://www.BBC.co.uk:80/News/x?a=1` ->
 /// `uk,co,bbc)/news/x?a=1` (see [`urlkey`]).

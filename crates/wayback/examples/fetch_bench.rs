@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures_util::StreamExt as _;
-use tempora_engine::{Capture, Page, StageError};
+use tempora_engine::StageError;
+use tempora_records::{Capture, Page};
 use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};

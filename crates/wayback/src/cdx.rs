@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_engine::Capture;
+use tempora_records::Capture;
 
 use crate::error::WaybackError;
 use crate::http::{Client, GetError};

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures_util::stream::FuturesUnordered;
 use futures_util::StreamExt as _;
-use tempora_engine::{Capture, Page, StageError};
+use tempora_engine::StageError;
+use tempora_records::{Capture, Page};
 
 use crate::error::WaybackError;
 use crate::fetch::Fetcher;

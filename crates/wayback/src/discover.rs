@@ -15,7 +15,7 @@
 
 use chrono::Duration;
 use rusqlite::OptionalExtension as _;
-use tempora_engine::Capture;
+use tempora_records::Capture;
 use tempora_wayback_format::timestamp;
 use tempora_wayback_format::urlkey::urlkey_of;
 

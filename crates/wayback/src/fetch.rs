@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use tempora_engine::{Capture, Page};
+use tempora_records::{Capture, Page};
 use tempora_wayback_format::timestamp;
 use tempora_wayback_format::wayback_url::ReplayPath;
 

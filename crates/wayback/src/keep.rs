@@ -5,7 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_engine::Capture;
+use tempora_records::Capture;
 
 use crate::cdx::CdxRow;
 use crate::state;

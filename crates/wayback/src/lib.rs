@@ -2,8 +2,8 @@
 //!
 //! In: URL patterns for the Wayback CDX API (`wayback-cdx`), or archived RSS
 //! feeds and news sitemaps (`wayback-feeds`), or local WARC files (`warc`).
-//! Out: [`Capture`](tempora_engine::Capture) records (what the Archive holds) and
-//! [`Page`](tempora_engine::Page) records (the raw archived bytes, fetched by
+//! Out: [`Capture`](tempora_records::Capture) records (what the Archive holds) and
+//! [`Page`](tempora_records::Page) records (the raw archived bytes, fetched by
 //! `wayback-fetch` through `id_` URLs, or read from WARC files).
 //! Promises: politeness per host shared by every worker (by default 80% of the
 //! Archive's published limits: 24 CDX and 480 page requests a minute; on a 429 every worker pauses for

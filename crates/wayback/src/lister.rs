@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use tempora_engine::Capture;
+use tempora_records::Capture;
 use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, CdxRow, PageAnswer};

@@ -15,7 +15,7 @@ use std::path::{Component, Path};
 
 use serde::Deserialize;
 use tempora_engine::atomic_file::AtomicFile;
-use tempora_engine::{Capture, Page};
+use tempora_records::{Capture, Page};
 use tempora_wayback_format::timestamp;
 
 use crate::error::WaybackError;

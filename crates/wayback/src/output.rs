@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tempora_engine::{Capture, Page};
+use tempora_records::{Capture, Page};
 use tempora_wayback_format::urlkey::urlkey_of;
 
 use crate::error::WaybackError;

@@ -2,7 +2,7 @@
 
 mod common;
 
-use tempora_engine::Capture;
+use tempora_records::Capture;
 use tempora_testkit::synthetic::listing_corpus;
 use tempora_testkit::{Fault, FaultRule, MockWayback, Target};
 use tempora_wayback::cdx::{CdxPage, CdxQuery, PageAnswer};

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Capture, Record, Rejected};
+use tempora_engine::Rejected;
+use tempora_records::{Capture, Record};
 use tempora_testkit::{
     synthetic, Corpus, Fault, FaultRule, MockCapture, MockWayback, Outcome, RequestKind, Target,
 };

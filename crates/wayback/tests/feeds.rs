@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use chrono::Duration;
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{Capture, Record};
+use tempora_records::{Capture, Record};
 use tempora_testkit::{synthetic, Corpus, MockCapture, MockWayback, RequestKind};
 use tempora_wayback::stages::feeds_stage;
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use tempora_engine::Capture;
+use tempora_records::Capture;
 use tempora_testkit::{Corpus, Fault, FaultRule, MockCapture, MockWayback, Target};
 use tempora_wayback::fetch::Fetched;
 use tempora_wayback::politeness::RequestClass;
@@ -19,7 +19,7 @@ fn capture(url: &str, ts: &str) -> Capture {
     }
 }
 
-fn page(f: Fetched) -> tempora_engine::Page {
+fn page(f: Fetched) -> tempora_records::Page {
     match f {
         Fetched::Page(p) => *p,
         Fetched::Failed { reason, .. } => panic!("failed: {reason}"),

@@ -10,7 +10,8 @@ use common::one_by_one::OneByOne;
 use std::time::Duration;
 
 use common::{archive, quick};
-use tempora_engine::{Capture, StageError};
+use tempora_engine::StageError;
+use tempora_records::Capture;
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
 use tempora_wayback::crawl::{Crawl, Tally};
 use tempora_wayback::fetch::FetchConfig;

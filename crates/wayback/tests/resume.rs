@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use tempora_engine::Page;
+use tempora_records::Page;
 use tempora_testkit::{synthetic, Corpus, MockWayback, RequestKind};
 use tempora_wayback::warc::{page_from_record, WarcFileReader};
 

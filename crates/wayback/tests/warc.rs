@@ -10,7 +10,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use tempora_engine::testing::{context, run_stage};
-use tempora_engine::{Page, Record};
+use tempora_records::{Page, Record};
 use tempora_wayback::makewarc::warc_from_dir;
 use tempora_wayback::stages::warc_stage;
 use tempora_wayback::warc::{

@@ -5,7 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
-use tempora_engine::{EntityRef, Fact, OnError};
+use tempora_engine::OnError;
+use tempora_records::{EntityRef, Fact};
 
 use crate::entity::{parse_names, Names};
 use crate::error::WikidataError;

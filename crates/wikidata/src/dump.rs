@@ -18,7 +18,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use tempora_engine::{Fact, OnError, StageStats};
+use tempora_engine::{OnError, StageStats};
+use tempora_records::Fact;
 
 use crate::collect::{Collector, Rejection};
 use crate::error::WikidataError;

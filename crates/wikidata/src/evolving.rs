@@ -8,7 +8,7 @@
 //! statement of an evolving pair becomes a fact, undecided ones included.
 
 use chrono::NaiveDate;
-use tempora_engine::{EntityRef, Fact};
+use tempora_records::{EntityRef, Fact};
 
 use crate::entity::{Bound, HeldStatement, ParsedEntity};
 use crate::time::WikiTime;

@@ -15,7 +15,7 @@ use std::time::UNIX_EPOCH;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
-use tempora_engine::Fact;
+use tempora_records::Fact;
 
 use crate::dump::FactsQuery;
 use crate::error::WikidataError;
@@ -195,7 +195,7 @@ fn file_error(path: &Path, line: Option<u64>, message: String) -> WikidataError 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tempora_engine::EntityRef;
+    use tempora_records::EntityRef;
 
     fn meta(cutoff: &str, dump: Option<DumpFingerprint>) -> FactsMeta {
         FactsMeta {

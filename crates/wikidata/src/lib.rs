@@ -2,7 +2,7 @@
 //!
 //! In: a dump (`latest-all.json.gz` as Wikimedia writes it, `.bz2`, `.zst`, plain
 //! JSON, or stdin; one entity per line, `[` first and `]` last), or a facts file
-//! written earlier. Out: [`Fact`](tempora_engine::Fact) records for every statement
+//! written earlier. Out: [`Fact`](tempora_records::Fact) records for every statement
 //! of every evolving (subject, relation) pair, with `valid_at_cutoff` and
 //! `pair_changed`, names in the configured languages for subjects and objects.
 //! Promises: the compression is told by magic bytes; gzip members are inflated in
@@ -33,7 +33,9 @@ pub mod stage;
 mod taker;
 pub mod time;
 
-use tempora_engine::{RecordKind, Role, StageConfig, StageKind};
+use tempora_engine::{Role, StageConfig, StageKind};
+
+use tempora_records::RecordKind;
 
 pub use collect::Rejection;
 pub use dump::{read_facts, FactsQuery, FactsRead};

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use chrono::NaiveDate;
 use memchr::memmem;
-use tempora_engine::Fact;
+use tempora_records::Fact;
 
 use crate::entity::{parse_entity, BadStatement, Names};
 use crate::evolving::evolving_facts;

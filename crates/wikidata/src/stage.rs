@@ -10,9 +10,10 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OnError, OptionError, PipelineContext, Port, PortId, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo,
+    parse_options, OnError, OptionError, PipelineContext, Port, PortId, Stage, StageConfig,
+    StageError, StageIo,
 };
+use tempora_records::{Record, RecordKind};
 use tokio::sync::mpsc;
 
 use crate::collect::Rejection;

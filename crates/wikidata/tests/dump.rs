@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use tempora_engine::Fact;
 use tempora_engine::OnError;
+use tempora_records::Fact;
 
 fn facts_of(path: &std::path::Path) -> Vec<Fact> {
     let (result, rejected) = read(path, OnError::Skip);

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use common::*;
 use tempora_engine::testing::{context, run_stage, run_stage_with_shutdown};
-use tempora_engine::{PipelineContext, Record, StageConfig};
+use tempora_engine::{PipelineContext, StageConfig};
+use tempora_records::Record;
 use tempora_wikidata::WikidataConfig;
 
 fn config(toml_text: &str, ctx: &PipelineContext) -> Box<dyn StageConfig> {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Capture, Page, Record};
+use tempora_records::{Capture, Page, Record};
 
 /// What the manifest says about one fixture page.
 #[derive(Debug, Clone, Deserialize)]
@@ -82,7 +82,7 @@ pub async fn run(options: &str, input: Vec<Record>) -> StageOutput {
 }
 
 /// The articles of a stage output.
-pub fn articles(out: &StageOutput) -> Vec<tempora_engine::Article> {
+pub fn articles(out: &StageOutput) -> Vec<tempora_records::Article> {
     out.out()
         .iter()
         .map(|r| match r {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use tempora_engine::EntityRef;
+use tempora_records::EntityRef;
 
 use crate::error::FilterError;
 

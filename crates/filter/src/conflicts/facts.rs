@@ -6,7 +6,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use tempora_engine::{Fact, OptionError, Record, RecordKind, SideInput, SideInputs, StageError};
+use tempora_engine::{OptionError, SideInput, SideInputs, StageError};
+use tempora_records::{Fact, Record, RecordKind};
 
 use crate::error::FilterError;
 
@@ -181,7 +182,7 @@ pub fn first_day(value: &str) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tempora_engine::EntityRef;
+    use tempora_records::EntityRef;
 
     fn fact(changed: Option<&str>) -> SourcedFact {
         let entity = |id: &str| EntityRef {

@@ -23,9 +23,10 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use rayon::prelude::*;
 use tempora_engine::{
-    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind,
-    SideInput, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, SideInput, SideInputs,
+    Stage, StageConfig, StageError, Transform, TransformStage,
 };
+use tempora_records::{Record, RecordKind};
 
 pub use dictionary::Dictionary;
 pub use options::{ConflictsOptions, PositionNames};

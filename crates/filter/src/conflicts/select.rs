@@ -2,7 +2,7 @@
 //! (1) its document names both the subject and the object of at least one evolving
 //! fact and (2) its summary names the subject or the object of an evolving fact.
 
-use tempora_engine::{Article, FactMatch, Mention, TextField};
+use tempora_records::{Article, FactMatch, Mention, TextField};
 
 use super::dictionary::{equal_range, Dictionary};
 use super::matcher::{prefetch, Found, NameUse};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_engine::CanonicalUrl;
+use tempora_records::CanonicalUrl;
 use tempora_wayback_format::wayback_url::original_url;
 
 use crate::error::FilterError;

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::{
-    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Record, RecordKind,
-    SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, SideInputs, Stage,
+    StageConfig, StageError, Transform, TransformStage,
 };
+use tempora_records::{Record, RecordKind};
 
 pub use lists::{normalize_url, Editions, UrlLists, XsumIds, XsumSubset};
 

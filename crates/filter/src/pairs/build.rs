@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
-use tempora_engine::{Article, EditedFact, EntityRef, Fact, FactError, MinimalPair, TextField};
+use tempora_records::{Article, EditedFact, EntityRef, Fact, FactError, MinimalPair, TextField};
 
 use super::edit::{occurrences, occurs_in, person_form, position_form, Edit, Occurrence};
 use super::timeline::Timelines;

@@ -3,7 +3,7 @@
 //! edit replaces (with a possessive apostrophe or an "a"/"an" before it changed to
 //! agree). Offsets are bytes inside this module and characters in the records.
 
-use tempora_engine::{EntityRef, PairSpan};
+use tempora_records::{EntityRef, PairSpan};
 
 use crate::conflicts::positions::unqualified_forms;
 use crate::conflicts::words::on_word_boundaries;

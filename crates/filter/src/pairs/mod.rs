@@ -4,7 +4,7 @@
 //!
 //! In: articles with `facts` (placed after `conflicts`), and the evolving facts
 //! (side input `facts` or `facts_file`, read by the same code as `conflicts`).
-//! Out: [`MinimalPair`](tempora_engine::MinimalPair) records. For an article published after the cutoff whose
+//! Out: [`MinimalPair`](tempora_records::MinimalPair) records. For an article published after the cutoff whose
 //! summary names the value an evolving pair held on the publication day, two
 //! edits of the summary, each replacing that one mention:
 //! - `outdated`: the value the pair held at the cutoff, or failing that the latest
@@ -31,9 +31,10 @@ use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tempora_engine::{
-    parse_options, Batch, Emitted, FactError, OptionError, PipelineContext, Port, Record,
-    RecordKind, SideInput, SideInputs, Stage, StageConfig, StageError, Transform, TransformStage,
+    parse_options, Batch, Emitted, OptionError, PipelineContext, Port, SideInput, SideInputs,
+    Stage, StageConfig, StageError, Transform, TransformStage,
 };
+use tempora_records::{FactError, Record, RecordKind};
 
 pub use build::{Outcome, PairMaker, EXTRINSIC, INTRINSIC};
 pub use timeline::Timelines;

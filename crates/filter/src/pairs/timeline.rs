@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveDate;
-use tempora_engine::{EntityRef, Fact};
+use tempora_records::{EntityRef, Fact};
 
 use crate::conflicts::facts::first_day;
 use crate::conflicts::positions::unqualified_forms;

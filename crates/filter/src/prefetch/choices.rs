@@ -12,8 +12,9 @@
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
-use tempora_engine::{Capture, StageError};
+use tempora_engine::StageError;
 use tempora_extract::ArticleKey;
+use tempora_records::Capture;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS prefetch_articles(
@@ -74,9 +75,12 @@ impl Choices {
         // Shared with the crawl's connections to the same file. NORMAL: in WAL mode
         // a commit survives a killed process (not a power cut, where the last
         // choices are made again from the handed-back listing).
-        tempora_engine::sqlite::prepare_shared(&mut conn, tempora_engine::sqlite::Sync::Normal)
-            .and_then(|()| conn.execute_batch(SCHEMA))
-            .map_err(fail)?;
+        tempora_wayback::state::sqlite::prepare_shared(
+            &mut conn,
+            tempora_wayback::state::sqlite::Sync::Normal,
+        )
+        .and_then(|()| conn.execute_batch(SCHEMA))
+        .map_err(fail)?;
         Ok(Self {
             conn,
             stage: stage.to_string(),

@@ -48,11 +48,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::cost::skipped_counter;
 use tempora_engine::{
-    parse_options, Batch, Capture, DescribeContext, Emitted, Estimate, Finish, OptionError, Peers,
-    PipelineContext, Port, Query, Record, RecordKind, SideInputs, Stage, StageConfig, StageError,
-    StagePlan, Transform, TransformStage, Windows,
+    parse_options, Batch, DescribeContext, Emitted, Estimate, Finish, OptionError, Peers,
+    PipelineContext, Port, Query, SideInputs, Stage, StageConfig, StageError, StagePlan, Transform,
+    TransformStage, Windows,
 };
 use tempora_extract::{ArticleKey, ExtractConfig, Extractor};
+use tempora_records::{Capture, Record, RecordKind};
 
 use crate::exclude::{ExcludeConfig, ExcludeOptions, Exclusions};
 use choices::{Choices, Offer};

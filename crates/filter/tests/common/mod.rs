@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use tempora_engine::testing::{context, run_stage, StageOutput};
-use tempora_engine::{Article, Fact, PipelineContext, Record, StageConfig, StageError, Windows};
+use tempora_engine::{PipelineContext, StageConfig, StageError, Windows};
+use tempora_records::{Article, Fact, Record};
 
 /// A file under `tests/fixtures/`.
 pub fn fixture(relative: &str) -> PathBuf {
@@ -46,7 +47,7 @@ pub fn article(id: &str, published: &str, summary: &str, document: &str) -> Reco
         captured: "20230101000000".into(),
         title: format!("Story {id}"),
         summary: summary.into(),
-        summary_source: Some(tempora_engine::SummarySource::Intro),
+        summary_source: Some(tempora_records::SummarySource::Intro),
         document: document.into(),
         dateline: None,
         facts: Vec::new(),

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
-use tempora_engine::RecordKind;
+use tempora_records::RecordKind;
 
 use super::layout::{Config, RunJson};
 use super::CardError;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use tempora_engine::stats::FileWritten;
-use tempora_engine::RecordKind;
+use tempora_records::RecordKind;
 use tempora_sink::features::{features, Feature};
 use tempora_sink::parquet::{read_footer, Footer};
 use tempora_sink::release::Commitment;

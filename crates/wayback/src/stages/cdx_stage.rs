@@ -3,9 +3,10 @@
 use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
-    DescribeContext, OptionError, Peers, PipelineContext, Port, PortId, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo, StagePlan,
+    DescribeContext, OptionError, Peers, PipelineContext, Port, PortId, Stage, StageConfig,
+    StageError, StageIo, StagePlan,
 };
+use tempora_records::{Record, RecordKind};
 
 pub use super::cdx_options::{configure, CdxOptions};
 use super::windows::uncovered_sets;
@@ -209,7 +210,7 @@ impl Listed {
 
     /// Counts `captures`, listed by the query for `url` (a pattern with its
     /// `{year}` filled in).
-    fn add(&mut self, url: Option<&str>, captures: &[tempora_engine::Capture]) {
+    fn add(&mut self, url: Option<&str>, captures: &[tempora_records::Capture]) {
         let Some(url) = url else { return };
         if let Some((_, n)) = self.counts.iter_mut().find(|(p, _)| lists(p, url)) {
             *n += captures.len() as u64;

@@ -11,10 +11,10 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Article, DescribeContext, Estimate, OptionError, Peers, PipelineContext, Port,
-    Query, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
-    SummarySource,
+    parse_options, DescribeContext, Estimate, OptionError, Peers, PipelineContext, Port, Query,
+    Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
+use tempora_records::{Article, Record, RecordKind, SummarySource};
 use tempora_wayback_format::timestamp;
 
 use super::describe::{
@@ -263,7 +263,7 @@ fn item_article(item: StoredItem) -> Article {
         section: String::new(),
         published: at.map(|t| t.date()).unwrap_or_default(),
         published_at: at.map(|t| t.and_utc()),
-        published_source: at.map(|_| tempora_engine::PublishedSource::Feed),
+        published_source: at.map(|_| tempora_records::PublishedSource::Feed),
         captured: item.feed_timestamp,
         title: item.title.unwrap_or_default(),
         summary: item.description,

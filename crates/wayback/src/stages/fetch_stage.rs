@@ -7,9 +7,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, Capture, DescribeContext, Estimate, OptionError, Page, Peers, PipelineContext,
-    Port, PortId, Record, RecordKind, Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
+    parse_options, DescribeContext, Estimate, OptionError, Peers, PipelineContext, Port, PortId,
+    Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
+use tempora_records::{Capture, Page, Record, RecordKind};
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
 use super::options::{ArchiveOptions, ArchiveSetting};

@@ -12,7 +12,8 @@ pub mod windows;
 pub mod written_duration;
 
 use crate::archive;
-use tempora_engine::{RecordKind, Role, StageKind};
+use tempora_engine::{Role, StageKind};
+use tempora_records::RecordKind;
 
 /// The stage kinds this crate registers.
 pub fn kinds() -> Vec<StageKind> {

@@ -7,9 +7,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
-    parse_options, OptionError, Page, PipelineContext, Port, Record, RecordKind, Stage,
-    StageConfig, StageError, StageIo,
+    parse_options, OptionError, PipelineContext, Port, Stage, StageConfig, StageError, StageIo,
 };
+use tempora_records::{Page, Record, RecordKind};
 use tokio::sync::mpsc;
 
 use crate::warc::{page_from_record, WarcFileReader};

@@ -2,7 +2,7 @@
 //! (with reason, attempts and whether trying again can help).
 
 use rusqlite::{Connection, OptionalExtension};
-use tempora_engine::Capture;
+use tempora_records::Capture;
 
 use super::now;
 

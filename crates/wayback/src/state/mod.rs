@@ -17,6 +17,7 @@
 pub mod captures;
 pub mod listings;
 pub mod queries;
+pub mod sqlite;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -179,7 +180,7 @@ impl State {
 
     fn init(mut conn: Connection, path: PathBuf, lock: Option<File>) -> Result<Self, WaybackError> {
         // Shared with prefetch's connection to the same file.
-        tempora_engine::sqlite::prepare_shared(&mut conn, tempora_engine::sqlite::Sync::Full)
+        crate::state::sqlite::prepare_shared(&mut conn, crate::state::sqlite::Sync::Full)
             .and_then(|()| conn.execute_batch(SCHEMA))
             .and_then(|()| migrate(&conn))
             .map_err(|e| db_error(&path, &e))?;

@@ -8,7 +8,7 @@
 
 use std::io::Read as _;
 
-use tempora_engine::{Capture, Page};
+use tempora_records::{Capture, Page};
 use tempora_wayback_format::digest::sha1_base32;
 use tempora_wayback_format::timestamp;
 

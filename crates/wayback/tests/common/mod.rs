@@ -48,9 +48,9 @@ pub fn fetcher(endpoint: &str, p: Politeness) -> Fetcher {
 }
 
 /// A fetched BBC page, the `i`th of a run (non-ASCII body, charset, memento time).
-pub fn sample_page(i: u32) -> tempora_engine::Page {
-    tempora_engine::Page {
-        capture: tempora_engine::Capture {
+pub fn sample_page(i: u32) -> tempora_records::Page {
+    tempora_records::Page {
+        capture: tempora_records::Capture {
             url: format!("http://www.bbc.co.uk/news/uk-{i}"),
             timestamp: "20150601083000".into(),
             status: Some(200),

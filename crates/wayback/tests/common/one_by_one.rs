@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 
 use async_trait::async_trait;
-use tempora_engine::{Capture, Page, StageError};
+use tempora_engine::StageError;
+use tempora_records::{Capture, Page};
 use tempora_wayback::crawl::PageSink;
 
 /// Captures in, one a batch; pages and failures kept.

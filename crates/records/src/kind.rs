@@ -37,6 +37,10 @@ impl RecordKind {
         Self::Manifest,
     ];
 
+    /// What a set is made of: run.json's `cost` counts the records of this kind
+    /// the sinks received as kept (`kept_articles`) and divides requests by them.
+    pub const SET_UNIT: RecordKind = Self::Article;
+
     /// The lowercase name used in pipeline files.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::records::{FactMatch, Novelty, PublishedSource, SummarySource};
+use crate::article::{FactMatch, Novelty, PublishedSource, SummarySource};
 
 /// One published article of a set, as its manifest lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
