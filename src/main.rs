@@ -9,51 +9,12 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 mod commands;
+mod exit;
 mod health;
 mod memory;
 mod pipeline;
 mod registry;
 mod release;
-
-/// Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 23 completed
-/// with items missing (run again to retry them), 24 completed, but a refresh's
-/// figures are far outside the runs before it (look at run.json's `health`), 75 a
-/// service asked us to wait (run again later), 130 interrupted.
-mod exit {
-    use std::process::ExitCode;
-
-    /// A stage or command failed at run time.
-    pub fn failure() -> ExitCode {
-        ExitCode::from(1)
-    }
-    /// Bad usage or a bad pipeline file.
-    pub fn usage() -> ExitCode {
-        ExitCode::from(2)
-    }
-    /// The run completed and published its outputs, but some items could not be
-    /// had (pages the Archive did not serve after every attempt): the same
-    /// command again retries them. As rsync exits 23 on a partial transfer.
-    pub fn partial() -> ExitCode {
-        ExitCode::from(23)
-    }
-    /// The run completed and published its outputs, but its health check found
-    /// figures far outside the runs before it (a layout no profile reads, a
-    /// section the Archive stopped capturing): someone should look. Distinct from
-    /// 23 (which a rerun may mend); as rsync's 24 says source files vanished.
-    pub fn health_warning() -> ExitCode {
-        ExitCode::from(24)
-    }
-    /// An external service asks us to wait (IP block, rate limit): run again later
-    /// (`EX_TEMPFAIL`, which cron wrappers and systemd can act on).
-    pub fn try_later() -> ExitCode {
-        ExitCode::from(75)
-    }
-
-    /// Stopped by Ctrl-C or SIGTERM (nothing published; run.json says `interrupted`).
-    pub fn interrupted() -> ExitCode {
-        ExitCode::from(130)
-    }
-}
 
 /// Tempora builds temporally split evaluation sets for NLP: news articles published
 /// after a model's knowledge cutoff that state facts which changed after it.
@@ -119,7 +80,7 @@ fn main() -> ExitCode {
         Command::Stages => Ok(pipeline::stages()),
         Command::Facts(args) => commands::facts::run(args).map(|()| ExitCode::SUCCESS),
         Command::Cdx(args) => tokio::runtime::Runtime::new()
-            .map_err(anyhow::Error::from)
+            .map_err(exit::Failure::from)
             .and_then(|rt| rt.block_on(commands::cdx::run(args)))
             .map(|()| ExitCode::SUCCESS),
         Command::Extract(args) => commands::extract::run(args).map(|()| ExitCode::SUCCESS),
@@ -128,26 +89,14 @@ fn main() -> ExitCode {
         Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
         Command::Rebuild(args) => commands::rebuild::run(&args),
-        Command::Reveal(args) => commands::reveal::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Reveal(args) => commands::reveal::run(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(exit::Failure::from),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };
-    result.unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
-        let asks_to_wait = |c: &(dyn std::error::Error + 'static)| {
-            c.downcast_ref::<tempora_wayback::WaybackError>()
-                .is_some_and(tempora_wayback::WaybackError::asks_to_wait)
-                || matches!(
-                    c.downcast_ref::<tempora_engine::StageError>(),
-                    Some(tempora_engine::StageError::Temporary(_))
-                )
-        };
-        if e.chain().any(|c| c.is::<tempora_engine::UsageError>()) {
-            exit::usage()
-        } else if e.chain().any(asks_to_wait) {
-            exit::try_later()
-        } else {
-            exit::failure()
-        }
+    result.unwrap_or_else(|failure| {
+        eprintln!("error: {failure}");
+        failure.code()
     })
 }

@@ -13,7 +13,7 @@ use tempora_engine::{
     RunStatus,
 };
 
-use crate::exit;
+use crate::exit::{self, Outcome};
 use crate::registry::registry;
 
 /// A pipeline file and overrides.
@@ -154,9 +154,9 @@ pub fn stages() -> ExitCode {
 ///
 /// # Errors
 /// Only when the async runtime cannot start.
-pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
     if args.dry_run {
-        return dry_run(args);
+        return Ok(dry_run(args)?);
     }
     let mut file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
         Ok(file) => file,
@@ -223,7 +223,7 @@ pub fn run_file(
     options: RunOptions,
     manifest: Option<ManifestPins>,
     release: Option<tempora_sink::release::WithholdOption>,
-) -> anyhow::Result<ExitCode> {
+) -> Outcome<ExitCode> {
     let plan = match Plan::new(file.clone(), registry) {
         Ok(plan) => plan,
         Err(e) => {
@@ -254,11 +254,11 @@ pub fn run_file(
             | PreflightError::WouldReplace { .. }
             | PreflightError::ConfigChanged { .. }),
         ) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", tempora_engine::error::chain(&e));
             return Ok(exit::usage());
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", tempora_engine::error::chain(&e));
             return Ok(exit::failure());
         }
     };

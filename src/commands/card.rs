@@ -1,6 +1,7 @@
 //! `tempora card DIR`, and the lines that name a card's configs (also printed by
 //! `tempora run` when it rewrites the card).
 
+use crate::exit::Outcome;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -18,7 +19,7 @@ pub struct CardArgs {
 ///
 /// # Errors
 /// See [`tempora_report::card::write_card`]; nothing is written then.
-pub fn run(args: &CardArgs) -> anyhow::Result<()> {
+pub fn run(args: &CardArgs) -> Outcome {
     if !args.dir.is_dir() {
         return Err(tempora_engine::UsageError::new(format!(
             "no such folder: {} (give the output folder of `tempora run`)",

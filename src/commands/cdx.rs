@@ -2,9 +2,10 @@
 //! URL pattern as JSON lines, listed by the same code as the `wayback-cdx` stage
 //! (same defaults, same politeness, same dedupe).
 
+use crate::exit::Outcome;
 use std::io::Write as _;
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use serde::de::value::{Error as ValueError, StrDeserializer};
 use serde::Deserialize;
 use tempora_engine::UsageError;
@@ -62,7 +63,7 @@ pub struct CdxArgs {
     pub contact: Option<String>,
 }
 
-fn bound(value: Option<&str>, end: bool) -> anyhow::Result<Option<String>> {
+fn bound(value: Option<&str>, end: bool) -> Result<Option<String>, UsageError> {
     let Some(v) = value else { return Ok(None) };
     if let Ok(day) = chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d") {
         return Ok(Some(if end {
@@ -74,8 +75,7 @@ fn bound(value: Option<&str>, end: bool) -> anyhow::Result<Option<String>> {
     if timestamp::parse(v).is_none() {
         return Err(UsageError::new(format!(
             "`{v}` is neither a day (YYYY-MM-DD) nor a timestamp of 4 to 14 digits"
-        ))
-        .into());
+        )));
     }
     Ok(Some(v.to_string()))
 }
@@ -90,7 +90,7 @@ fn option_value<'de, T: Deserialize<'de>>(value: &'de str) -> Option<T> {
 ///
 /// # Errors
 /// Bad arguments, or a listing that failed (blocked IP, rejected query).
-pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
+pub async fn run(args: CdxArgs) -> Outcome {
     let match_type = match args.match_type.as_deref() {
         None => None,
         Some(name) => Some(option_value::<MatchType>(name).ok_or_else(|| {
@@ -169,7 +169,7 @@ pub async fn run(args: CdxArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     while let Some(listed) = lister.next().await? {
         if let Some((url, message)) = listed.blocked {
-            bail!("{url}: blocked site: {message}");
+            return Err(anyhow::anyhow!("{url}: blocked site: {message}").into());
         }
         let mut out = stdout.lock();
         for capture in listed.captures {

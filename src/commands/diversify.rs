@@ -1,5 +1,6 @@
 //! `tempora diversify`: lexically diverse training subsets, one per threshold.
 
+use crate::exit::Outcome;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -39,7 +40,7 @@ pub struct DiversifyArgs {
 ///
 /// # Errors
 /// Bad options, unreadable or malformed inputs, or outputs that cannot be written.
-pub fn run(args: DiversifyArgs) -> anyhow::Result<()> {
+pub fn run(args: DiversifyArgs) -> Outcome {
     let format = Format::of(&args.train[0]);
     if let Some(other) = args.train.iter().find(|p| Format::of(p) != format) {
         return Err(UsageError::new(format!(

@@ -1,9 +1,9 @@
 //! `tempora eval-extract`: the extraction's accuracy against pages with known
 //! answers.
 
+use crate::exit::Outcome;
 use std::path::PathBuf;
 
-use anyhow::bail;
 use tempora_extract::eval::evaluate;
 use tempora_extract::SummaryFallback;
 
@@ -35,7 +35,7 @@ pub struct EvalArgs {
 ///
 /// # Errors
 /// Unreadable folders or answer files; with `--strict`, any wrong field.
-pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+pub fn run(args: EvalArgs) -> Outcome {
     let report = evaluate(
         &args.dir,
         args.profiles.as_deref(),
@@ -44,7 +44,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     )?;
     print!("{}", report.to_markdown());
     if args.strict && !report.all_exact() {
-        bail!("some known fields were extracted wrong");
+        return Err(anyhow::anyhow!("some known fields were extracted wrong").into());
     }
     Ok(())
 }

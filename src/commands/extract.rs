@@ -1,6 +1,7 @@
 //! `tempora extract`: pages to Article JSON lines, with the `extract` stage's
 //! extractor; and the summary fallback as the command line names it.
 
+use crate::exit::Outcome;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -73,7 +74,7 @@ impl From<SummaryFallbackArg> for SummaryFallback {
 ///
 /// # Errors
 /// Bad options, an unreadable file, or a profile that does not compile.
-pub fn run(args: ExtractArgs) -> anyhow::Result<()> {
+pub fn run(args: ExtractArgs) -> Outcome {
     if args.files.len() > 1 && (args.url.is_some() || args.captured.is_some()) {
         return Err(UsageError::new(
             "--url and --captured describe one page; give one FILE with them",

@@ -2,6 +2,7 @@
 //! with the runtime's progress display on stderr. Writes JSONL with a `.meta.json`
 //! sidecar that a pipeline's `facts_file` option can reuse.
 
+use crate::exit::Outcome;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -53,7 +54,7 @@ pub struct FactsArgs {
 /// A `.parquet` output (that goes through a pipeline's parquet sink), relations or
 /// languages the stage would refuse, an unreadable or broken dump, an unwritable
 /// output.
-pub fn run(args: FactsArgs) -> anyhow::Result<()> {
+pub fn run(args: FactsArgs) -> Outcome {
     let query = query_of(&args)?;
     let mut rejected = RejectedLines::open(args.rejected.as_deref())?;
     let stats = Arc::new(StageStats::default());
@@ -97,7 +98,7 @@ pub fn run(args: FactsArgs) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A `.parquet` output, or options the `wikidata` stage would refuse (usage errors).
-fn query_of(args: &FactsArgs) -> anyhow::Result<FactsQuery> {
+fn query_of(args: &FactsArgs) -> Result<FactsQuery, UsageError> {
     if args
         .output
         .extension()
@@ -107,8 +108,7 @@ fn query_of(args: &FactsArgs) -> anyhow::Result<FactsQuery> {
             "{}: `tempora facts` writes JSONL only; parquet output goes through a pipeline \
              with a `wikidata` stage and a `parquet` sink (`tempora run`), or convert the JSONL",
             args.output.display()
-        ))
-        .into());
+        )));
     }
     let query = FactsQuery {
         relations: args.relations.clone(),
@@ -122,7 +122,7 @@ fn query_of(args: &FactsArgs) -> anyhow::Result<FactsQuery> {
         .map(|(option, message)| format!("--{option}: {message}"))
         .collect();
     if !problems.is_empty() {
-        return Err(UsageError::new(problems.join("; ")).into());
+        return Err(UsageError::new(problems.join("; ")));
     }
     Ok(query)
 }
@@ -215,7 +215,7 @@ mod tests {
     fn relations_the_stage_refuses_are_refused() {
         let cli = Cli::parse_from(["facts", "-", "-o", "f.jsonl", "--relations", "P39,X1"]);
         let err = run(cli.facts).unwrap_err();
-        assert!(err.is::<UsageError>());
+        assert!(matches!(err, crate::exit::Failure::Usage(_)), "{err}");
         assert_eq!(
             err.to_string(),
             "--relations: `X1` is not a property id like `P39`"

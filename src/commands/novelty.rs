@@ -1,5 +1,6 @@
 //! `tempora novelty`: the `novelty` stage's scoring, binning and tagging, on files.
 
+use crate::exit::Outcome;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ const TEST_SET: &str = "";
 /// # Errors
 /// Unreadable or malformed inputs (naming file, line and field), or an output that
 /// cannot be written.
-pub fn run(args: NoveltyArgs) -> anyhow::Result<()> {
+pub fn run(args: NoveltyArgs) -> Outcome {
     if args.min_bin == 0 {
         return Err(UsageError::new("--min-bin must be at least 1").into());
     }

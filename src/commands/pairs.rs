@@ -1,5 +1,6 @@
 //! `tempora pairs`: the `minimal-pairs` stage on files, with the stage's pair maker.
 
+use crate::exit::Outcome;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use chrono::NaiveDate;
 use tempora_engine::spill::Keyed;
 use tempora_engine::UsageError;
 use tempora_filter::conflicts::facts::read_facts_file;
-use tempora_filter::pairs::{default_fact_errors, pair_maker, Outcome};
+use tempora_filter::pairs::{default_fact_errors, pair_maker, Outcome as Made};
 use tempora_records::{Article, Record};
 
 /// Write outdated-fact minimal pairs (BUMP-style records) for articles that went
@@ -37,7 +38,7 @@ pub struct PairsArgs {
 /// A `.parquet` output, an unreadable file, a line that is not an article or a
 /// fact (naming file, line and field), facts made for another cutoff, an
 /// unwritable output.
-pub fn run(args: PairsArgs) -> anyhow::Result<()> {
+pub fn run(args: PairsArgs) -> Outcome {
     if args
         .output
         .extension()
@@ -57,7 +58,7 @@ pub fn run(args: PairsArgs) -> anyhow::Result<()> {
     for (line_no, article) in read_articles(&args.articles)? {
         let (outcome, pairs) = maker.pairs(&article);
         *counts.entry(outcome.counter()).or_default() += 1;
-        if outcome == Outcome::Pairs {
+        if outcome == Made::Pairs {
             tracing::debug!(line = line_no, pairs = pairs.len(), "pairs made");
         }
         for pair in pairs {

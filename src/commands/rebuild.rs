@@ -10,7 +10,7 @@ use tempora_manifest::inputs::ManifestInputs;
 use tempora_manifest::read::read_manifest;
 use tempora_manifest::rebuild::{rebuild_pipeline, ArchiveFlags};
 
-use crate::exit;
+use crate::exit::{self, Outcome};
 use crate::pipeline::{run_file, run_options, ManifestPins, ProgressArg};
 use crate::registry::registry;
 
@@ -48,7 +48,7 @@ pub struct RebuildArgs {
 ///
 /// # Errors
 /// Only when the async runtime cannot start.
-pub fn run(args: &RebuildArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &RebuildArgs) -> Outcome<ExitCode> {
     // As the user named it when it cannot be found (the refusal says so).
     let manifest = std::fs::canonicalize(&args.manifest).or_else(|_| absolute(&args.manifest))?;
     let rows = match read_manifest(&manifest) {

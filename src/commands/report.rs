@@ -1,5 +1,6 @@
 //! `tempora report DIR`.
 
+use crate::exit::Outcome;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -17,7 +18,7 @@ pub struct ReportArgs {
 ///
 /// # Errors
 /// See [`tempora_report::write_report`].
-pub fn run(args: &ReportArgs) -> anyhow::Result<()> {
+pub fn run(args: &ReportArgs) -> Outcome {
     let written = tempora_report::write_report(&args.dir)
         .with_context(|| format!("report of {}", args.dir.display()))?;
     for (name, set) in &written.report.sets {

@@ -56,22 +56,52 @@ impl fmt::Display for ErrorDomain {
     }
 }
 
-/// An error that stops a stage, and with it the run.
+/// The error behind a [`StageError`], kept as its source.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// An error that stops a stage, and with it the run. Each variant holds what is
+/// wrong in words and, where another error caused it (an I/O error, the Archive's
+/// answer), that error as its [`source`](std::error::Error::source): print it with
+/// [`chain`], as `run.json` and the command line do.
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
     /// Bad input: a file, record or setting the user can fix. Names what and where.
-    #[error("{0}")]
-    Input(String),
+    #[error("{message}")]
+    Input {
+        /// What is wrong, and where.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// An external service or the file system failed.
-    #[error("{0}")]
-    External(String),
+    #[error("{message}")]
+    External {
+        /// What failed.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// An external service asks us to wait (an IP block, a rate limit that outlasts
     /// every pause): nothing is wrong with the data, run again later.
-    #[error("{0}")]
-    Temporary(String),
+    #[error("{message}")]
+    Temporary {
+        /// What the service said.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// A bug in Tempora (a broken invariant).
-    #[error("internal error: {0}")]
-    Internal(String),
+    #[error("internal error: {message}")]
+    Internal {
+        /// The broken invariant.
+        message: String,
+        /// The error that caused it.
+        #[source]
+        source: Option<Cause>,
+    },
     /// Downstream stages are gone because the run is stopping; not a failure of its own.
     #[error("the run is stopping")]
     Stopped,
@@ -80,38 +110,92 @@ pub enum StageError {
 impl StageError {
     /// Bad input the user can fix.
     pub fn input(msg: impl Into<String>) -> Self {
-        Self::Input(msg.into())
+        Self::Input {
+            message: msg.into(),
+            source: None,
+        }
     }
 
     /// An external failure (I/O, network).
     pub fn external(msg: impl Into<String>) -> Self {
-        Self::External(msg.into())
+        Self::External {
+            message: msg.into(),
+            source: None,
+        }
     }
 
     /// A service asks us to wait; the run can be retried later.
     pub fn temporary(msg: impl Into<String>) -> Self {
-        Self::Temporary(msg.into())
+        Self::Temporary {
+            message: msg.into(),
+            source: None,
+        }
     }
 
     /// A broken invariant.
     pub fn internal(msg: impl Into<String>) -> Self {
-        Self::Internal(msg.into())
+        Self::Internal {
+            message: msg.into(),
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `cause` (kept as its source).
+    #[must_use]
+    pub fn caused_by(self, cause: impl Into<Cause>) -> Self {
+        let cause = Some(cause.into());
+        match self {
+            Self::Input { message, .. } => Self::Input {
+                message,
+                source: cause,
+            },
+            Self::External { message, .. } => Self::External {
+                message,
+                source: cause,
+            },
+            Self::Temporary { message, .. } => Self::Temporary {
+                message,
+                source: cause,
+            },
+            Self::Internal { message, .. } => Self::Internal {
+                message,
+                source: cause,
+            },
+            Self::Stopped => Self::Stopped,
+        }
     }
 
     /// Its domain: whose move it is (see [`ErrorDomain`]).
     pub fn domain(&self) -> ErrorDomain {
         match self {
-            Self::Input(_) => ErrorDomain::Input,
-            Self::External(_) => ErrorDomain::External,
-            Self::Temporary(_) => ErrorDomain::Temporary,
-            Self::Internal(_) | Self::Stopped => ErrorDomain::Internal,
+            Self::Input { .. } => ErrorDomain::Input,
+            Self::External { .. } => ErrorDomain::External,
+            Self::Temporary { .. } => ErrorDomain::Temporary,
+            Self::Internal { .. } | Self::Stopped => ErrorDomain::Internal,
         }
     }
 
-    /// An I/O error on `path`, named in the message.
+    /// An I/O error on `path`: the path in words, the I/O error as the source.
     pub fn io(path: &std::path::Path, err: std::io::Error) -> Self {
-        Self::External(format!("{}: {err}", path.display()))
+        Self::external(path.display().to_string()).caused_by(err)
     }
+}
+
+/// An error and its sources in one line, `a: b: c`, as a person reads it. A
+/// source whose words the text already holds is not repeated (many errors name
+/// their cause in their own message too), so an OS error is never said twice.
+pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let words = cause.to_string();
+        if !words.is_empty() && !text.contains(&words) {
+            text.push_str(": ");
+            text.push_str(&words);
+        }
+        next = cause.source();
+    }
+    text
 }
 
 /// A command-line argument that cannot be used (the binary exits 2 for it, and 1 for
@@ -239,6 +323,26 @@ impl fmt::Display for ConfigErrors {
             write!(f, "\n  - {e}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::{chain, StageError};
+
+    #[test]
+    fn a_stage_error_keeps_its_cause_and_prints_it_once() {
+        let os = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let os_words = os.to_string();
+        let e = StageError::io(std::path::Path::new("in/x.jsonl"), os);
+        assert_eq!(e.to_string(), "in/x.jsonl");
+        let source = std::error::Error::source(&e).expect("the I/O error is kept");
+        assert_eq!(source.to_string(), os_words);
+        assert_eq!(chain(&e), format!("in/x.jsonl: {os_words}"));
+        // A message that already says its cause does not say it twice.
+        let said = StageError::input(format!("in/x.jsonl: {os_words}"))
+            .caused_by(std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert_eq!(chain(&said), format!("in/x.jsonl: {os_words}"));
     }
 }
 

@@ -380,11 +380,12 @@ async fn supervise(
                     Ok(()) | Err(StageError::Stopped) => {}
                     Err(e) if ended.failure.is_none() && !aborted => {
                         let name = &names[i];
-                        tracing::error!(stage = %name, error = %e, "stage failed; stopping the run");
+                        let message = crate::error::chain(&e);
+                        tracing::error!(stage = %name, error = %message, "stage failed; stopping the run");
                         ended.failed(StageFailure {
                             stage: Some(name.clone()),
                             domain: e.domain(),
-                            message: e.to_string(),
+                            message,
                         });
                         verdict.send_replace(Some(false));
                         options.shutdown.cancel();
@@ -472,11 +473,12 @@ async fn run_after_publish(
     hooks.sort_by_key(|(i, _)| *i);
     for (i, hook) in hooks {
         if let Err(e) = hook().await {
-            tracing::error!(stage = %names[i], error = %e, "could not record the run as published");
+            let message = crate::error::chain(&e);
+            tracing::error!(stage = %names[i], error = %message, "could not record the run as published");
             return Some(StageFailure {
                 stage: Some(names[i].clone()),
                 domain: e.domain(),
-                message: e.to_string(),
+                message,
             });
         }
     }

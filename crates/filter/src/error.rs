@@ -82,6 +82,6 @@ pub enum FilterError {
 impl From<FilterError> for StageError {
     fn from(e: FilterError) -> Self {
         // Every one of them is a file or setting the user can fix.
-        StageError::input(e.to_string())
+        StageError::input(e.to_string()).caused_by(e)
     }
 }

@@ -331,7 +331,7 @@ async fn bad_facts_files_name_the_file_and_line() {
     let missing = dir.path().join("missing.jsonl");
     let err = run_file(&missing).await.unwrap_err();
     assert!(
-        matches!(err, StageError::Input(_)) && err.to_string().contains("missing.jsonl"),
+        matches!(err, StageError::Input { .. }) && err.to_string().contains("missing.jsonl"),
         "{err}"
     );
 

@@ -161,7 +161,7 @@ async fn a_missing_list_file_is_declared_and_named_in_the_error() {
     let err = run(config, vec![article("1", "2016-01-01", "s", "d")])
         .await
         .unwrap_err();
-    assert!(matches!(err, StageError::Input(_)), "{err:?}");
+    assert!(matches!(err, StageError::Input { .. }), "{err:?}");
     assert!(
         err.to_string().contains(&missing.display().to_string()),
         "{err}"

@@ -123,15 +123,16 @@ impl WaybackError {
 
 impl From<WaybackError> for StageError {
     fn from(e: WaybackError) -> Self {
-        match e {
-            WaybackError::Stopped => StageError::Stopped,
+        let kept = match e {
+            WaybackError::Stopped => return StageError::Stopped,
+            WaybackError::Internal(m) => return StageError::internal(m),
             WaybackError::Config(_)
             | WaybackError::BadQuery { .. }
             | WaybackError::Locked { .. } => StageError::input(e.to_string()),
-            WaybackError::Internal(m) => StageError::internal(m),
-            e if e.asks_to_wait() => StageError::temporary(e.to_string()),
-            other => StageError::external(other.to_string()),
-        }
+            ref e if e.asks_to_wait() => StageError::temporary(e.to_string()),
+            ref other => StageError::external(other.to_string()),
+        };
+        kept.caused_by(e)
     }
 }
 
@@ -145,15 +146,21 @@ mod tests {
             host: "web.archive.org".into(),
             blocks: 3,
         });
-        assert!(matches!(blocked, StageError::Temporary(_)), "{blocked:?}");
+        assert!(
+            matches!(blocked, StageError::Temporary { .. }),
+            "{blocked:?}"
+        );
         let limited = StageError::from(WaybackError::RateLimited {
             host: "web.archive.org".into(),
             pauses: 5,
         });
-        assert!(matches!(limited, StageError::Temporary(_)), "{limited:?}");
+        assert!(
+            matches!(limited, StageError::Temporary { .. }),
+            "{limited:?}"
+        );
         let config = StageError::from(WaybackError::Config("bad".into()));
-        assert!(matches!(config, StageError::Input(_)), "{config:?}");
+        assert!(matches!(config, StageError::Input { .. }), "{config:?}");
         let bug = StageError::from(WaybackError::Internal("commit panicked".into()));
-        assert!(matches!(bug, StageError::Internal(_)), "{bug:?}");
+        assert!(matches!(bug, StageError::Internal { .. }), "{bug:?}");
     }
 }
