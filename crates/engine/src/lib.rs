@@ -57,7 +57,9 @@ pub use run_options::{Review, RunOptions};
 pub use run_report::{record_refused, RunReport, RunStatus};
 pub use runs::RunId;
 pub use runtime::{run, start, Running};
-pub use stage::{AfterPublish, Batch, Emitted, Input, PortId, SideInputs, Stage, StageIo};
+pub use stage::{
+    AfterPublish, Batch, Emitted, Input, PortId, SideInputs, Stage, StageIo, Watermark,
+};
 pub use stats::StageStats;
 pub use transform::{blocking, Finish, Transform, TransformStage};
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};

@@ -27,6 +27,12 @@ use tempora_records::Record;
 /// Records move between stages in batches.
 pub type Batch = Vec<Record>;
 
+/// A point in the event time of a stream (for captures: their capture time): a
+/// stage that sends one on a port promises that no record it sends on that port
+/// afterwards is earlier. Watermarks are times, so producers agree on their order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Watermark(pub chrono::DateTime<chrono::Utc>);
+
 /// What travels on a channel between two stages: records, or a watermark.
 #[derive(Debug, Clone)]
 pub(crate) enum Message {
@@ -35,7 +41,7 @@ pub(crate) enum Message {
     /// will send from now on is at or after `value` (see [`StageIo::emit_watermark`]).
     Watermark {
         from: usize,
-        value: String,
+        value: Watermark,
     },
 }
 
@@ -44,11 +50,10 @@ pub(crate) enum Message {
 pub enum Input {
     /// A batch of records.
     Records(Batch),
-    /// The input's watermark advanced to this value: no record that comes after
-    /// it is earlier than it, by the order its producers declare (for captures:
-    /// their 14-digit capture time). With several producers, the smallest of
-    /// their watermarks, once each has sent one.
-    Watermark(String),
+    /// The input's watermark advanced to this time: no record that comes after
+    /// it is earlier. With several producers, the earliest of their watermarks,
+    /// once each has sent one.
+    Watermark(Watermark),
 }
 
 /// Work a stage leaves for after the sinks have published (see [`StageIo::after_publish`]).
@@ -204,8 +209,8 @@ pub struct StageIo {
     /// How many stages send to `input` (a watermark holds once each has sent one).
     pub(crate) producers: usize,
     /// The last watermark of each producer, and the input's, as last told.
-    pub(crate) watermarks: HashMap<usize, String>,
-    pub(crate) watermark: Option<String>,
+    pub(crate) watermarks: HashMap<usize, Watermark>,
+    pub(crate) watermark: Option<Watermark>,
     /// A message taken while coalescing batches, handed out next.
     pub(crate) stashed: Option<Message>,
     pub(crate) side: HashMap<String, mpsc::Receiver<Message>>,
@@ -388,9 +393,9 @@ impl StageIo {
                     if self.watermarks.len() < self.producers {
                         continue;
                     }
-                    let least = self.watermarks.values().min().cloned();
+                    let least = self.watermarks.values().min().copied();
                     if least.is_some() && least > self.watermark {
-                        self.watermark.clone_from(&least);
+                        self.watermark = least;
                         return least.map(Input::Watermark);
                     }
                 }
@@ -462,7 +467,11 @@ impl StageIo {
     ///
     /// # Errors
     /// When the downstream stages are gone (the run is stopping).
-    pub async fn emit_watermark(&mut self, port: PortId, value: &str) -> Result<(), StageError> {
+    pub async fn emit_watermark(
+        &mut self,
+        port: PortId,
+        value: Watermark,
+    ) -> Result<(), StageError> {
         self.flush().await?;
         let (_, out) = self
             .ports
@@ -471,7 +480,7 @@ impl StageIo {
         for tx in &out.senders {
             let mark = Message::Watermark {
                 from: self.index,
-                value: value.to_string(),
+                value,
             };
             tx.send(mark).await.map_err(|_| StageError::Stopped)?;
         }

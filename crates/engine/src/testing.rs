@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::context::PipelineContext;
 use crate::error::StageError;
 use crate::registry::StageConfig;
-use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, StageIo};
+use crate::stage::{AfterPublishHooks, Batch, Input, Message, OutPort, StageIo, Watermark};
 use crate::stats::StageStats;
 use crate::Rejected;
 use tempora_records::Record;
@@ -28,7 +28,7 @@ pub struct StageOutput {
     /// The stage's counters and metrics.
     pub stats: Arc<StageStats>,
     /// Watermarks per output port, each with the number of records sent before it.
-    pub watermarks: BTreeMap<String, Vec<(usize, String)>>,
+    pub watermarks: BTreeMap<String, Vec<(usize, Watermark)>>,
 }
 
 impl StageOutput {
@@ -187,7 +187,7 @@ async fn collect_rejected(mut rx: mpsc::Receiver<Vec<Rejected>>) -> Vec<Rejected
 
 /// What a port collector returns: the port, its records, its watermarks (after
 /// how many records).
-type Collected = (String, Vec<Record>, Vec<(usize, String)>);
+type Collected = (String, Vec<Record>, Vec<(usize, Watermark)>);
 
 /// One channel per output port, and a task collecting what it carries.
 fn collect_ports(

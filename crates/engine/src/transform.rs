@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 
 use crate::error::StageError;
-use crate::stage::{Batch, Emitted, Input, SideInputs, Stage, StageIo};
+use crate::stage::{Batch, Emitted, Input, SideInputs, Stage, StageIo, Watermark};
 
 /// CPU-bound work on batches, run by the runtime on blocking threads so it never
 /// stalls the async I/O threads. Use rayon inside `process` to spread one batch over
@@ -30,7 +30,7 @@ pub trait Transform: Send + 'static {
     ///
     /// # Errors
     /// Stops the pipeline.
-    fn watermark(&mut self, _value: &str, _out: &mut Emitted) -> Result<(), StageError> {
+    fn watermark(&mut self, _value: Watermark, _out: &mut Emitted) -> Result<(), StageError> {
         Ok(())
     }
 
@@ -88,7 +88,7 @@ impl<T: Transform> Stage for TransformStage<T> {
                 let mut out = Emitted::default();
                 match input {
                     Input::Records(batch) => transform.process(batch, &mut out)?,
-                    Input::Watermark(value) => transform.watermark(&value, &mut out)?,
+                    Input::Watermark(value) => transform.watermark(value, &mut out)?,
                 }
                 Ok((transform, out))
             })

@@ -343,7 +343,7 @@ async fn an_article_is_decided_once_the_watermark_passes_its_capture_and_exactly
             capture(&bbc(52_000_002), "20200110000000"),
             capture(&bbc(52_000_001), "20200120000000"),
         ]),
-        Input::Watermark("20200201000000".into()),
+        mark("20200201000000"),
         // February: an earlier capture of neither can come any more; 52000001's
         // February capture is a duplicate; a new article 52000000.
         batch(vec![
@@ -436,7 +436,7 @@ async fn the_choice_is_the_same_whatever_order_the_listing_comes_in() {
                 .collect();
             rng.shuffle(&mut chunk);
             fed.push(Input::Records(records(&chunk)));
-            fed.push(Input::Watermark(format!("2020{:02}01000000", month + 1)));
+            fed.push(mark(&format!("2020{:02}01000000", month + 1)));
         }
         let (config, ctx) = linked(&text);
         let streamed = run_stage_fed(config, &ctx, fed, HashMap::new())
@@ -460,4 +460,11 @@ async fn the_choice_is_the_same_whatever_order_the_listing_comes_in() {
         want.sort();
         assert_eq!(sorted(&once), want, "seed {seed}");
     }
+}
+
+/// The watermark at a 14-digit capture time.
+fn mark(timestamp: &str) -> tempora_engine::Input {
+    tempora_engine::Input::Watermark(tempora_engine::Watermark(
+        tempora_wayback_format::timestamp::to_utc(timestamp).unwrap(),
+    ))
 }

@@ -21,6 +21,11 @@ pub fn parse(timestamp: &str) -> Option<NaiveDateTime> {
     NaiveDateTime::parse_from_str(&padded, "%Y%m%d%H%M%S").ok()
 }
 
+/// A timestamp of 4 to 14 digits as a UTC time (see [`parse`]).
+pub fn to_utc(timestamp: &str) -> Option<DateTime<Utc>> {
+    parse(timestamp).map(|t| t.and_utc())
+}
+
 /// The 14-digit form of a time.
 pub fn format(t: NaiveDateTime) -> String {
     t.format("%Y%m%d%H%M%S").to_string()

@@ -50,7 +50,7 @@ use tempora_engine::cost::skipped_counter;
 use tempora_engine::{
     parse_options, Batch, DescribeContext, Emitted, Estimate, Finish, OptionError, Peers,
     PipelineContext, Port, Query, SideInputs, Stage, StageConfig, StageError, StagePlan, Transform,
-    TransformStage, Windows,
+    TransformStage, Watermark, Windows,
 };
 use tempora_extract::{ArticleKey, ExtractConfig, Extractor};
 use tempora_records::{Capture, Record, RecordKind};
@@ -468,8 +468,9 @@ impl Transform for Prefetch {
 
     /// Every capture before `value` is listed: an article held by an earlier
     /// capture has its earliest one, and is decided now.
-    fn watermark(&mut self, value: &str, out: &mut Emitted) -> Result<(), StageError> {
-        while self.release(Some(value), out)? {}
+    fn watermark(&mut self, value: Watermark, out: &mut Emitted) -> Result<(), StageError> {
+        let before = tempora_wayback_format::timestamp::format(value.0.naive_utc());
+        while self.release(Some(&before), out)? {}
         Ok(())
     }
 

@@ -4,7 +4,7 @@ use crate::archive;
 use async_trait::async_trait;
 use tempora_engine::{
     DescribeContext, OptionError, Peers, PipelineContext, Port, PortId, Stage, StageConfig,
-    StageError, StageIo, StagePlan,
+    StageError, StageIo, StagePlan, Watermark,
 };
 use tempora_records::{Record, RecordKind};
 
@@ -181,7 +181,10 @@ impl Handed {
             }
         }
         if let Some(watermark) = &listed.watermark {
-            io.emit_watermark(self.port, watermark).await?;
+            let time = tempora_wayback_format::timestamp::to_utc(watermark).ok_or_else(|| {
+                StageError::internal(format!("watermark `{watermark}` is not a timestamp"))
+            })?;
+            io.emit_watermark(self.port, Watermark(time)).await?;
         }
         io.flush().await
     }
