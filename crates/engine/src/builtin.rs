@@ -17,7 +17,7 @@ use crate::options::parse_options;
 use crate::registry::{Port, Role, StageConfig, StageKind};
 use crate::stage::{Batch, Emitted, PortId, Stage, StageIo};
 use crate::transform::{Transform, TransformStage};
-use tempora_records::{Capture, Record, RecordKind};
+use tempora_records::{Capture, Record, RecordKind, Timestamp};
 
 /// Options of `test-generate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -122,7 +122,13 @@ impl StageConfig for Generate {
 pub fn small_record(i: u64) -> Record {
     Record::Capture(Box::new(Capture {
         url: String::new(),
-        timestamp: i.to_string(),
+        // Second `i` from 2000-01-01: distinct and in order.
+        timestamp: Timestamp::of(
+            chrono::NaiveDate::from_ymd_opt(2000, 1, 1)
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                .unwrap_or_default()
+                + chrono::Duration::seconds(i64::try_from(i).unwrap_or(i64::MAX / 2)),
+        ),
         status: Some(200),
         mime: String::new(),
         digest: String::new(),

@@ -444,9 +444,13 @@ async fn cnn_2012_drops_editors_notes_related_links_and_dates_from_the_url() {
 async fn viewer_pages_lose_the_toolbar_and_their_rewritten_urls() {
     let file = "pages/bbc/text-block-2021-biden-viewer.html";
     let body = std::fs::read(common::fixtures().join(file)).unwrap();
-    // A viewer URL and no timestamp: both come back from the viewer's own markup.
+    // A viewer URL: the article's URL comes back from the viewer's own markup.
     let viewer_url = "https://web.archive.org/web/20210121093012/https://www.bbc.co.uk/news/world-us-canada-55738746";
-    let out = common::run("", vec![common::page(body, viewer_url, "", None)]).await;
+    let out = common::run(
+        "",
+        vec![common::page(body, viewer_url, "20210121093012", None)],
+    )
+    .await;
     let a = &common::articles(&out)[0];
     assert_eq!(a.url, "https://www.bbc.co.uk/news/world-us-canada-55738746");
     assert_eq!(a.id, "55738746");
@@ -583,7 +587,7 @@ async fn non_articles_and_bad_input_are_rejected_with_reasons_never_emitted() {
         (
             Record::Capture(Box::new(tempora_records::Capture {
                 url: "http://www.bbc.co.uk/news/uk-4".into(),
-                timestamp: "20150101000000".into(),
+                timestamp: "20150101000000".parse().unwrap(),
                 status: Some(200),
                 mime: "text/html".into(),
                 digest: "X".into(),

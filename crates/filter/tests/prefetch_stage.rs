@@ -13,7 +13,7 @@ use tempora_records::{Capture, Record};
 fn capture(url: &str, timestamp: &str) -> Record {
     Record::Capture(Box::new(Capture {
         url: url.into(),
-        timestamp: timestamp.into(),
+        timestamp: timestamp.parse().unwrap(),
         status: Some(200),
         mime: "text/html".into(),
         digest: "D".into(),
@@ -108,7 +108,7 @@ fn passed(out: &StageOutput) -> Vec<(String, String)> {
     out.out()
         .iter()
         .map(|r| match r {
-            Record::Capture(c) => (c.timestamp.clone(), c.url.clone()),
+            Record::Capture(c) => (c.timestamp.to_string(), c.url.clone()),
             other => panic!("not a capture: {other:?}"),
         })
         .collect()

@@ -1,7 +1,7 @@
 //! An article as its manifest row: everything but the publisher's text.
 
 use serde::Serialize;
-use tempora_records::{Article, ManifestEntry};
+use tempora_records::{Article, ManifestEntry, NotATimestamp, Timestamp};
 
 /// SHA-256 (hex) of what the extractor read from the article's page: its id,
 /// URL, site, section, dates, title, summary, document and dateline (not what
@@ -42,8 +42,12 @@ pub fn text_sha256(a: &Article) -> String {
 }
 
 /// The manifest row of a published article.
-pub fn entry_of(a: &Article) -> ManifestEntry {
-    ManifestEntry {
+///
+/// # Errors
+/// An article with no capture time (not read from a capture) has no address in
+/// the Archive.
+pub fn entry_of(a: &Article) -> Result<ManifestEntry, NotATimestamp> {
+    Ok(ManifestEntry {
         source: a.source.clone(),
         id: a.id.clone(),
         section: a.section.clone(),
@@ -53,13 +57,13 @@ pub fn entry_of(a: &Article) -> ManifestEntry {
         published: a.published,
         published_source: a.published_source,
         summary_source: a.summary_source,
-        timestamp: a.captured.clone(),
+        timestamp: Timestamp::parse(&a.captured)?,
         archived_url: a.archived_url.clone().unwrap_or_default(),
         digest: a.digest.clone().unwrap_or_default(),
         payload_sha1: a.payload_sha1.clone().unwrap_or_default(),
         text_sha256: text_sha256(a),
         facts: a.facts.clone(),
-    }
+    })
 }
 
 /// The address of a capture, as manifest rows and articles both give it.

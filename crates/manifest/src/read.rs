@@ -57,7 +57,12 @@ pub fn read_manifest(path: &Path) -> Result<Vec<ManifestEntry>, ReadError> {
             line: i + 1,
             message,
         };
-        let entry: ManifestEntry = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
+        let entry: ManifestEntry =
+            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&line))
+                .map_err(|e| match e.path().to_string().as_str() {
+                    "." => bad(e.inner().to_string()),
+                    field => bad(format!("field `{field}`: {}", e.inner())),
+                })?;
         check(&entry).map_err(bad)?;
         rows.push(entry);
     }
@@ -71,12 +76,7 @@ pub fn read_manifest(path: &Path) -> Result<Vec<ManifestEntry>, ReadError> {
 
 /// The fields a rebuild needs, present and well formed.
 fn check(e: &ManifestEntry) -> Result<(), String> {
-    if e.timestamp.len() != 14 || !e.timestamp.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "field `timestamp`: `{}` is not a capture time (14 digits, YYYYMMDDhhmmss)",
-            e.timestamp
-        ));
-    }
+    // The timestamp is checked as it is read (a `Timestamp`).
     for (field, value) in [
         ("archived_url", &e.archived_url),
         ("payload_sha1", &e.payload_sha1),

@@ -152,11 +152,18 @@ impl Transform for Entries {
                 );
                 continue;
             };
-            if self
+            if !self
                 .seen
                 .insert((a.source.clone(), a.id.clone(), a.split.clone()))
             {
-                out.push(Record::Manifest(Box::new(entry_of(a))));
+                continue;
+            }
+            match entry_of(a) {
+                Ok(entry) => out.push(Record::Manifest(Box::new(entry))),
+                Err(e) => out.reject(
+                    &record,
+                    format!("no address in the Archive to list it by: its `captured`: {e}"),
+                ),
             }
         }
         Ok(())

@@ -3,13 +3,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::timestamp::Timestamp;
+
 /// One capture listed by the Wayback CDX API.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Capture {
     /// Original URL as archived.
     pub url: String,
     /// Capture time, 14 digits `YYYYMMDDhhmmss` (UTC).
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// HTTP status of the capture (null for revisit records, listed as `-`).
     pub status: Option<u16>,
     /// MIME type as archived.

@@ -15,6 +15,7 @@ mod fact;
 mod kind;
 mod manifest_entry;
 mod pair;
+mod timestamp;
 
 pub use article::{
     Article, FactMatch, Mention, Novelty, PublishedSource, SummarySource, TextField,
@@ -25,6 +26,7 @@ pub use fact::{EntityRef, Fact};
 pub use kind::RecordKind;
 pub use manifest_entry::ManifestEntry;
 pub use pair::{EditedFact, FactError, MinimalPair, PairSpan};
+pub use timestamp::{NotATimestamp, Timestamp};
 
 /// Any record on a channel. Large records are boxed so a batch stays compact.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,7 +173,7 @@ mod tests {
         let page = Page {
             capture: Capture {
                 url: "http://www.bbc.co.uk/news/uk-1".into(),
-                timestamp: "20150102030405".into(),
+                timestamp: "20150102030405".parse().unwrap(),
                 status: Some(200),
                 mime: "text/html".into(),
                 digest: "ABC".into(),

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::article::{FactMatch, Novelty, PublishedSource, SummarySource};
+use crate::timestamp::Timestamp;
 
 /// One published article of a set, as its manifest lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -33,7 +34,7 @@ pub struct ManifestEntry {
     /// Where the reference summary came from.
     pub summary_source: Option<SummarySource>,
     /// The capture's time, 14 digits: with `archived_url`, its address in the Archive.
-    pub timestamp: String,
+    pub timestamp: Timestamp,
     /// The URL the Archive filed the capture under, as listed.
     pub archived_url: String,
     /// The capture's `digest` as the CDX index lists it (empty where none was listed).

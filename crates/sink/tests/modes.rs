@@ -89,7 +89,7 @@ async fn an_appended_file_holds_one_record_kind() {
     let ctx = context(dir.path());
     let capture = Record::Capture(Box::new(Capture {
         url: "http://www.bbc.co.uk/news/uk-1".into(),
-        timestamp: "20210301000000".into(),
+        timestamp: "20210301000000".parse().unwrap(),
         status: Some(200),
         mime: "text/html".into(),
         digest: "X".into(),

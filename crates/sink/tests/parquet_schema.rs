@@ -109,7 +109,7 @@ fn full_article(id: &str) -> Article {
 fn capture() -> Capture {
     Capture {
         url: "http://www.bbc.co.uk/news/uk-1".into(),
-        timestamp: "20150102030405".into(),
+        timestamp: "20150102030405".parse().unwrap(),
         status: None,
         mime: "text/html".into(),
         digest: "ABC".into(),

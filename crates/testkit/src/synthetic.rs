@@ -86,7 +86,9 @@ pub fn article_capture(article: &SyntheticArticle, delay_minutes: i64, size: usi
 pub fn listed_capture(article: &SyntheticArticle, delay_minutes: i64) -> tempora_records::Capture {
     tempora_records::Capture {
         url: article.url.clone(),
-        timestamp: timestamp(article.published + Duration::minutes(delay_minutes)),
+        timestamp: tempora_records::Timestamp::of(
+            article.published + Duration::minutes(delay_minutes),
+        ),
         status: Some(200),
         mime: "text/html".into(),
         digest: String::new(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_records::Capture;
+use tempora_records::{Capture, Timestamp};
 
 use crate::error::WaybackError;
 use crate::http::{Client, GetError};
@@ -139,8 +139,8 @@ impl CdxQuery {
 pub struct CdxRow {
     /// SURT key.
     pub urlkey: String,
-    /// 14 digits.
-    pub timestamp: String,
+    /// The capture time.
+    pub timestamp: Timestamp,
     /// Original URL.
     pub original: String,
     /// MIME type (`warc/revisit` for revisits).
@@ -175,6 +175,14 @@ pub struct CdxPage {
     pub rows: Vec<CdxRow>,
     /// Where the next page starts; `None` on the last page.
     pub resume_key: Option<String>,
+    /// Rows left out: their timestamp is not a time (4 to 14 digits, padded).
+    pub unreadable: u64,
+}
+
+/// A row's timestamp: 4 to 14 digits, a shorter one padded as the Wayback
+/// Machine reads it (`2015` is `20150101000000`).
+fn row_timestamp(text: &str) -> Option<Timestamp> {
+    tempora_wayback_format::timestamp::parse(text).map(Timestamp::of)
 }
 
 /// Reads a CDX answer (JSON with a header row, or the plain text format).
@@ -232,9 +240,13 @@ pub fn parse_page(body: &[u8], url: &str) -> Result<CdxPage, WaybackError> {
             )));
         }
         let get = |c: Option<usize>| c.and_then(|c| row.get(c)).cloned().unwrap_or_default();
+        let Some(timestamp) = row_timestamp(&row[ts]) else {
+            page.unreadable += 1;
+            continue;
+        };
         page.rows.push(make_row(
             get(columns[0]),
-            row[ts].clone(),
+            timestamp,
             row[original].clone(),
             get(columns[1]),
             &get(columns[2]),
@@ -247,7 +259,7 @@ pub fn parse_page(body: &[u8], url: &str) -> Result<CdxPage, WaybackError> {
 
 fn make_row(
     urlkey: String,
-    timestamp: String,
+    timestamp: Timestamp,
     original: String,
     mime: String,
     status: &str,
@@ -285,9 +297,13 @@ fn parse_text(text: &str, url: &str) -> Result<CdxPage, WaybackError> {
                 ),
             });
         }
+        let Some(timestamp) = row_timestamp(f[1]) else {
+            page.unreadable += 1;
+            continue;
+        };
         page.rows.push(make_row(
             f[0].into(),
-            f[1].into(),
+            timestamp,
             f[2].into(),
             f[3].into(),
             f[4],
@@ -508,6 +524,19 @@ mod tests {
         assert_eq!(page.rows[0].digest, "");
         assert_eq!(parse_page(b"[]", "q").unwrap(), CdxPage::default());
         assert_eq!(parse_page(b"\n", "q").unwrap(), CdxPage::default());
+    }
+
+    #[test]
+    fn a_short_timestamp_is_padded_and_one_that_is_not_a_time_is_left_out_and_counted() {
+        let body = br#"[["original","timestamp"],["http://x.com/a","201501"],["http://x.com/b","2015-01-01"],["http://x.com/c","20151301000000"]]"#;
+        let page = parse_page(body, "q").unwrap();
+        assert_eq!(page.rows.len(), 1, "{page:?}");
+        assert_eq!(page.rows[0].timestamp, "20150101000000");
+        assert_eq!(page.unreadable, 2);
+        let text = b"com,x)/a 2015 http://x.com/a text/html 200 D 1\ncom,x)/b x http://x.com/b text/html 200 D 1\n";
+        let page = parse_page(text, "q").unwrap();
+        assert_eq!(page.rows[0].timestamp, "20150101000000");
+        assert_eq!(page.unreadable, 1);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 
 use chrono::Duration;
 use rusqlite::OptionalExtension as _;
-use tempora_records::Capture;
+use tempora_records::{Capture, Timestamp};
 use tempora_wayback_format::timestamp;
 use tempora_wayback_format::urlkey::urlkey_of;
 
@@ -155,7 +155,7 @@ impl FeedDiscovery {
                 c.query_row(
                     "SELECT url, published FROM articles WHERE state = 'new' ORDER BY rowid LIMIT 1",
                     [],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, Timestamp>(1)?)),
                 )
                 .optional()
             })
@@ -169,7 +169,7 @@ impl FeedDiscovery {
                 c.query_row(
                     "SELECT url, timestamp FROM feed_captures WHERE state = 'listed' ORDER BY rowid LIMIT 1",
                     [],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, Timestamp>(1)?)),
                 )
                 .optional()
             })
@@ -323,7 +323,7 @@ impl FeedDiscovery {
         self.state
             .call(move |c| {
                 let tx = c.transaction()?;
-                let mut high_water: Option<String> = None;
+                let mut high_water: Option<Timestamp> = None;
                 for row in &page.rows {
                     tx.execute(
                         "INSERT OR IGNORE INTO feed_captures(url, timestamp, state) VALUES (?1, ?2, 'listed')",
@@ -343,7 +343,7 @@ impl FeedDiscovery {
     }
 
     /// Fetches and parses one feed capture; records its new articles.
-    async fn read_feed(&mut self, url: String, ts: String) -> Result<Discovered, WaybackError> {
+    async fn read_feed(&mut self, url: String, ts: Timestamp) -> Result<Discovered, WaybackError> {
         let mut step = Discovered {
             feeds_fetched: 1,
             ..Discovered::default()
@@ -362,7 +362,7 @@ impl FeedDiscovery {
             Fetched::Page(page) => match parse_feed(&page.body, page.content_type.as_deref()) {
                 Err(reason) => ("failed", Some(reason)),
                 Ok(feed) => {
-                    let fallback = timestamp::shift(&ts, -86_400).unwrap_or_else(|| ts.clone());
+                    let fallback = timestamp::shift(&ts, -86_400).unwrap_or_else(|| ts.to_string());
                     let (items, sitemaps) = (feed.items, feed.sitemaps);
                     let is_index = feed.kind == FeedKind::SitemapIndex;
                     let (source_url, feed_ts) = (url.clone(), ts.clone());
@@ -427,7 +427,7 @@ impl FeedDiscovery {
     async fn look_up(
         &mut self,
         url: String,
-        published: String,
+        published: Timestamp,
     ) -> Result<Discovered, WaybackError> {
         let mut step = Discovered::default();
         let until = timestamp::parse(&published)
@@ -448,7 +448,7 @@ impl FeedDiscovery {
                 let query = CdxQuery {
                     url: url.clone(),
                     match_type: None,
-                    from: Some(published.clone()),
+                    from: Some(published.to_string()),
                     to: until,
                     filters: vec!["statuscode:200".into(), "mimetype:text/html".into()],
                     collapse: Vec::new(),

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use tempora_records::{Capture, Page};
+use tempora_records::{Capture, Page, Timestamp};
 use tempora_wayback_format::timestamp;
 use tempora_wayback_format::wayback_url::ReplayPath;
 
@@ -229,8 +229,8 @@ enum Attempt {
     Done(Fetched),
     /// A redirect to another capture within reach: ask for it next.
     Redirect {
-        /// The capture's time, 14 digits.
-        timestamp: String,
+        /// The capture's time.
+        timestamp: Timestamp,
         /// The capture's URL.
         url: String,
     },
@@ -252,11 +252,11 @@ fn not_the_capture(answer: &Answer) -> Fetched {
 }
 
 /// `https://web.archive.org/web/20200201023757id_/https://www.epa.gov/x` -> timestamp and URL.
-pub fn parse_wayback_location(location: &str) -> Option<(String, String)> {
+pub fn parse_wayback_location(location: &str) -> Option<(Timestamp, String)> {
     let at = location.find("/web/")?;
     let replay = ReplayPath::parse(&location[at..])?;
     // 4 to 14 digits, padded to 14.
-    let timestamp = timestamp::parse(replay.timestamp).map(timestamp::format)?;
+    let timestamp = timestamp::parse(replay.timestamp).map(Timestamp::of)?;
     Some((timestamp, replay.original.to_string()))
 }
 
@@ -271,13 +271,16 @@ mod tests {
                 "https://web.archive.org/web/20200201023757id_/https://www.epa.gov/climatechange"
             ),
             Some((
-                "20200201023757".into(),
+                "20200201023757".parse().unwrap(),
                 "https://www.epa.gov/climatechange".into()
             ))
         );
         assert_eq!(
             parse_wayback_location("/web/2015id_/http://x.org/a?b=1"),
-            Some(("20150101000000".into(), "http://x.org/a?b=1".into()))
+            Some((
+                "20150101000000".parse().unwrap(),
+                "http://x.org/a?b=1".into()
+            ))
         );
         assert_eq!(
             parse_wayback_location("https://www.epa.gov/climatechange"),

@@ -5,7 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tempora_records::Capture;
+use tempora_records::{Capture, Timestamp};
 
 use crate::cdx::CdxRow;
 use crate::state;
@@ -134,7 +134,7 @@ impl<'a> Picker<'a> {
             return Ok(());
         };
         let newest = self.latest_of_key(&row.urlkey)?;
-        if newest.is_some_and(|n| n >= row.timestamp) || self.seen_digest(&row)? {
+        if newest.is_some_and(|n| n.as_str() >= row.timestamp.as_str()) || self.seen_digest(&row)? {
             self.duplicates += 1;
             return Ok(());
         }
@@ -162,7 +162,7 @@ impl<'a> Picker<'a> {
 #[derive(Serialize, Deserialize)]
 pub(crate) struct HeldRow {
     urlkey: String,
-    timestamp: String,
+    timestamp: Timestamp,
     original: String,
     mime: String,
     status: Option<u16>,

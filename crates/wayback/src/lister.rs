@@ -355,6 +355,7 @@ impl CdxLister {
         let (id, keep, source) = (active.id.clone(), self.cfg.keep, self.cfg.source.clone());
         let held = active.held.take();
         let resume = page.resume_key.clone();
+        let unreadable = page.unreadable;
         let (captures, held, duplicates) = self
             .state
             .call(move |c| {
@@ -362,11 +363,11 @@ impl CdxLister {
                 let (valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = page
                     .rows
                     .into_iter()
-                    .partition(|row| row.timestamp.len() == 14 && !row.original.is_empty());
+                    .partition(|row| !row.original.is_empty());
                 let high_water = valid.iter().map(|r| r.timestamp.clone()).max();
                 state::listings::append(&tx, &id, &valid)?;
                 let mut picker = Picker::new(&tx, keep, scope, &source, held);
-                picker.duplicates += invalid.len() as u64;
+                picker.duplicates += invalid.len() as u64 + unreadable;
                 for row in valid {
                     picker.offer(row)?;
                 }

@@ -15,7 +15,7 @@ use std::path::{Component, Path};
 
 use serde::Deserialize;
 use tempora_engine::atomic_file::AtomicFile;
-use tempora_records::{Capture, Page};
+use tempora_records::{Capture, Page, Timestamp};
 use tempora_wayback_format::timestamp;
 
 use crate::error::WaybackError;
@@ -71,18 +71,14 @@ fn write_pages(dir: &Path, manifest: &Path, warc: &AtomicFile) -> Result<usize, 
                 entry.file
             )));
         }
-        if entry.timestamp.len() != 14 || timestamp::parse(&entry.timestamp).is_none() {
-            return Err(at(format!(
-                "`timestamp` {:?} is not 14 digits YYYYMMDDhhmmss",
-                entry.timestamp
-            )));
-        }
+        let captured =
+            Timestamp::parse(&entry.timestamp).map_err(|e| at(format!("`timestamp`: {e}")))?;
         let path = dir.join(relative);
         let body = std::fs::read(&path).map_err(|e| WaybackError::io(&path, e))?;
         let page = Page {
             capture: Capture {
                 url: entry.url.clone(),
-                timestamp: entry.timestamp.clone(),
+                timestamp: captured,
                 status: Some(200),
                 mime: "text/html".into(),
                 digest: sha1_base32(&body),

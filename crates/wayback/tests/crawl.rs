@@ -74,7 +74,7 @@ fn warc_pages(dir: &Path) -> Vec<(String, String)> {
     for f in files {
         for record in WarcFileReader::open(&f, 1 << 24).unwrap() {
             if let Some(p) = page_from_record(&record.unwrap(), "warc", 1 << 24).unwrap() {
-                out.push((p.capture.url, p.capture.timestamp));
+                out.push((p.capture.url, p.capture.timestamp.into()));
             }
         }
     }
@@ -143,7 +143,7 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     for url in [moved, "http://www.bbc.co.uk/news/loop-a"] {
         captures.push(Capture {
             url: url.into(),
-            timestamp: "20150601090000".into(),
+            timestamp: "20150601090000".parse().unwrap(),
             status: Some(301),
             mime: "text/html".into(),
             digest: String::new(),
@@ -156,7 +156,7 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     let mut inputs: Vec<Record> = Vec::new();
     for mut c in captures.clone() {
         if c.url.ends_with("far-1") {
-            c.timestamp = "20140601090000".into();
+            c.timestamp = "20140601090000".parse().unwrap();
         }
         inputs.push(Record::Capture(Box::new(c)));
     }
@@ -177,7 +177,7 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
         .out()
         .iter()
         .map(|r| match r {
-            Record::Page(p) => (p.capture.url.clone(), p.capture.timestamp.clone()),
+            Record::Page(p) => (p.capture.url.clone(), p.capture.timestamp.to_string()),
             other => panic!("not a page: {other:?}"),
         })
         .collect();

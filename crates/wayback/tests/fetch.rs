@@ -10,7 +10,7 @@ use tempora_wayback::politeness::RequestClass;
 fn capture(url: &str, ts: &str) -> Capture {
     Capture {
         url: url.into(),
-        timestamp: ts.into(),
+        timestamp: ts.parse().unwrap(),
         status: Some(200),
         mime: "text/html".into(),
         digest: String::new(),

@@ -60,7 +60,7 @@ fn pages(path: &Path) -> BTreeSet<(String, String, Vec<u8>)> {
         .lines()
         .map(|l| {
             let p: Page = serde_json::from_str(l).unwrap();
-            (p.capture.url, p.capture.timestamp, p.body)
+            (p.capture.url, p.capture.timestamp.into(), p.body)
         })
         .collect()
 }
@@ -76,7 +76,7 @@ fn warc_records(dir: &Path) -> Vec<(String, String)> {
     for f in files {
         for r in WarcFileReader::open(&f, 1 << 24).unwrap() {
             if let Some(p) = page_from_record(&r.unwrap(), "warc", 1 << 24).unwrap() {
-                out.push((p.capture.url, p.capture.timestamp));
+                out.push((p.capture.url, p.capture.timestamp.into()));
             }
         }
     }

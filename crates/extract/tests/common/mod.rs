@@ -36,7 +36,7 @@ pub fn page(body: Vec<u8>, url: &str, timestamp: &str, content_type: Option<&str
     Record::Page(Box::new(Page {
         capture: Capture {
             url: url.to_string(),
-            timestamp: timestamp.to_string(),
+            timestamp: timestamp.parse().unwrap(),
             status: Some(200),
             mime: "text/html".into(),
             digest: "SHA1".into(),

@@ -229,7 +229,7 @@ mod tests {
     fn capture(url: &str, timestamp: &str) -> Capture {
         Capture {
             url: url.into(),
-            timestamp: timestamp.into(),
+            timestamp: timestamp.parse().unwrap(),
             status: Some(200),
             mime: "text/html".into(),
             digest: "D".into(),

@@ -277,7 +277,7 @@ mod tests {
     fn capture(ts: &str) -> Capture {
         Capture {
             url: "http://www.bbc.co.uk/news/uk-1".into(),
-            timestamp: ts.into(),
+            timestamp: ts.parse().unwrap(),
             status: Some(200),
             mime: "text/html".into(),
             digest: format!("D{ts}"),

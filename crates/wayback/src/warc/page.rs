@@ -8,7 +8,7 @@
 
 use std::io::Read as _;
 
-use tempora_records::{Capture, Page};
+use tempora_records::{Capture, Page, Timestamp};
 use tempora_wayback_format::digest::sha1_base32;
 use tempora_wayback_format::timestamp;
 
@@ -33,7 +33,7 @@ pub fn response_record(page: &Page) -> Vec<u8> {
         .memento_datetime
         .as_deref()
         .and_then(timestamp::from_memento)
-        .unwrap_or_else(|| page.capture.timestamp.clone());
+        .unwrap_or_else(|| page.capture.timestamp.to_string());
     let date = timestamp::to_warc_date(&served).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
     let id = uuid::Uuid::new_v5(
         &uuid::Uuid::NAMESPACE_URL,
@@ -191,6 +191,7 @@ fn capture_of(
             let ts = record
                 .header("WARC-Date")
                 .and_then(timestamp::from_warc_date)
+                .and_then(|t| Timestamp::parse(&t).ok())
                 .ok_or("record without a usable WARC-Date")?;
             Ok(Capture {
                 url: target.to_string(),

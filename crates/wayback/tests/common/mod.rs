@@ -52,7 +52,7 @@ pub fn sample_page(i: u32) -> tempora_records::Page {
     tempora_records::Page {
         capture: tempora_records::Capture {
             url: format!("http://www.bbc.co.uk/news/uk-{i}"),
-            timestamp: "20150601083000".into(),
+            timestamp: "20150601083000".parse().unwrap(),
             status: Some(200),
             mime: "text/html".into(),
             digest: "ABCD".into(),
