@@ -1,5 +1,6 @@
 //! Exit codes: 0 ok, 1 runtime failure, 2 bad usage or pipeline file, 23 completed
-//! with items missing (run again to retry them), 24 completed, but a refresh's
+//! with problems (items missing: run again to retry them; or a warning: a stage
+//! rejected everything, a source gave nothing, a training set was empty), 24 completed, but a refresh's
 //! figures are far outside the runs before it (look at run.json's `health`), 75 a
 //! service asked us to wait (run again later), 130 interrupted.
 //!
@@ -22,7 +23,9 @@ pub fn usage() -> ExitCode {
 }
 /// The run completed and published its outputs, but some items could not be
 /// had (pages the Archive did not serve after every attempt): the same
-/// command again retries them. As rsync exits 23 on a partial transfer.
+/// command again retries them. Also a run with warnings (`run.json`'s
+/// `warnings`: a stage that rejected every record, a source that gave none):
+/// never a silent empty success. As rsync exits 23 on a partial transfer.
 pub fn partial() -> ExitCode {
     ExitCode::from(23)
 }

@@ -65,14 +65,17 @@ enum Command {
 
 fn main() -> ExitCode {
     memory::one_arena_per_core();
+    let cli = Cli::parse();
+    // `-q`: warnings and errors only, unless RUST_LOG says otherwise.
+    let quiet = matches!(&cli.command, Command::Facts(args) if args.quiet);
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new(if quiet { "warn" } else { "info" })),
         )
         .with_writer(tempora_engine::progress::log_writer)
         .with_ansi(tempora_engine::progress::colour_on_stderr())
         .init();
-    let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => pipeline::run(&args),
         Command::Validate(args) => Ok(pipeline::validate(&args)),

@@ -317,7 +317,9 @@ fn exit_code(report: &RunReport) -> ExitCode {
     let warned =
         crate::health::of(report).is_some_and(|h| h.status == tempora_health::Status::Warn);
     match report.status {
-        RunStatus::Completed if !report.missing.is_empty() => exit::partial(),
+        RunStatus::Completed if !report.missing.is_empty() || !report.warnings.is_empty() => {
+            exit::partial()
+        }
         RunStatus::Completed if warned => exit::health_warning(),
         RunStatus::Completed => ExitCode::SUCCESS,
         RunStatus::Failed
@@ -419,6 +421,9 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
             m.stage,
             out.join("rejected.jsonl").display()
         );
+    }
+    for w in &report.warnings {
+        println!("warning: stage `{}` {}", w.stage, w.why);
     }
     for line in crate::health::of(report)
         .iter()

@@ -337,6 +337,40 @@ fn unset_variables_and_bad_dates_are_reported_together() {
         err.contains("stages.a.paths[0]: environment variable `TEMPORA_CLI_TEST_UNSET` is not set"),
         "{err}"
     );
+    // Set to nothing (`VAR=`) is named as such, before any work; not a file
+    // "not found: " with nothing after the colon.
+    let o = tempora()
+        .args(["validate", &path])
+        .env("TEMPORA_CLI_TEST_UNSET", "")
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    assert!(
+        err.contains(
+            "stages.a.paths[0]: environment variable `TEMPORA_CLI_TEST_UNSET` is set but empty"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_set_misspelt_in_set_is_named_with_the_known_ones() {
+    let o = tempora()
+        .args([
+            "validate",
+            "pipelines/demo.toml",
+            "--set",
+            "pipeline.sets.futur.to=2021-12-31",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    assert!(
+        err.contains("--set pipeline.sets.futur.to=2021-12-31: the file has no set `futur` (its sets: `in_distribution`, `future`)"),
+        "{err}"
+    );
+    assert!(!err.contains("overlap"), "{err}");
 }
 
 #[test]
@@ -374,7 +408,37 @@ fn an_unwritable_output_directory_stops_before_any_work() {
         .output()
         .unwrap();
     let err = failed(&o, 2);
-    assert!(err.contains("is not writable"), "{err}");
+    assert!(err.contains("pipeline.out:"), "{err}");
+    assert!(err.contains("is a file, not a folder"), "{err}");
+    // `validate` says so too, instead of ok.
+    let o = tempora_with_test_kinds()
+        .args(["validate", &path])
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    assert!(err.contains("is a file, not a folder"), "{err}");
+}
+
+#[test]
+fn a_warc_pattern_that_matches_no_file_is_named_by_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = dir.path().join("crawl/*.warc.gz");
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.pages]\nkind = \"warc\"\npaths = [\"{}\"]\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"pages\"]\npath = \"pages.jsonl\"\n",
+            pattern.display()
+        ),
+    );
+    let o = tempora().args(["validate", &path]).output().unwrap();
+    let err = failed(&o, 2);
+    assert!(
+        err.contains(&format!(
+            "stages.pages.paths: no file matches the pattern {}",
+            pattern.display()
+        )),
+        "{err}"
+    );
 }
 
 #[test]
@@ -585,4 +649,185 @@ fn report_writes_markdown_json_and_charts_of_the_demo_outputs() {
     let o = run(&["report", &empty.path().display().to_string()]);
     let err = failed(&o, 1);
     assert!(err.contains("no article outputs"), "{err}");
+}
+
+#[test]
+fn facts_makes_the_output_folder_before_reading_and_is_quiet_with_q() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/pipelines/demo/wikidata.json.gz"
+    );
+    // As the guide shows it: `-o state/facts.jsonl` where `state/` does not exist.
+    let out = dir.path().join("state/facts.jsonl");
+    let o = tempora()
+        .args(["facts", dump, "--cutoff", "2019-12-31", "-q", "-o"])
+        .arg(&out)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "-q prints nothing but problems");
+    assert!(std::fs::read_to_string(&out).unwrap().lines().count() > 0);
+
+    // A folder that cannot be made is named before the dump is read.
+    let blocked = dir.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    let o = tempora()
+        .args(["facts", "no-such-dump.json.gz", "-o"])
+        .arg(blocked.join("facts.jsonl"))
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    assert!(err.contains("cannot make its folder"), "{err}");
+    assert!(
+        !err.contains("no-such-dump"),
+        "refused before the dump: {err}"
+    );
+}
+
+#[test]
+fn a_source_whose_file_holds_another_kind_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let articles = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/demo-golden/future.jsonl"
+    );
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.a]\nkind = \"jsonl-source\"\npaths = [\"{articles}\"]\nrecord = \"fact\"\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"a\"]\npath = \"x.jsonl\"\n"
+        ),
+    );
+    for command in ["validate", "run"] {
+        let o = tempora().args([command, &path]).output().unwrap();
+        let err = failed(&o, 2);
+        assert!(
+            err.contains(&format!(
+                "stages.a.record: the first record of {articles} is an article, not a fact"
+            )),
+            "{command}: {err}"
+        );
+    }
+    assert!(
+        !dir.path().join("out/run.json").exists() || {
+            let run = std::fs::read_to_string(dir.path().join("out/run.json")).unwrap();
+            !run.contains("\"status\": \"completed\"")
+        }
+    );
+}
+
+/// The summary of a run of `path` that must have exited 23.
+fn completed_with_problems(path: &str) -> String {
+    let o = run(&["run", path, "--progress", "off"]);
+    assert_eq!(o.status.code(), Some(23), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_run_that_makes_nothing_useful_says_so_and_exits_23() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    // A source that gives nothing.
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.a]\nkind = \"jsonl-source\"\npaths = [\"{}\"]\nrecord = \"article\"\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"a\"]\npath = \"x.jsonl\"\n",
+            empty.display()
+        ),
+    );
+    let said = completed_with_problems(&path);
+    assert!(said.contains("status: Completed"), "{said}");
+    assert!(said.contains("warning: stage `a` gave no record"), "{said}");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["warnings"][0]["stage"], "a", "{run}");
+
+    // Novelty against a training file with no summary: every overlap would be 0.
+    let articles = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/demo-golden/future.jsonl"
+    );
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.a]\nkind = \"jsonl-source\"\npaths = [\"{articles}\"]\nrecord = \"article\"\n[stages.novelty]\nkind = \"novelty\"\ninputs = [\"a\"]\ntrain = \"{}\"\nmin_bin = 1\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"novelty\"]\npath = \"x.jsonl\"\n",
+            empty.display()
+        ),
+    );
+    let said = completed_with_problems(&path);
+    assert!(
+        said.contains("warning: stage `novelty` its training set holds no summary"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_bare_impossible_date_is_named_by_key_beside_the_files_other_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.toml");
+    std::fs::write(
+        &path,
+        "[pipeline]\nname = \"t\"\ncutoff = 2020-02-30\n\n[stages.a]\nkind = \"nope\"\n",
+    )
+    .unwrap();
+    let o = tempora()
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    assert!(
+        err.contains("line 3: pipeline.cutoff: `2020-02-30` is not a valid date"),
+        "{err}"
+    );
+    assert!(
+        err.contains("stages.a.kind: unknown kind `nope`"),
+        "the other problem too: {err}"
+    );
+}
+
+#[test]
+fn a_cutoff_that_is_not_a_date_names_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_pipeline(
+        dir.path(),
+        "[stages.a]\nkind = \"jsonl-source\"\npaths = [\"x\"]\nrecord = \"article\"\n",
+    );
+    for given in ["pipeline.cutoff=31/12/2023", "pipeline.cutoff=2019"] {
+        let o = tempora()
+            .args(["validate", &path, "--set", given])
+            .output()
+            .unwrap();
+        let err = failed(&o, 2);
+        assert!(
+            err.contains("pipeline.cutoff: not a date"),
+            "{given}: {err}"
+        );
+        assert!(err.contains("YYYY-MM-DD"), "{given}: {err}");
+    }
+}
+
+#[test]
+fn a_stage_made_by_set_is_not_reported_at_another_stages_line() {
+    let o = tempora()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "validate",
+            "pipelines/demo.toml",
+            "--set",
+            "stages.nope.kind=warc",
+        ])
+        .output()
+        .unwrap();
+    let err = failed(&o, 2);
+    let about: Vec<&str> = err.lines().filter(|l| l.contains("stages.nope")).collect();
+    assert!(!about.is_empty(), "{err}");
+    for line in about {
+        assert!(
+            line.trim_start().starts_with("- stages.nope"),
+            "no line of the file: {line}"
+        );
+    }
 }

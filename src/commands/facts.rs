@@ -56,6 +56,7 @@ pub struct FactsArgs {
 /// output.
 pub fn run(args: FactsArgs) -> Outcome {
     let query = query_of(&args)?;
+    output_folder(&args.output)?;
     let mut rejected = RejectedLines::open(args.rejected.as_deref())?;
     let stats = Arc::new(StageStats::default());
     // The runtime's display: a bar with bytes and ETA on a terminal, log lines otherwise.
@@ -77,6 +78,9 @@ pub fn run(args: FactsArgs) -> Outcome {
     let rejected = rejected.finish()?;
     let meta = FactsMeta::new(&query, Some(&args.dump), read.facts.len());
     write_facts(&args.output, &read.facts, &meta)?;
+    if args.quiet {
+        return Ok(());
+    }
     eprintln!(
         "{} entities, {} candidates, {} facts{} in {:.1} s; {} rejected; wrote {}",
         read.entities,
@@ -92,6 +96,27 @@ pub fn run(args: FactsArgs) -> Outcome {
         args.output.display()
     );
     Ok(())
+}
+
+/// Makes the folder of `-o FILE` before the dump is read (hours for the real
+/// one), or says why it cannot be, so no run ends without its output.
+fn output_folder(output: &std::path::Path) -> Result<(), UsageError> {
+    if output.is_dir() {
+        return Err(UsageError::new(format!(
+            "-o {}: is a folder; give the facts file's name (FILE.jsonl)",
+            output.display()
+        )));
+    }
+    match output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) => std::fs::create_dir_all(folder).map_err(|e| {
+            UsageError::new(format!(
+                "-o {}: cannot make its folder {}: {e}",
+                output.display(),
+                folder.display()
+            ))
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The stage's query of the arguments.

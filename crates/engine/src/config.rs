@@ -44,7 +44,8 @@ impl KeyLines {
     }
 
     /// The line of `path`, or of the nearest enclosing key that is written in the file
-    /// (a missing option is reported at its stage's table).
+    /// (a missing option is reported at its stage's table). A stage the file does
+    /// not write (one a `--set` made) has no line: the first stage's is not its.
     pub fn find(&self, path: &str) -> Option<usize> {
         let mut path = path;
         loop {
@@ -52,6 +53,9 @@ impl KeyLines {
                 return Some(*line);
             }
             path = &path[..path.rfind(['.', '['])?];
+            if path == "stages" {
+                return None;
+            }
         }
     }
 }
@@ -167,9 +171,9 @@ impl PipelineFile {
     /// TOML syntax (with line and column): nothing else can be read then. Other
     /// problems are kept in [`PipelineFile::problems`].
     pub fn parse(name: &str, text: &str, overrides: &[String]) -> Result<Self, ConfigErrors> {
-        let mut table: toml::Table = toml::from_str(text).map_err(|e| ConfigErrors {
+        let (mut table, read) = read_toml(text).map_err(|message| ConfigErrors {
             file: name.to_string(),
-            errors: vec![ConfigError::file(syntax_error(text, &e))],
+            errors: vec![ConfigError::file(message)],
         })?;
         let mut problems = Vec::new();
         for o in overrides {
@@ -182,7 +186,7 @@ impl PipelineFile {
             path: name.to_string(),
             table,
             problems,
-            lines: KeyLines::of(text),
+            lines: KeyLines::of(&read),
         })
     }
 
@@ -203,6 +207,48 @@ impl PipelineFile {
             }]
         })
     }
+}
+
+/// The TOML of a pipeline file. An impossible date written bare (`2020-02-30`)
+/// stops a TOML parser, which would hide every other problem of the file and
+/// name no key: it is read as the quoted string it would otherwise be, and then
+/// named with its key path like any impossible date.
+///
+/// Returns the table and the text as read (lines unchanged).
+///
+/// # Errors
+/// Any other syntax error, with its line and column.
+fn read_toml(text: &str) -> Result<(toml::Table, String), String> {
+    let mut text = text.to_string();
+    loop {
+        match toml::from_str(&text) {
+            Ok(table) => return Ok((table, text)),
+            Err(e) => match e.span().and_then(|span| bare_date_at(&text, span.start)) {
+                Some(range) => {
+                    let quoted = format!("\"{}\"", &text[range.clone()]);
+                    text.replace_range(range, &quoted);
+                }
+                None => return Err(syntax_error(&text, &e)),
+            },
+        }
+    }
+}
+
+/// The bare date-like token (`dddd-dd-dd`) around byte `at`, if there is one.
+fn bare_date_at(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
+    let token = |b: u8| b.is_ascii_digit() || b == b'-';
+    let bytes = text.as_bytes();
+    let at = at.min(bytes.len());
+    let start = bytes[..at]
+        .iter()
+        .rposition(|b| !token(*b))
+        .map_or(0, |p| p + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|b| !token(*b))
+        .map_or(bytes.len(), |p| at + p);
+    let quoted = start > 0 && bytes[start - 1] == b'"';
+    (!quoted && looks_like_date(&text[start..end])).then_some(start..end)
 }
 
 /// "file:line:column: message" for a TOML syntax error.
@@ -235,6 +281,7 @@ fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), Strin
     if keys.iter().any(|k| k.is_empty()) {
         return Err("empty key in the path".into());
     }
+    known_set(table, &keys)?;
     let value = parse_value(raw.trim());
     let (last, parents) = keys.split_last().ok_or("empty key")?;
     let mut node = table
@@ -258,6 +305,26 @@ fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), Strin
         _ => return Err(format!("`{path}` does not lead to a table or list")),
     }
     Ok(())
+}
+
+/// `pipeline.sets.NAME.KEY` changes a set the file defines: a misspelt name
+/// would otherwise add a set of its own, and the errors would then speak of
+/// overlapping sets.
+fn known_set(table: &toml::Table, keys: &[&str]) -> Result<(), String> {
+    let ["pipeline", "sets", name, _, ..] = keys else {
+        return Ok(());
+    };
+    let Some(toml::Value::Table(sets)) = table.get("pipeline").and_then(|p| p.get("sets")) else {
+        return Ok(());
+    };
+    if sets.contains_key(*name) {
+        return Ok(());
+    }
+    let known: Vec<String> = sets.keys().map(|k| format!("`{k}`")).collect();
+    Err(format!(
+        "the file has no set `{name}` (its sets: {}); a `--set` changes a set the file defines",
+        known.join(", ")
+    ))
 }
 
 /// What `--set KEY.PATH=VALUE` left in `table` once resolved (after `${VAR}` and
@@ -341,10 +408,13 @@ fn resolve_value(value: &mut toml::Value, path: &mut String, errors: &mut Vec<Co
                 located_error(path, format!("`{new}` is not a valid date (YYYY-MM-DD)")),
             ),
             Ok(new) => *s = new,
-            Err(var) => errors.push(
+            Err(Unset { var, empty }) => errors.push(
                 located_error(
                     path,
-                    format!("environment variable `{var}` is not set (used as ${{{var}}})"),
+                    format!(
+                        "environment variable `{var}` is {} (used as ${{{var}}})",
+                        if empty { "set but empty" } else { "not set" }
+                    ),
                 )
                 .about_environment(),
             ),
@@ -395,8 +465,16 @@ fn looks_like_date(s: &str) -> bool {
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
+/// A variable a string uses that has no value.
+#[derive(Debug)]
+struct Unset {
+    var: String,
+    /// Set, to nothing (`VAR=`): as useless as unset, and named so.
+    empty: bool,
+}
+
 /// Replaces `${VAR}` with the variable's value; `$$` is a literal `$`.
-fn substitute_env(s: &str) -> Result<String, String> {
+fn substitute_env(s: &str) -> Result<String, Unset> {
     if !s.contains('$') {
         return Ok(s.to_string());
     }
@@ -410,7 +488,17 @@ fn substitute_env(s: &str) -> Result<String, String> {
             rest = after;
         } else if let Some(close) = tail.strip_prefix("${").and_then(|t| t.find('}')) {
             let var = &tail[2..2 + close];
-            out.push_str(&std::env::var(var).map_err(|_| var.to_string())?);
+            let value = std::env::var(var).map_err(|_| Unset {
+                var: var.to_string(),
+                empty: false,
+            })?;
+            if value.is_empty() {
+                return Err(Unset {
+                    var: var.to_string(),
+                    empty: true,
+                });
+            }
+            out.push_str(&value);
             rest = &tail[3 + close..];
         } else {
             out.push('$');

@@ -265,6 +265,7 @@ mod tests {
                 .map(|(k, v)| ((*k).to_string(), (*v).into()))
                 .collect(),
             metrics: serde_json::Map::new(),
+            warnings: Vec::new(),
         }
     }
 

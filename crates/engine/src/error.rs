@@ -7,7 +7,17 @@ use std::fmt;
 /// What a reader does with an input line or record it cannot use (a source
 /// file's line, a dump's entity): the `on_error` option of every stage and
 /// command that reads files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
     /// Write it to `rejected.jsonl` with its file and line, and go on.

@@ -54,7 +54,7 @@ pub use progress::ProgressMode;
 pub use registry::{Port, Registry, Role, SideInput, StageConfig, StageKind};
 pub use rejected::Rejected;
 pub use run_options::{Review, RunOptions};
-pub use run_report::{record_refused, RunReport, RunStatus};
+pub use run_report::{record_refused, RunReport, RunStatus, Warning};
 pub use runs::RunId;
 pub use runtime::{run, start, Running};
 pub use stage::{

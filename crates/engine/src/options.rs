@@ -64,9 +64,27 @@ pub(crate) fn deserialize_located<T: DeserializeOwned>(
         }
         OptionError {
             key: (!key.is_empty()).then_some(key),
-            message,
+            message: with_date_format(message),
         }
     })
+}
+
+/// chrono's words for a value that is not a date, with the format it wants.
+const NOT_A_DATE: [&str; 5] = [
+    "expected a formatted date string",
+    "input contains invalid characters",
+    "premature end of input",
+    "trailing input",
+    "input is out of range",
+];
+
+/// A message about a value that is not a date names the format expected.
+fn with_date_format(message: String) -> String {
+    if NOT_A_DATE.iter().any(|words| message.contains(words)) {
+        format!("not a date ({message}): write it YYYY-MM-DD, such as 2023-12-31")
+    } else {
+        message
+    }
 }
 
 /// One documented option of a kind.

@@ -18,7 +18,7 @@ use crate::error::{ConfigErrors, ErrorDomain};
 use crate::input_files::InputFile;
 use crate::out_dir::check_writable;
 use crate::plan::Plan;
-use crate::registry::Registry;
+use crate::registry::{Registry, Role};
 use crate::run_options::RunOptions;
 use crate::stats::StageReport;
 
@@ -103,6 +103,11 @@ pub struct RunReport {
     /// serve after every attempt), per stage; the outputs lack it. Empty when
     /// nothing is missing, and in a run that did not complete (it published nothing).
     pub missing: Vec<crate::stats::Missing>,
+    /// Why a completed run is not what its user wanted: a stage that rejected
+    /// every record it received, a source that gave none, a stage's own warning
+    /// (an empty training set). The run exits "completed with problems".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     /// Every file a stage option names: path, size, modification time and, under
     /// 100 MB, SHA-256.
     pub inputs: Vec<InputFile>,
@@ -116,6 +121,54 @@ pub struct RunReport {
     /// (see [`crate::RunOptions::review`]): `status`, findings, figures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub health: Option<serde_json::Value>,
+}
+
+/// One warning of a completed run (see [`RunReport::warnings`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// The stage it is about.
+    pub stage: String,
+    /// What is wrong, in words.
+    pub why: String,
+}
+
+/// The warnings of a completed run: each stage's own, then, unless the pipeline
+/// is incremental (where a night with nothing new is ordinary and the health
+/// check judges the counts), every stage that rejected all it received and
+/// every source that gave nothing.
+pub(crate) fn warnings_of(
+    stages: &[StageReport],
+    roles: &[Role],
+    incremental: bool,
+) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for (stage, role) in stages.iter().zip(roles) {
+        let warn = |why: String| Warning {
+            stage: stage.name.clone(),
+            why,
+        };
+        out.extend(stage.warnings.iter().cloned().map(warn));
+        if incremental {
+            continue;
+        }
+        let rejected = |n: u64| match n {
+            0 => String::new(),
+            n => format!(" ({n} rejected: see rejected.jsonl)"),
+        };
+        if *role == Role::Source && stage.records_out == 0 {
+            out.push(warn(format!("gave no record{}", rejected(stage.rejected))));
+        } else if *role != Role::Source
+            && stage.records_in > 0
+            && stage.records_out == 0
+            && stage.rejected >= stage.records_in
+        {
+            out.push(warn(format!(
+                "rejected every record it received ({}): see rejected.jsonl",
+                stage.records_in
+            )));
+        }
+    }
+    out
 }
 
 impl RunReport {
@@ -160,6 +213,7 @@ impl RunReport {
             cost: CrawlCost::default(),
             rejected: 0,
             missing: Vec::new(),
+            warnings: Vec::new(),
             inputs: Vec::new(),
             config: serde_json::to_value(resolved).unwrap_or_default(),
             rebuilt_from: options.rebuilt_from.clone(),
@@ -225,4 +279,61 @@ pub fn record_refused(
     });
     report.write(&out);
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(name: &str, records_in: u64, records_out: u64, rejected: u64) -> StageReport {
+        let stats = crate::stats::StageStats::default();
+        let mut report = stats.report(name, "k", None);
+        (report.records_in, report.records_out, report.rejected) =
+            (records_in, records_out, rejected);
+        report
+    }
+
+    #[test]
+    fn a_run_warns_of_a_stage_that_rejected_all_and_a_source_that_gave_nothing() {
+        let mut own = stage("novelty", 3, 3, 0);
+        own.warnings
+            .push("its training set holds no summary".into());
+        let stages = [
+            stage("empty", 0, 0, 0),
+            stage("full", 0, 5, 0),
+            stage("strict", 5, 0, 5),
+            stage("sink", 5, 0, 0),
+            own,
+        ];
+        let roles = [
+            Role::Source,
+            Role::Source,
+            Role::Transform,
+            Role::Sink,
+            Role::Transform,
+        ];
+        let said: Vec<(String, String)> = warnings_of(&stages, &roles, false)
+            .into_iter()
+            .map(|w| (w.stage, w.why))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("empty".to_string(), "gave no record".to_string()),
+                (
+                    "strict".to_string(),
+                    "rejected every record it received (5): see rejected.jsonl".to_string()
+                ),
+                (
+                    "novelty".to_string(),
+                    "its training set holds no summary".to_string()
+                ),
+            ]
+        );
+        // An incremental night with nothing new is ordinary: only the stages'
+        // own warnings stand.
+        let nightly = warnings_of(&stages, &roles, true);
+        assert_eq!(nightly.len(), 1);
+        assert_eq!(nightly[0].stage, "novelty");
+    }
 }

@@ -442,6 +442,10 @@ fn fill_report(report: &mut RunReport, plan: &Plan, stats: &[Arc<StageStats>], e
             .zip(stats)
             .filter_map(|(s, st)| st.missing_of(&s.name))
             .collect();
+        let roles: Vec<Role> = plan.stages.iter().map(|s| s.role).collect();
+        // An incremental pipeline, night or `--rebuild`, lists only what is new.
+        let incremental = plan.context.incremental || plan.context.rebuild;
+        report.warnings = crate::run_report::warnings_of(&report.stages, &roles, incremental);
     }
     // A file too large to hash apart, hashed by the stage that read it whole.
     for (s, st) in plan.stages.iter().zip(stats) {

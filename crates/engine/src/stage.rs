@@ -98,6 +98,8 @@ pub struct Emitted {
     pub staged: Vec<Staged>,
     /// What the outputs lack (see [`crate::StageStats::missing`]): what, why, item.
     pub missing: Vec<(String, String, String)>,
+    /// What the run should warn of (see [`crate::StageStats::warn`]).
+    pub warnings: Vec<String>,
 }
 
 /// A rejection before the runtime has stamped the stage name on it.
@@ -167,6 +169,12 @@ impl Emitted {
     /// completes with the "partial" exit code and says so.
     pub fn missing(&mut self, what: &str, why: &str, item: String) {
         self.missing.push((what.to_string(), why.to_string(), item));
+    }
+
+    /// Warns that the run, though it may complete, is not what its user wanted
+    /// (see [`crate::StageStats::warn`]).
+    pub fn warn(&mut self, why: impl Into<String>) {
+        self.warnings.push(why.into());
     }
 
     /// Adds `n` to the named counter in `run.json`.
@@ -501,6 +509,9 @@ impl StageIo {
         }
         for (what, why, item) in emitted.missing {
             self.stats.missing(&what, &why, item);
+        }
+        for why in emitted.warnings {
+            self.stats.warn(&why);
         }
         self.reject_all(emitted.rejected).await?;
         for (port, record) in emitted.records {

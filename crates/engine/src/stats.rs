@@ -20,6 +20,7 @@ pub struct StageStats {
     metrics: Mutex<BTreeMap<String, serde_json::Value>>,
     missing: Mutex<Option<Missing>>,
     digests: Mutex<Vec<(String, String)>>,
+    warnings: Mutex<Vec<String>>,
 }
 
 /// What a stage could not produce in this run and a rerun may (a page the
@@ -85,6 +86,22 @@ impl StageStats {
                 m.items.push(item);
             }
         }
+    }
+
+    /// Notes that the run, though it may complete, is not what its user wanted
+    /// (`why`, in words: "its training set holds no summary"): the run ends
+    /// with the "completed with problems" exit code and says so. Said once.
+    pub fn warn(&self, why: &str) {
+        if let Ok(mut warnings) = self.warnings.lock() {
+            if !warnings.iter().any(|w| w == why) {
+                warnings.push(why.to_string());
+            }
+        }
+    }
+
+    /// What [`StageStats::warn`] noted.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
     }
 
     /// The SHA-256 (hex) of the file named by option `option`, which the stage
@@ -226,6 +243,9 @@ pub struct StageReport {
     pub counters: serde_json::Map<String, serde_json::Value>,
     /// The stage's own metrics.
     pub metrics: serde_json::Map<String, serde_json::Value>,
+    /// What the stage warned of (see [`StageStats::warn`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl StageStats {
@@ -247,6 +267,7 @@ impl StageStats {
                 .map(|(k, v)| (k, v.into()))
                 .collect(),
             metrics: st.metrics().into_iter().collect(),
+            warnings: st.warnings(),
         }
     }
 }

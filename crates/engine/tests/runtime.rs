@@ -213,11 +213,12 @@ delay_ms = 1000
 fn an_unwritable_output_directory_fails_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
-    std::fs::write(&blocker, "not a directory").unwrap();
     let plan = plan(
         &blocker.join("out"),
         "[stages.gen]\nkind = \"test-generate\"\ncount = 1\n[stages.sink]\nkind = \"test-count\"\ninputs = [\"gen\"]\n",
     );
+    // After planning (which would name it), as when it appears between the two.
+    std::fs::write(&blocker, "not a directory").unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let err = rt
         .block_on(async { start(plan, RunOptions::default()).map(|_| ()) })

@@ -129,6 +129,7 @@ impl StageConfig for NoveltyConfig {
             held: None,
             overlaps: Vec::new(),
             release: None,
+            no_training: false,
         })))
     }
 }
@@ -149,6 +150,9 @@ struct NoveltyStage {
     overlaps: Vec<(String, f64)>,
     /// Once the input has ended: the bins, and the held articles being handed on.
     release: Option<Release>,
+    /// The training files hold no summary: every overlap is 0, which the run
+    /// warns of.
+    no_training: bool,
 }
 
 /// The end of the stage: each set's bins and the articles read back in order.
@@ -169,6 +173,7 @@ impl Transform for NoveltyStage {
             n = index.n(),
             "training summaries indexed"
         );
+        self.no_training = index.summaries() == 0;
         self.index = Some(index);
         self.held = Some(Spill::new(&self.dir).map_err(|e| StageError::io(&self.dir, e))?);
         Ok(())
@@ -251,6 +256,19 @@ impl NoveltyStage {
     fn bins(&mut self, out: &mut Emitted) -> Result<Release, StageError> {
         // Every article is scored: the training n-grams go before the release.
         self.index = None;
+        if self.no_training {
+            let files: Vec<String> = self
+                .options
+                .train
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            out.warn(format!(
+                "its training set holds no summary ({}; field `{}`): every overlap is 0",
+                files.join(", "),
+                self.options.field
+            ));
+        }
         let overlaps = std::mem::take(&mut self.overlaps);
         let bins = SetBins::draw(
             overlaps

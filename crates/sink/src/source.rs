@@ -58,7 +58,10 @@ impl StageConfig for SourceConfig {
         if self.options.paths.is_empty() {
             return vec![OptionError::at("paths", "list at least one file".into())];
         }
-        Vec::new()
+        self.kind_mismatch()
+            .map(|problem| OptionError::at("record", problem))
+            .into_iter()
+            .collect()
     }
 
     fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
@@ -66,6 +69,38 @@ impl StageConfig for SourceConfig {
             format: self.format,
             options: self.options,
         }))
+    }
+}
+
+impl SourceConfig {
+    /// The first record of the first file is of another kind than `record`
+    /// says (every line would be rejected): said before the run, not after it.
+    /// Checked for formats read line by line.
+    fn kind_mismatch(&self) -> Option<String> {
+        if !self.format.streams() {
+            return None;
+        }
+        let path = self.options.paths.iter().find(|p| p.is_file())?;
+        let file = std::fs::File::open(path).ok()?;
+        let reader = BufReader::new(self.format.read(path, file).ok()?);
+        let line = reader
+            .lines()
+            .map_while(Result::ok)
+            .find(|l| !l.trim().is_empty())?;
+        let declared = self.options.record;
+        if Record::from_json(declared, &line).is_ok() {
+            return None;
+        }
+        let other = RecordKind::ALL
+            .into_iter()
+            .find(|k| Record::from_json(*k, &line).is_ok())?;
+        let a = |k: RecordKind| if k == RecordKind::Article { "an" } else { "a" };
+        Some(format!(
+            "the first record of {} is {} {other}, not {} {declared}: set `record = \"{other}\"` or read a file of {declared}s",
+            path.display(),
+            a(other),
+            a(declared)
+        ))
     }
 }
 

@@ -16,14 +16,14 @@ pub(super) fn check_files(stages: &[PlannedStage], errors: &mut Vec<ConfigError>
         };
         for (key, path) in config.reads() {
             if path.as_os_str() != "-" && !path.exists() {
-                errors.push(
-                    ConfigError::stage(
-                        &stage.name,
-                        Some(&key),
-                        format!("input file not found: {}", path.display()),
-                    )
-                    .about_environment(),
-                );
+                let shown = path.display();
+                let message = if shown.to_string().contains(['*', '?', '[']) {
+                    format!("no file matches the pattern {shown}")
+                } else {
+                    format!("input file not found: {shown}")
+                };
+                errors
+                    .push(ConfigError::stage(&stage.name, Some(&key), message).about_environment());
             }
         }
         for (key, template) in config.writes() {

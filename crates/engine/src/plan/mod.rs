@@ -230,7 +230,36 @@ fn pipeline_context(file: &PipelineFile, errors: &mut Vec<ConfigError>) -> Pipel
             "must be at least 1",
         ));
     }
+    if let Some(problem) = output_folder_problem(&context.out) {
+        errors.push(ConfigError::pipeline("out", problem).about_environment());
+    }
     context
+}
+
+/// Why the output folder cannot be a folder: it, or the nearest of its parents
+/// that exists, is a file. (Whether it can be written is tried by the run.)
+fn output_folder_problem(out: &std::path::Path) -> Option<String> {
+    let mut at = Some(out);
+    while let Some(path) = at.filter(|p| !p.as_os_str().is_empty()) {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => return None,
+            Ok(_) if path == out => {
+                return Some(format!(
+                    "{} is a file, not a folder: give `pipeline.out` a folder's path",
+                    out.display()
+                ))
+            }
+            Ok(_) => {
+                return Some(format!(
+                    "{} cannot be made: {} is a file",
+                    out.display(),
+                    path.display()
+                ))
+            }
+            Err(_) => at = path.parent(),
+        }
+    }
+    None
 }
 
 #[cfg(test)]

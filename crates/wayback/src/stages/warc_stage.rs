@@ -77,14 +77,19 @@ impl StageConfig for WarcOptions {
     }
 
     fn reads(&self) -> Vec<(String, PathBuf)> {
-        // A pattern stands for what it matches; one that matches nothing is `check`'s.
-        let files = self.files().unwrap_or_else(|_| {
-            self.paths
-                .iter()
-                .filter(|p| !is_glob(p))
-                .map(PathBuf::from)
-                .collect()
-        });
+        // A pattern stands for what it matches; one that matches nothing stands
+        // for itself, so the plan names it as a file that is not there.
+        let mut files = Vec::new();
+        for pattern in &self.paths {
+            let one = WarcOptions {
+                paths: vec![pattern.clone()],
+                ..self.clone()
+            };
+            match one.files() {
+                Ok(matched) => files.extend(matched),
+                Err(_) => files.push(PathBuf::from(pattern)),
+            }
+        }
         files
             .into_iter()
             .map(|p| ("paths".to_string(), p))
