@@ -829,5 +829,77 @@ fn a_stage_made_by_set_is_not_reported_at_another_stages_line() {
             line.trim_start().starts_with("- stages.nope"),
             "no line of the file: {line}"
         );
+        assert!(
+            line.ends_with("(from --set stages.nope.kind=warc)"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_split_path_with_no_stage_giving_sets_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/pipelines/demo/wikidata.json.gz"
+    );
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.facts]\nkind = \"wikidata\"\ndump = \"{dump}\"\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"facts\"]\npath = \"{{split}}.jsonl\"\n"
+        ),
+    );
+    let o = run(&["validate", &path]);
+    let err = failed(&o, 2);
+    assert!(
+        err.contains(
+            "stages.w.path: has `{split}`, but no stage before this sink puts records in sets"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_named_with_the_system_s_words_once() {
+    let o = run(&[
+        "novelty",
+        "--train",
+        "/nonexistent/train.jsonl",
+        "--test",
+        "/nonexistent/test.jsonl",
+        "-o",
+        "/tmp/never.jsonl",
+    ]);
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    let os = std::fs::File::open("/nonexistent/train.jsonl")
+        .unwrap_err()
+        .to_string();
+    let words = os.split(" (os error").next().unwrap();
+    assert!(err.contains("/nonexistent/train.jsonl"), "{err}");
+    assert_eq!(err.matches(words).count(), 1, "said once: {err}");
+}
+
+#[test]
+fn an_empty_or_garbage_warc_file_does_not_end_as_a_plain_success() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("empty.warc", &b""[..]),
+        ("garbage.warc", &b"not a WARC file\n"[..]),
+    ] {
+        let warc = dir.path().join(name);
+        std::fs::write(&warc, bytes).unwrap();
+        let path = write_pipeline(
+            dir.path(),
+            &format!(
+                "[stages.pages]\nkind = \"warc\"\npaths = [\"{}\"]\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"pages\"]\npath = \"pages.jsonl\"\n",
+                warc.display()
+            ),
+        );
+        let said = completed_with_problems(&path);
+        assert!(
+            said.contains("warning: stage `pages` gave no record"),
+            "{name}: {said}"
+        );
     }
 }

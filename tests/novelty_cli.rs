@@ -131,6 +131,26 @@ fn novelty_names_the_file_line_and_field_of_bad_input() {
         err.contains("train.jsonl, line 1: no field `highlights`"),
         "{err}"
     );
+
+    // An empty training file: refused, not every overlap 0.
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let o = tempora(&[
+        "novelty",
+        "--train",
+        path(&empty),
+        "--test",
+        path(&test),
+        "-o",
+        path(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no training summary in field `summary`"),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
 
 /// The largest number of times one 4-gram occurs in these summaries.

@@ -86,11 +86,11 @@ fn option_value<'de, T: Deserialize<'de>>(value: &'de str) -> Option<T> {
     T::deserialize(StrDeserializer::<ValueError>::new(value)).ok()
 }
 
-/// Lists the captures and prints one JSON line each.
+/// The CDX query and the `keep` rule the arguments ask for.
 ///
 /// # Errors
-/// Bad arguments, or a listing that failed (blocked IP, rejected query).
-pub async fn run(args: CdxArgs) -> Outcome {
+/// An argument the stage would refuse, or `--from` after `--to`.
+fn query_of(args: &CdxArgs) -> Result<(CdxQuery, Keep), UsageError> {
     let match_type = match args.match_type.as_deref() {
         None => None,
         Some(name) => Some(option_value::<MatchType>(name).ok_or_else(|| {
@@ -106,7 +106,7 @@ pub async fn run(args: CdxArgs) -> Outcome {
         ))
     })?;
     if args.limit == 0 {
-        return Err(UsageError::new("--limit must be at least 1").into());
+        return Err(UsageError::new("--limit must be at least 1"));
     }
     let filters = match (args.no_filter, args.filters.is_empty()) {
         (true, _) => Vec::new(),
@@ -130,8 +130,7 @@ pub async fn run(args: CdxArgs) -> Outcome {
                 "--from {} is after --to {}: nothing could be listed",
                 args.from.as_deref().unwrap_or_default(),
                 args.to.as_deref().unwrap_or_default()
-            ))
-            .into());
+            )));
         }
     }
     let query = CdxQuery {
@@ -143,6 +142,15 @@ pub async fn run(args: CdxArgs) -> Outcome {
         collapse: keep.default_collapse(),
         page_size: args.limit,
     };
+    Ok((query, keep))
+}
+
+/// Lists the captures and prints one JSON line each.
+///
+/// # Errors
+/// Bad arguments, or a listing that failed (blocked IP, rejected query).
+pub async fn run(args: CdxArgs) -> Outcome {
+    let (query, keep) = query_of(&args)?;
     // The Archive as the stage's options describe it, these flags set.
     let options = ArchiveOptions {
         endpoint: args.endpoint.clone(),

@@ -55,6 +55,16 @@ pub fn run(args: NoveltyArgs) -> Outcome {
         return Err(UsageError::new("--min-bin must be at least 1").into());
     }
     let index = TrainingIndex::build(&args.train, &args.field, args.n)?;
+    if index.summaries() == 0 {
+        // Every overlap would be 0: a set binned against nothing.
+        let files: Vec<String> = args.train.iter().map(|p| p.display().to_string()).collect();
+        return Err(UsageError::new(format!(
+            "--train {}: no training summary in field `{}`; every overlap would be 0",
+            files.join(" "),
+            args.field
+        ))
+        .into());
+    }
     eprintln!(
         "indexed {} training summaries: {} distinct {}-grams",
         index.summaries(),

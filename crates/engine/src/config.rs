@@ -24,6 +24,8 @@ pub struct PipelineFile {
     pub problems: Vec<ConfigError>,
     /// The line of every key of the file as written.
     pub lines: KeyLines,
+    /// The `--set KEY.PATH=VALUE` overrides, as given.
+    pub overrides: Vec<String>,
 }
 
 /// The line where each key path (`stages.split.sets[1].from`) is written.
@@ -187,6 +189,7 @@ impl PipelineFile {
             table,
             problems,
             lines: KeyLines::of(&read),
+            overrides: overrides.to_vec(),
         })
     }
 
@@ -325,6 +328,23 @@ fn known_set(table: &toml::Table, keys: &[&str]) -> Result<(), String> {
         "the file has no set `{name}` (its sets: {}); a `--set` changes a set the file defines",
         known.join(", ")
     ))
+}
+
+/// The `--set` among `overrides` that wrote `path` or the stage it is in, for a
+/// problem the file has no line for.
+pub fn override_of<'a>(overrides: &'a [String], path: &str) -> Option<&'a str> {
+    let table = |p: &str| -> String {
+        let mut parts = p.split(['.', '[']);
+        match (parts.next(), parts.next()) {
+            (Some("stages"), Some(stage)) => format!("stages.{stage}"),
+            (Some(first), _) => first.to_string(),
+            _ => String::new(),
+        }
+    };
+    overrides.iter().map(String::as_str).find(|o| {
+        let key = o.split_once('=').map_or(*o, |(k, _)| k).trim();
+        key == path || (key.starts_with("stages.") && table(key) == table(path))
+    })
 }
 
 /// What `--set KEY.PATH=VALUE` left in `table` once resolved (after `${VAR}` and

@@ -4,7 +4,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::str::FromStr;
 
-use chrono::NaiveDateTime;
+use chrono::{Datelike as _, NaiveDateTime, Timelike as _};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -39,9 +39,23 @@ impl Timestamp {
         }
     }
 
-    /// The timestamp of a time (to the second).
+    /// The timestamp of a time (to the second; years 0 to 9999, as 14 digits
+    /// hold). Written digit by digit: a crawl makes one per capture.
     pub fn of(time: NaiveDateTime) -> Self {
-        Self(time.format(FORMAT).to_string())
+        let mut digits = String::with_capacity(14);
+        for (n, width) in [
+            (time.year().clamp(0, 9999).unsigned_abs(), 4),
+            (time.month(), 2),
+            (time.day(), 2),
+            (time.hour(), 2),
+            (time.minute(), 2),
+            (time.second().min(59), 2),
+        ] {
+            for k in (0..width).rev() {
+                digits.push(char::from(b'0' + (n / 10u32.pow(k) % 10) as u8));
+            }
+        }
+        Self(digits)
     }
 
     /// The time it names (UTC).
@@ -141,6 +155,8 @@ mod tests {
         let t = Timestamp::parse("20200229235959").unwrap();
         assert_eq!(t.as_str(), "20200229235959");
         assert_eq!(Timestamp::of(t.time()), t);
+        let early = Timestamp::parse("00010102030405").unwrap();
+        assert_eq!(Timestamp::of(early.time()), early);
         for bad in [
             "",
             "2020",

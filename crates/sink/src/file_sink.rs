@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::spill::{Keyed, Spill};
 use tempora_engine::{
-    Batch, Emitted, PipelineContext, Port, Stage, StageConfig, StageError, Transform,
-    TransformStage,
+    Batch, Emitted, OptionError, Peers, PipelineContext, Port, Stage, StageConfig, StageError,
+    Transform, TransformStage,
 };
 use tempora_records::RecordKind;
 
@@ -105,9 +105,40 @@ impl SinkConfig {
     }
 }
 
+/// Stage kinds whose records can carry a set (`split`): the `split` stage, a
+/// rebuild's manifest stages, and sources of files a split already wrote.
+const GIVE_SETS: [&str; 5] = [
+    "split",
+    "manifest-check",
+    "manifest-novelty",
+    "jsonl-source",
+    "parquet-source",
+];
+
 impl StageConfig for SinkConfig {
     fn outputs(&self) -> Vec<Port> {
         Vec::new()
+    }
+
+    /// A path with `{split}` needs records in sets: some stage before this sink
+    /// must give them one, or every record would be rejected.
+    fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
+        if !self.options.path.contains("{split}") {
+            return Vec::new();
+        }
+        let me = peers.me();
+        if peers
+            .iter()
+            .any(|p| GIVE_SETS.contains(&p.kind) && peers.is_downstream(p.name, me))
+        {
+            return Vec::new();
+        }
+        vec![OptionError::at(
+            "path",
+            "has `{split}`, but no stage before this sink puts records in sets (a `split` \
+             stage, or a source of files a split wrote): every record would be rejected"
+                .into(),
+        )]
     }
 
     fn writes(&self) -> Vec<(String, String)> {

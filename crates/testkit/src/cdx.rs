@@ -72,6 +72,9 @@ pub fn answer(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -
     }
 }
 
+// Long on purpose: the CDX server's query semantics (parameters, match type,
+// dates, filters, collapse, paging, output) in the order the server applies
+// them, as its documentation lists them, so the model reads against the spec.
 fn run(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Result<Answer, String> {
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))

@@ -314,6 +314,10 @@ impl AsyncWrite for FaultyStream {
     }
 }
 
+// Long on purpose: one request's whole path through the mock (limits, the
+// fault rules in the order a real server would meet them, then the route),
+// read top to bottom as the Archive's behaviour it models; split, the order of
+// the checks (which tests depend on) would be spread over several functions.
 async fn handle(
     shared: Arc<Shared>,
     kill: Arc<AtomicBool>,

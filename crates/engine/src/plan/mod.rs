@@ -150,6 +150,14 @@ impl Plan {
         };
         for e in &mut errors {
             e.line = e.path().and_then(|path| file.lines.find(&path));
+            if e.line.is_none() {
+                let given = e
+                    .path()
+                    .and_then(|path| crate::config::override_of(&file.overrides, &path));
+                if let Some(given) = given {
+                    e.message = format!("{} (from --set {given})", e.message);
+                }
+            }
         }
         errors.sort_by_key(|e| e.line.unwrap_or(0));
         if file_problem(&errors) {
