@@ -857,6 +857,21 @@ fn a_split_path_with_no_stage_giving_sets_is_refused_before_the_run() {
         ),
         "{err}"
     );
+    // The same for a novelty bin with no novelty stage before the sink.
+    let pages = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo/pages.warc.gz");
+    let path = write_pipeline(
+        dir.path(),
+        &format!(
+            "[stages.pages]\nkind = \"warc\"\npaths = [\"{pages}\"]\n[stages.articles]\nkind = \"extract\"\ninputs = [\"pages\"]\n[stages.w]\nkind = \"jsonl\"\ninputs = [\"articles\"]\npath = \"{{novelty}}.jsonl\"\n"
+        ),
+    );
+    let err = failed(&run(&["validate", &path]), 2);
+    assert!(
+        err.contains(
+            "stages.w.path: has `{novelty}`, but no stage before this sink scores novelty"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -105,14 +105,36 @@ impl SinkConfig {
     }
 }
 
-/// Stage kinds whose records can carry a set (`split`): the `split` stage, a
-/// rebuild's manifest stages, and sources of files a split already wrote.
-const GIVE_SETS: [&str; 5] = [
-    "split",
-    "manifest-check",
-    "manifest-novelty",
-    "jsonl-source",
-    "parquet-source",
+/// The path placeholders a record may lack, each with the stage kinds after
+/// which records carry it (sources of files carry what the files hold) and
+/// what such a stage does, in words.
+const GIVEN_BY: [(&str, &[&str], &str); 3] = [
+    (
+        "{split}",
+        &[
+            "split",
+            "manifest-check",
+            "manifest-novelty",
+            "jsonl-source",
+            "parquet-source",
+        ],
+        "puts records in sets (a `split` stage, or a source of files a split wrote)",
+    ),
+    (
+        "{novelty}",
+        &[
+            "novelty",
+            "manifest-novelty",
+            "jsonl-source",
+            "parquet-source",
+        ],
+        "scores novelty (a `novelty` stage, or a source of files one wrote)",
+    ),
+    (
+        "{relation}",
+        &["wikidata", "jsonl-source", "parquet-source"],
+        "gives facts (a `wikidata` stage, or a source of facts files)",
+    ),
 ];
 
 impl StageConfig for SinkConfig {
@@ -120,25 +142,29 @@ impl StageConfig for SinkConfig {
         Vec::new()
     }
 
-    /// A path with `{split}` needs records in sets: some stage before this sink
-    /// must give them one, or every record would be rejected.
+    /// A path with `{split}` needs records in sets, `{novelty}` scored ones,
+    /// `{relation}` facts: some stage before this sink must give them, or every
+    /// record would be rejected.
     fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
-        if !self.options.path.contains("{split}") {
-            return Vec::new();
-        }
         let me = peers.me();
-        if peers
+        GIVEN_BY
             .iter()
-            .any(|p| GIVE_SETS.contains(&p.kind) && peers.is_downstream(p.name, me))
-        {
-            return Vec::new();
-        }
-        vec![OptionError::at(
-            "path",
-            "has `{split}`, but no stage before this sink puts records in sets (a `split` \
-             stage, or a source of files a split wrote): every record would be rejected"
-                .into(),
-        )]
+            .filter(|(placeholder, ..)| self.options.path.contains(placeholder))
+            .filter(|(_, kinds, _)| {
+                !peers
+                    .iter()
+                    .any(|p| kinds.contains(&p.kind) && peers.is_downstream(p.name, me))
+            })
+            .map(|(placeholder, _, does)| {
+                OptionError::at(
+                    "path",
+                    format!(
+                        "has `{placeholder}`, but no stage before this sink {does}: every \
+                         record would be rejected"
+                    ),
+                )
+            })
+            .collect()
     }
 
     fn writes(&self) -> Vec<(String, String)> {
