@@ -40,22 +40,52 @@ impl Timestamp {
     }
 
     /// The timestamp of a time (to the second; years 0 to 9999, as 14 digits
-    /// hold). Written digit by digit: a crawl makes one per capture.
+    /// hold).
     pub fn of(time: NaiveDateTime) -> Self {
-        let mut digits = String::with_capacity(14);
-        for (n, width) in [
-            (time.year().clamp(0, 9999).unsigned_abs(), 4),
-            (time.month(), 2),
-            (time.day(), 2),
-            (time.hour(), 2),
-            (time.minute(), 2),
-            (time.second().min(59), 2),
-        ] {
-            for k in (0..width).rev() {
-                digits.push(char::from(b'0' + (n / 10u32.pow(k) % 10) as u8));
+        Self::written(
+            time.year().clamp(0, 9999).unsigned_abs(),
+            time.month(),
+            time.day(),
+            time.hour(),
+            time.minute(),
+            time.second().min(59),
+        )
+    }
+
+    /// The timestamp of a date and time given by its parts, if they make one.
+    pub fn from_parts(
+        year: u32,
+        month: u32,
+        day: u32,
+        hour: u32,
+        minute: u32,
+        second: u32,
+    ) -> Option<Self> {
+        let date = chrono::NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day);
+        (year <= 9999 && date.is_some() && hour < 24 && minute < 60 && second < 60)
+            .then(|| Self::written(year, month, day, hour, minute, second))
+    }
+
+    /// Writes checked parts digit by digit (a crawl makes one per capture, the
+    /// engine's benchmarks one per record).
+    fn written(year: u32, month: u32, day: u32, hour: u32, minute: u32, second: u32) -> Self {
+        let mut digits = [b'0'; 14];
+        let mut put = |at: usize, width: usize, mut n: u32| {
+            for k in (at..at + width).rev() {
+                digits[k] = b'0' + (n % 10) as u8;
+                n /= 10;
             }
-        }
-        Self(digits)
+        };
+        put(0, 4, year);
+        put(4, 2, month);
+        put(6, 2, day);
+        put(8, 2, hour);
+        put(10, 2, minute);
+        put(12, 2, second);
+        // ASCII digits only: one allocation and a copy.
+        Self(String::from(
+            std::str::from_utf8(&digits).unwrap_or_default(),
+        ))
     }
 
     /// The time it names (UTC).
@@ -157,6 +187,9 @@ mod tests {
         assert_eq!(Timestamp::of(t.time()), t);
         let early = Timestamp::parse("00010102030405").unwrap();
         assert_eq!(Timestamp::of(early.time()), early);
+        assert_eq!(Timestamp::from_parts(2020, 2, 29, 23, 59, 59), Some(t));
+        assert_eq!(Timestamp::from_parts(2021, 2, 29, 0, 0, 0), None);
+        assert_eq!(Timestamp::from_parts(2021, 1, 1, 24, 0, 0), None);
         for bad in [
             "",
             "2020",
