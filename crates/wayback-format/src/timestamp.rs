@@ -2,6 +2,7 @@
 //! `Memento-Datetime` (RFC 1123) and WARC dates (ISO 8601).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use tempora_records::Timestamp;
 
 /// Parses a timestamp of 4 to 14 digits, padding the rest with the earliest values.
 pub fn parse(timestamp: &str) -> Option<NaiveDateTime> {
@@ -28,7 +29,13 @@ pub fn to_utc(timestamp: &str) -> Option<DateTime<Utc>> {
 
 /// The 14-digit form of a time.
 pub fn format(t: NaiveDateTime) -> String {
-    t.format("%Y%m%d%H%M%S").to_string()
+    Timestamp::of(t).into()
+}
+
+/// A timestamp of 4 to 14 digits as a capture time, padded as [`parse`] does
+/// (the Wayback Machine reads `2015` as `20150101000000`).
+pub fn padded(timestamp: &str) -> Option<Timestamp> {
+    parse(timestamp).map(Timestamp::of)
 }
 
 /// The first second of a day.

@@ -179,12 +179,6 @@ pub struct CdxPage {
     pub unreadable: u64,
 }
 
-/// A row's timestamp: 4 to 14 digits, a shorter one padded as the Wayback
-/// Machine reads it (`2015` is `20150101000000`).
-fn row_timestamp(text: &str) -> Option<Timestamp> {
-    tempora_wayback_format::timestamp::parse(text).map(Timestamp::of)
-}
-
 /// Reads a CDX answer (JSON with a header row, or the plain text format).
 ///
 /// # Errors
@@ -240,7 +234,7 @@ pub fn parse_page(body: &[u8], url: &str) -> Result<CdxPage, WaybackError> {
             )));
         }
         let get = |c: Option<usize>| c.and_then(|c| row.get(c)).cloned().unwrap_or_default();
-        let Some(timestamp) = row_timestamp(&row[ts]) else {
+        let Some(timestamp) = tempora_wayback_format::timestamp::padded(&row[ts]) else {
             page.unreadable += 1;
             continue;
         };
@@ -297,7 +291,7 @@ fn parse_text(text: &str, url: &str) -> Result<CdxPage, WaybackError> {
                 ),
             });
         }
-        let Some(timestamp) = row_timestamp(f[1]) else {
+        let Some(timestamp) = tempora_wayback_format::timestamp::padded(f[1]) else {
             page.unreadable += 1;
             continue;
         };

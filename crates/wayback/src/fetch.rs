@@ -256,7 +256,7 @@ pub fn parse_wayback_location(location: &str) -> Option<(Timestamp, String)> {
     let at = location.find("/web/")?;
     let replay = ReplayPath::parse(&location[at..])?;
     // 4 to 14 digits, padded to 14.
-    let timestamp = timestamp::parse(replay.timestamp).map(Timestamp::of)?;
+    let timestamp = timestamp::padded(replay.timestamp)?;
     Some((timestamp, replay.original.to_string()))
 }
 
