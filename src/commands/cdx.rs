@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tempora_engine::UsageError;
 use tempora_wayback::archive::DEFAULT_ENDPOINT;
 use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
-use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::stages::options::ArchiveOptions;
 use tempora_wayback::stages::written_duration::WrittenDuration;
 use tempora_wayback_format::timestamp;
@@ -165,8 +165,7 @@ pub async fn run(args: CdxArgs) -> Outcome {
         archive.cdx(options.cdx_rate)?,
         archive.state()?,
         ListerConfig {
-            watermarks: Default::default(),
-            queries: vec![query],
+            listing: Listing::Queries(vec![query]),
             keep,
             incremental: false,
             overlap_secs: 0,

@@ -12,7 +12,7 @@ use chrono::{Duration as Span, NaiveDate};
 use tempora_testkit::{synthetic, Corpus, MockCapture, MockWayback, RequestKind};
 use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::discover::{DiscoveryConfig, FeedDiscovery, Lookup};
-use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::state::State;
 
 const FEED: &str = "http://feeds.bbci.co.uk/news/rss.xml";
@@ -104,8 +104,7 @@ async fn prefix_scan(endpoint: &str, page_size: usize) -> anyhow::Result<usize> 
         common::cdx_client(endpoint, "cost", 0.0)?,
         State::in_memory()?,
         ListerConfig {
-            watermarks: Default::default(),
-            queries: vec![CdxQuery {
+            listing: Listing::Queries(vec![CdxQuery {
                 url: "bbc.co.uk/news/*".into(),
                 match_type: None,
                 from: Some("20190101000000".into()),
@@ -113,7 +112,7 @@ async fn prefix_scan(endpoint: &str, page_size: usize) -> anyhow::Result<usize> 
                 filters: vec!["statuscode:200".into(), "mimetype:text/html".into()],
                 collapse: vec!["urlkey".into()],
                 page_size,
-            }],
+            }]),
             keep: Keep::Earliest,
             incremental: false,
             overlap_secs: 0,

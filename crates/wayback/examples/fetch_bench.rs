@@ -20,7 +20,7 @@ use tempora_engine::StageError;
 use tempora_records::{Capture, Page};
 use tempora_wayback::cdx::CdxQuery;
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
-use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::output::{Known, Output};
 use tempora_wayback::state::State;
 
@@ -101,8 +101,7 @@ async fn list_captures(endpoint: &str, want: u64) -> anyhow::Result<Vec<Capture>
         cdx,
         State::in_memory()?,
         ListerConfig {
-            watermarks: Default::default(),
-            queries: vec![CdxQuery {
+            listing: Listing::Queries(vec![CdxQuery {
                 url: "bbc.co.uk/news/*".into(),
                 match_type: None,
                 from: None,
@@ -110,7 +109,7 @@ async fn list_captures(endpoint: &str, want: u64) -> anyhow::Result<Vec<Capture>
                 filters: vec!["statuscode:200".into()],
                 collapse: vec!["urlkey".into()],
                 page_size: 10_000,
-            }],
+            }]),
             keep: Keep::Earliest,
             incremental: false,
             overlap_secs: 0,

@@ -12,12 +12,13 @@
 //! completed query again from its high-water mark (minus an overlap, for
 //! captures the Archive indexes late), handing on only captures new to the state.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use tempora_records::Capture;
 use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, CdxRow, PageAnswer};
+use crate::chunks::{Chunk, ChunkedListing};
 use crate::error::WaybackError;
 use crate::state::{self, QueryRow, State};
 
@@ -27,12 +28,8 @@ use crate::keep::{HeldRow, Picker, Scope};
 /// What a listing does.
 #[derive(Debug, Clone)]
 pub struct ListerConfig {
-    /// The queries, listed one after the other.
-    pub queries: Vec<CdxQuery>,
-    /// Watermarks (14-digit times) by the index of the query after which each
-    /// holds: every capture earlier than it has been listed once that query is
-    /// done (the queries before it cover every pattern up to that time).
-    pub watermarks: BTreeMap<usize, String>,
+    /// The queries.
+    pub listing: Listing,
     /// Which capture per URL.
     pub keep: Keep,
     /// Ask only for captures newer than the last completed listing.
@@ -41,6 +38,39 @@ pub struct ListerConfig {
     pub overlap_secs: i64,
     /// Stage name, stamped on captures.
     pub source: String,
+}
+
+/// The queries a listing makes.
+#[derive(Debug, Clone)]
+pub enum Listing {
+    /// These queries, one after the other, with no watermark.
+    Queries(Vec<CdxQuery>),
+    /// Chunks of days whose span adapts to the rows they list, every pattern of
+    /// a chunk before the next, and a watermark after each (see [`crate::chunks`]).
+    Chunked(Box<ChunkedListing>),
+}
+
+impl Listing {
+    fn next_chunk(&mut self) -> Option<Chunk> {
+        match self {
+            Self::Queries(queries) => (!queries.is_empty()).then(|| Chunk {
+                days: (None, None),
+                queries: std::mem::take(queries),
+                watermark: None,
+            }),
+            Self::Chunked(chunks) => chunks.next_chunk(),
+        }
+    }
+
+    /// Tells a chunked listing what its last chunk found: the rows its busiest
+    /// query listed, as the state holds them (whether this run listed them, read
+    /// them back or left a completed query out), so that the chunks a run lists
+    /// depend on the Archive only.
+    fn found(&mut self, most_rows: u64) {
+        if let Self::Chunked(chunks) = self {
+            chunks.found(most_rows);
+        }
+    }
 }
 
 /// One step of a listing.
@@ -97,11 +127,14 @@ pub struct CdxLister {
     state: State,
     cfg: ListerConfig,
     handed_back: bool,
-    next_query: usize,
+    /// The queries of the chunk being listed, not yet started.
+    pending: VecDeque<CdxQuery>,
+    /// The ids of every query of the chunk being listed.
+    chunk_ids: Vec<String>,
     active: Option<Active>,
-    /// The watermark to hand out once the active query is done.
+    /// The watermark to hand out once the chunk's last query is done.
     mark: Option<String>,
-    /// The newest capture any query of this listing found in an earlier run.
+    /// The newest capture any query of this stage found in an earlier run.
     high_water: Option<String>,
 }
 
@@ -113,7 +146,8 @@ impl CdxLister {
             state,
             cfg,
             handed_back: false,
-            next_query: 0,
+            pending: VecDeque::new(),
+            chunk_ids: Vec::new(),
             active: None,
             mark: None,
             high_water: None,
@@ -143,18 +177,19 @@ impl CdxLister {
         }
         loop {
             if self.active.is_none() {
+                if let Some(query) = self.pending.pop_front() {
+                    self.active = self.start(query).await?;
+                    continue;
+                }
                 if let Some(watermark) = self.mark.take() {
                     return Ok(Some(Listed {
                         watermark: Some(watermark),
                         ..Listed::default()
                     }));
                 }
-                let Some(query) = self.cfg.queries.get(self.next_query).cloned() else {
+                if !self.next_chunk().await? {
                     return Ok(None);
-                };
-                self.mark = self.cfg.watermarks.get(&self.next_query).cloned();
-                self.next_query += 1;
-                self.active = self.start(query).await?;
+                }
                 continue;
             }
             let query = self.active.as_ref().map(|a| a.query.url.clone());
@@ -163,6 +198,32 @@ impl CdxLister {
                 .await
                 .map(|listed| Some(Listed { query, ..listed }));
         }
+    }
+
+    /// Takes up the next chunk's queries, after telling the listing what the last
+    /// one found; `false` after the last chunk.
+    async fn next_chunk(&mut self) -> Result<bool, WaybackError> {
+        let ids = std::mem::take(&mut self.chunk_ids);
+        if matches!(self.cfg.listing, Listing::Chunked(_)) && !ids.is_empty() {
+            let most = self
+                .state
+                .call(move |c| {
+                    let mut most = 0;
+                    for id in &ids {
+                        most = most.max(state::listings::count(c, id)?);
+                    }
+                    Ok(most)
+                })
+                .await?;
+            self.cfg.listing.found(most);
+        }
+        let Some(chunk) = self.cfg.listing.next_chunk() else {
+            return Ok(false);
+        };
+        self.chunk_ids = chunk.queries.iter().map(CdxQuery::id).collect();
+        self.pending = chunk.queries.into();
+        self.mark = chunk.watermark;
+        Ok(true)
     }
 
     /// Before the first query: a run-local listing starts its choice afresh; an
@@ -176,17 +237,10 @@ impl CdxLister {
                 .await?;
             return Ok(None);
         }
-        let ids: Vec<String> = self.cfg.queries.iter().map(CdxQuery::id).collect();
+        let of = source.clone();
         self.high_water = self
             .state
-            .call(move |c| {
-                let mut newest: Option<String> = None;
-                for id in &ids {
-                    let hw = state::queries::load(c, id)?.and_then(|r| r.done_high_water);
-                    newest = newest.max(hw);
-                }
-                Ok(newest)
-            })
+            .call(move |c| state::queries::newest_done(c, &of))
             .await?;
         let captures = self
             .state

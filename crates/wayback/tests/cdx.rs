@@ -6,7 +6,7 @@ use tempora_records::Capture;
 use tempora_testkit::synthetic::listing_corpus;
 use tempora_testkit::{Fault, FaultRule, MockWayback, Target};
 use tempora_wayback::cdx::{CdxPage, CdxQuery, PageAnswer};
-use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
@@ -28,8 +28,7 @@ async fn list_all(server: &MockWayback, keep: Keep, q: CdxQuery, state: State) -
         client,
         state,
         ListerConfig {
-            watermarks: Default::default(),
-            queries: vec![q],
+            listing: Listing::Queries(vec![q]),
             keep,
             incremental: false,
             overlap_secs: 0,
@@ -208,4 +207,77 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
     .await;
     assert_eq!(second, first);
     assert_eq!(server.requests().len(), requests);
+}
+
+/// A site with one article a day, listed over 2015-2016 in chunks that start at
+/// 30 days with pages of 1,000 rows: the chunks grow while they list fewer than
+/// 500 rows, so the listing asks far fewer CDX requests than 30-day chunks
+/// would; it lists every capture; and a rerun on the same state lists the same
+/// chunks, each read back from the state without a request.
+#[tokio::test]
+async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
+    use tempora_testkit::{synthetic, Corpus};
+    use tempora_wayback::chunks::{ChunkedListing, Chunking};
+    let start = chrono::NaiveDate::from_ymd_opt(2015, 1, 1)
+        .and_then(|d| d.and_hms_opt(6, 0, 0))
+        .unwrap();
+    let articles = synthetic::articles(730, start, 24 * 60);
+    let server = MockWayback::start(Corpus::new(
+        articles
+            .iter()
+            .map(|a| synthetic::article_capture(a, 30, 2_000)),
+    ))
+    .await
+    .unwrap();
+    let day = |s: &str| s.parse::<chrono::NaiveDate>().ok();
+    let window = vec![(day("2015-01-01"), day("2016-12-31"))];
+    let listing = |chunk_days| {
+        Listing::Chunked(Box::new(ChunkedListing::new(
+            Chunking::new(window.clone(), chunk_days, 1_000),
+            vec!["bbc.co.uk/news/*".into()],
+            query("", 1_000, &["urlkey"]),
+        )))
+    };
+    let list = |listing: Listing, state: State| {
+        let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
+        async move {
+            let mut lister = CdxLister::new(
+                client,
+                state,
+                ListerConfig {
+                    listing,
+                    keep: Keep::Earliest,
+                    incremental: false,
+                    overlap_secs: 0,
+                    source: "captures".into(),
+                },
+            );
+            let (mut captures, mut watermarks) = (Vec::new(), 0);
+            while let Some(step) = lister.next().await.unwrap() {
+                captures.extend(step.captures.into_iter().map(|c| c.url));
+                watermarks += usize::from(step.watermark.is_some());
+            }
+            (captures, watermarks)
+        }
+    };
+    let cdx_requests = || server.requests().len();
+    let state = State::in_memory().unwrap();
+    let (captures, watermarks) = list(listing(30), state.clone()).await;
+    let grown = cdx_requests();
+    assert_eq!(captures.len(), 730, "every article's capture is listed");
+    // 30-day chunks would be 25 requests; the chunks grow to 16 times that.
+    assert!(grown <= 8, "{grown} CDX requests");
+    assert_eq!(watermarks, grown, "a watermark after each chunk");
+
+    server.clear_log();
+    let (again, _) = list(listing(30), state).await;
+    assert_eq!(again, captures, "the rerun lists the same captures");
+    assert_eq!(cdx_requests(), 0, "{:?}", server.requests());
+
+    // The window in one chunk lists the same captures.
+    let (mut whole, _) = list(listing(0), State::in_memory().unwrap()).await;
+    let mut captures = captures;
+    whole.sort();
+    captures.sort();
+    assert_eq!(whole, captures);
 }

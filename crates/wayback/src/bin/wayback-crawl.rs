@@ -19,7 +19,7 @@ use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
 use tempora_wayback::cdx::{default_filters, CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::fetch::FetchConfig;
-use tempora_wayback::lister::{CdxLister, Keep, ListerConfig};
+use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::output::{Known, Output};
 use tempora_wayback::politeness::{Politeness, RequestClass};
 use tempora_wayback::state::State;
@@ -144,8 +144,7 @@ fn lister(args: &Args, cdx: CdxClient, state: State) -> CdxLister {
         cdx,
         state,
         ListerConfig {
-            watermarks: Default::default(),
-            queries,
+            listing: Listing::Queries(queries),
             keep: Keep::Earliest,
             incremental: args.incremental,
             overlap_secs: 0,

@@ -22,21 +22,9 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
     let mut basis = Vec::new();
     let rows_per_query =
         listed_rows(o, ctx, &archive, (&query_windows, &queries), &mut basis).await;
-    let (chunked, watermarks) = o.chunked_queries();
-    let (requests, first_chunk) = chunked_requests(
-        o,
-        (&chunked, &watermarks),
-        &query_windows,
-        &queries,
-        &rows_per_query,
-    );
-    basis.push(chunking_basis(
-        o,
-        &chunked,
-        watermarks.is_empty(),
-        first_chunk,
-        archive.cdx_rate,
-    ));
+    let listing = chunked_requests(o, &query_windows, &queries, &rows_per_query);
+    basis.push(chunking_basis(o, &listing, archive.cdx_rate));
+    let requests = listing.requests;
     let mut captures: u64 = rows_per_query.iter().sum();
     if let Some(max) = o.max_captures {
         captures = captures.min(max);
@@ -171,76 +159,89 @@ async fn counted_rows(
 }
 
 /// The basis line on how the listing is cut in chunks of days, and so when
-/// fetching can start (`whole`: no chunks, `chunk_days = 0`).
-fn chunking_basis(
-    o: &CdxOptions,
-    chunked: &[crate::cdx::CdxQuery],
-    whole: bool,
-    first_chunk: u64,
-    cdx_rate: f64,
-) -> String {
-    if whole {
+/// fetching can start.
+fn chunking_basis(o: &CdxOptions, listing: &ChunkedRequests, cdx_rate: f64) -> String {
+    if o.chunk_days == 0 {
         return "each window is listed whole, pattern after pattern (`chunk_days = 0`): what \
                 comes after decides only once the whole listing has ended"
             .into();
     }
     format!(
-        "listed {} days at a time, every pattern of a chunk before the next ({} chunks, {} \
-         queries): fetching starts once the first chunk is listed, after about {first_chunk} \
-         CDX request{} ({:.1} minutes at the CDX rate), not after the whole listing",
+        "listed {} days at a time to start with, every pattern of a chunk before the next, \
+         the span doubling after a chunk that lists less than half a page and halving after \
+         one that needs more ({} chunks, {} queries at the rows assumed): fetching starts once \
+         the first chunk is listed, after about {} CDX request{} ({:.1} minutes at the CDX \
+         rate), not after the whole listing",
         o.chunk_days,
-        chunked
-            .iter()
-            .map(|q| (&q.from, &q.to))
-            .collect::<std::collections::BTreeSet<_>>()
-            .len(),
-        chunked.len(),
-        if first_chunk == 1 { "" } else { "s" },
-        hours_at(first_chunk, cdx_rate) * 60.0
+        listing.chunks,
+        listing.queries,
+        listing.first_chunk,
+        if listing.first_chunk == 1 { "" } else { "s" },
+        hours_at(listing.first_chunk, cdx_rate) * 60.0
     )
 }
 
-/// CDX requests of the chunked listing, and of its first chunk: each chunk query
-/// lists its share of days of the rows `rows_per_query` gives its window's query
-/// of the same pattern, in pages of `limit` rows (at least one request each).
+/// What the chunked listing asks for at the rows assumed.
+struct ChunkedRequests {
+    /// CDX requests in all.
+    requests: u64,
+    /// CDX requests of the first chunk.
+    first_chunk: u64,
+    chunks: u64,
+    queries: u64,
+}
+
+/// The chunked listing as it would go if each chunk query listed its share of
+/// days of the rows `rows_per_query` gives its window's query of the same
+/// pattern, in pages of `limit` rows (at least one request each): the chunks
+/// adapt to those rows as a run's adapt to what it lists.
 fn chunked_requests(
     o: &CdxOptions,
-    (chunked, watermarks): (
-        &[crate::cdx::CdxQuery],
-        &std::collections::BTreeMap<usize, String>,
-    ),
     windows: &[Span],
     queries: &[crate::cdx::CdxQuery],
     rows_per_query: &[u64],
-) -> (u64, u64) {
-    let first_end = watermarks.keys().next().copied().unwrap_or(usize::MAX);
+) -> ChunkedRequests {
     let day = |t: &Option<String>| {
         t.as_deref()
             .and_then(tempora_wayback_format::timestamp::parse)
             .map(|t| t.date())
     };
-    let (mut total, mut first) = (0, 0);
-    for (i, q) in chunked.iter().enumerate() {
-        let (from, to) = (day(&q.from), day(&q.to));
-        // The window query of the same pattern whose window holds this chunk.
-        let rows_a_day = queries
-            .iter()
-            .zip(windows)
-            .zip(rows_per_query)
-            .find(|((w, &(wf, wt)), _)| {
-                w.url == q.url && wf <= from && (wt.is_none() || to.is_some_and(|t| Some(t) <= wt))
-            })
-            .map_or(0.0, |((_, &(wf, wt)), &rows)| {
-                rows as f64 / window_days(wf, wt).max(1) as f64
-            });
-        let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
-        let requests = rows.div_ceil(o.limit.max(1) as u64).max(1);
-        total += requests;
-        if i <= first_end {
-            first += requests;
+    let mut listing = o.listing();
+    let mut out = ChunkedRequests {
+        requests: 0,
+        first_chunk: 0,
+        chunks: 0,
+        queries: 0,
+    };
+    while let Some(chunk) = listing.next_chunk() {
+        let mut most = 0;
+        for q in &chunk.queries {
+            let (from, to) = (day(&q.from), day(&q.to));
+            // The window query of the same pattern whose window holds this chunk.
+            let rows_a_day = queries
+                .iter()
+                .zip(windows)
+                .zip(rows_per_query)
+                .find(|((w, &(wf, wt)), _)| {
+                    w.url == q.url
+                        && wf <= from
+                        && (wt.is_none() || to.is_some_and(|t| Some(t) <= wt))
+                })
+                .map_or(0.0, |((_, &(wf, wt)), &rows)| {
+                    rows as f64 / window_days(wf, wt).max(1) as f64
+                });
+            let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
+            most = most.max(rows);
+            out.requests += rows.div_ceil(o.limit.max(1) as u64).max(1);
+            out.queries += 1;
+        }
+        listing.found(most);
+        out.chunks += 1;
+        if out.chunks == 1 {
+            out.first_chunk = out.requests;
         }
     }
-    (total, first)
+    out
 }
 
 /// Rows each query would list, from the server's block counts.

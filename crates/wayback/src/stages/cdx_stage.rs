@@ -10,7 +10,7 @@ use tempora_records::{Record, RecordKind};
 
 pub use super::cdx_options::{configure, CdxOptions};
 use super::windows::uncovered_sets;
-use crate::lister::{CdxLister, ListerConfig};
+use crate::lister::{CdxLister, ListerConfig, Listing};
 
 #[async_trait(?Send)]
 impl StageConfig for CdxOptions {
@@ -118,7 +118,6 @@ fn lister_of(
     let options = o.archive.options()?;
     let archive = options.archive(o.state.as_deref())?;
     let overlap = o.overlap.get().as_secs();
-    let (queries, watermarks) = o.chunked_queries();
     let state = archive.state()?;
     let lister = CdxLister::new(
         archive
@@ -126,8 +125,7 @@ fn lister_of(
             .counting(io.stats().clone(), archive::CDX),
         state.clone(),
         ListerConfig {
-            queries,
-            watermarks,
+            listing: Listing::Chunked(Box::new(o.listing())),
             keep: o.keep,
             incremental,
             overlap_secs: i64::try_from(overlap).unwrap_or(i64::MAX),

@@ -10,10 +10,7 @@ use crate::cdx::CdxRow;
 
 /// Appends `rows` to the cached listing of query `id`, after what it holds.
 pub fn append(conn: &Connection, id: &str, rows: &[CdxRow]) -> rusqlite::Result<()> {
-    let mut seq: i64 = conn
-        .prepare_cached("SELECT MAX(seq) FROM listings WHERE query = ?1")?
-        .query_row([id], |r| r.get::<_, Option<i64>>(0))?
-        .unwrap_or(0);
+    let mut seq = i64::try_from(count(conn, id)?).unwrap_or(i64::MAX);
     let mut put = conn.prepare_cached(
         "INSERT INTO listings(query, seq, urlkey, timestamp, original, mime, status, digest, length)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -33,6 +30,14 @@ pub fn append(conn: &Connection, id: &str, rows: &[CdxRow]) -> rusqlite::Result<
         ))?;
     }
     Ok(())
+}
+
+/// How many rows the cached listing of query `id` holds.
+pub fn count(conn: &Connection, id: &str) -> rusqlite::Result<u64> {
+    let last: Option<i64> = conn
+        .prepare_cached("SELECT MAX(seq) FROM listings WHERE query = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    Ok(last.and_then(|n| u64::try_from(n).ok()).unwrap_or(0))
 }
 
 /// Forgets the cached listing of query `id` (a listing that starts over).

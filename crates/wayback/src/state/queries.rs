@@ -103,6 +103,15 @@ pub fn complete(conn: &Connection, id: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The newest capture any completed listing of stage `source` found.
+pub fn newest_done(conn: &Connection, source: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT MAX(done_high_water) FROM queries WHERE source = ?1",
+        [source],
+        |r| r.get(0),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::State;
