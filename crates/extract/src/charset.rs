@@ -14,13 +14,21 @@ pub fn decode_html(body: &[u8], content_type: Option<&str>) -> String {
     // Archived headers are often stale. Text in a single-byte legacy encoding with
     // non-ASCII bytes is almost never valid UTF-8, so valid UTF-8 wins over such a
     // declaration (XSum, too, read every page as UTF-8).
-    let valid_utf8 = std::str::from_utf8(body).is_ok();
+    let utf8 = std::str::from_utf8(body).ok();
+    let valid_utf8 = utf8.is_some();
     let encoding = match declared {
         Some(e) if valid_utf8 && e.is_single_byte() && !body.is_ascii() => encoding_rs::UTF_8,
         Some(e) => e,
         None if valid_utf8 => encoding_rs::UTF_8,
         None => encoding_rs::WINDOWS_1252,
     };
+    // Valid UTF-8 read as UTF-8 is itself, unless it starts with a BOM (which
+    // `decode` removes): no need to check it again.
+    if let Some(text) =
+        utf8.filter(|t| encoding == encoding_rs::UTF_8 && !t.starts_with('\u{feff}'))
+    {
+        return text.to_owned();
+    }
     let (text, _, _) = encoding.decode(body);
     text.into_owned()
 }
@@ -68,6 +76,15 @@ mod tests {
         );
         // Invalid UTF-8 without a declaration: Windows-1252, never a replacement character.
         assert_eq!(decode_html(b"caf\xe9", None), "café");
+        // A UTF-8 BOM goes, whatever the declaration.
+        assert_eq!(decode_html("\u{feff}café".as_bytes(), None), "café");
+        assert_eq!(
+            decode_html(
+                "\u{feff}café".as_bytes(),
+                Some("text/html; charset=iso-8859-1")
+            ),
+            "café"
+        );
     }
 
     #[test]

@@ -8,9 +8,9 @@ use tempora_records::{Article, SummarySource};
 pub use crate::fallback::{FallbackChoice, SummaryFallback};
 use crate::fields::{ParsedPage, SummaryFound};
 use crate::identity::ArticleKey;
-use crate::index::Sel;
+use crate::index::{Sel, Vocabulary};
 use crate::profile::{Layout, SiteProfile};
-use crate::prune::prune;
+use crate::prune::{prune, AttrKeep};
 pub use crate::rejection::Rejection;
 use crate::text::split_first_sentence;
 use crate::wayback;
@@ -48,6 +48,11 @@ pub struct Extractor {
     min_document_chars: usize,
     canonical: [Sel; 2],
     viewer: Sel,
+    /// The keys of every selector above and in the profiles: what a page's index holds.
+    vocabulary: Vocabulary,
+    /// The attributes the selectors and date rules read, kept when the page is
+    /// pruned (`None`: every attribute, when a selector's cannot be told).
+    attrs: Option<AttrKeep>,
 }
 
 impl Extractor {
@@ -99,16 +104,31 @@ impl Extractor {
                 )?),
             };
         let parse = |css: &str| Sel::parse(css).map_err(|e| format!("selector `{css}`: {e}"));
+        let canonical = [
+            parse(r#"link[rel="canonical"]"#)?,
+            parse(r#"meta[property="og:url"], meta[name="og:url"]"#)?,
+        ];
+        let viewer = parse(wayback::VIEWER_ELEMENTS)?;
+        let mut vocabulary = Vocabulary::default();
+        let ours = canonical
+            .iter()
+            .chain([&viewer, crate::fields::json_ld_selector()]);
+        for sel in ours.chain(profiles.iter().flat_map(SiteProfile::selectors)) {
+            vocabulary.add(sel);
+        }
+        let attrs = vocabulary.attributes().map(|names| {
+            let dated = profiles.iter().flat_map(SiteProfile::date_attributes);
+            AttrKeep::new(names.iter().map(String::as_str).chain(dated))
+        });
         Ok(Self {
             profiles,
             forced,
             fallbacks,
             min_document_chars,
-            canonical: [
-                parse(r#"link[rel="canonical"]"#)?,
-                parse(r#"meta[property="og:url"], meta[name="og:url"]"#)?,
-            ],
-            viewer: parse(wayback::VIEWER_ELEMENTS)?,
+            canonical,
+            viewer,
+            vocabulary,
+            attrs,
         })
     }
 
@@ -249,7 +269,11 @@ impl Extractor {
         let skip = known.map_or(std::borrow::Cow::Borrowed(&[][..]), |p| {
             p.skip_for(&page_url)
         });
-        let parsed = ParsedPage::new(&prune(&html, &skip), &[&self.viewer]);
+        let parsed = ParsedPage::new(
+            &prune(&html, &skip, self.attrs.as_ref()),
+            &[&self.viewer],
+            Some(&self.vocabulary),
+        );
         let canonical = parsed
             .canonical(&self.canonical)
             .map(|c| wayback::unrewrite(&c).into_owned());

@@ -7,7 +7,7 @@ use scraper::{ElementRef, Html};
 use tempora_records::PublishedSource;
 
 use crate::dates::{from_parts, json_ld_value, parse_date, Published};
-use crate::index::{DocIndex, Sel};
+use crate::index::{DocIndex, Sel, Vocabulary};
 use crate::profile::{DateRule, Layout, SiteProfile, Take};
 use crate::text::{element_text, is_stripped, is_wholly_bold, is_wholly_link, Stripped};
 
@@ -35,10 +35,11 @@ pub enum SummaryFound {
 }
 
 impl ParsedPage {
-    /// Parses `html` and marks what `strip` selects.
-    pub fn new(html: &str, strip: &[&Sel]) -> Self {
+    /// Parses `html` and marks what `strip` selects; the index holds the keys of
+    /// `vocabulary` (every key without one).
+    pub fn new(html: &str, strip: &[&Sel], vocabulary: Option<&Vocabulary>) -> Self {
         let doc = Html::parse_document(html);
-        let index = DocIndex::new(&doc);
+        let index = DocIndex::new(&doc, vocabulary);
         let mut page = Self {
             doc,
             index,
@@ -215,7 +216,7 @@ impl ParsedPage {
     }
 }
 
-fn json_ld_selector() -> &'static Sel {
+pub(crate) fn json_ld_selector() -> &'static Sel {
     static SELECTOR: std::sync::LazyLock<Sel> = std::sync::LazyLock::new(|| {
         Sel::parse(r#"script[type="application/ld+json"]"#)
             .unwrap_or_else(|e| unreachable!("constant selector: {e}"))

@@ -30,8 +30,10 @@ pub struct Sel {
     /// The CSS text, for messages.
     pub css: String,
     selector: Selector,
-    /// One key per comma-separated alternative; `None` = test every element.
-    keys: Option<Vec<Key>>,
+    /// The hash of one key per comma-separated alternative; `None` = test every element.
+    keys: Option<Vec<u64>>,
+    /// The attributes matching reads (lowercase); `None` = cannot tell.
+    attrs: Option<Vec<String>>,
 }
 
 impl Sel {
@@ -43,106 +45,221 @@ impl Sel {
         let selector = Selector::parse(css).map_err(|e| e.to_string())?;
         let keys = split_top_level(css, ',')
             .into_iter()
-            .map(|alternative| last_compound(alternative).and_then(compound_key))
+            .map(|alternative| {
+                last_compound(alternative)
+                    .and_then(compound_key)
+                    .map(|k| k.hash())
+            })
             .collect();
         Ok(Self {
             css: css.to_string(),
             selector,
             keys,
+            attrs: attribute_names(css),
         })
     }
 }
 
-/// FNV-1a: the index hashes a few thousand short keys per page, where SipHash's
-/// setup cost dominates. The keys come from one page at a time (bodies are capped
-/// upstream), so a page crafted for collisions can only slow down itself.
-#[derive(Default)]
-struct Fnv(u64);
+/// The attributes a selector reads: those in brackets, `id` for `#`, `class` for
+/// `.`; `None` for escapes and namespaces, which this reading does not follow.
+fn attribute_names(css: &str) -> Option<Vec<String>> {
+    if css.contains(['\\', '|']) {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut quote = None;
+    let mut in_brackets = false;
+    for (i, c) in css.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[') => {
+                in_brackets = true;
+                let name: String = css[i + 1..]
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| {
+                        !matches!(c, '=' | ']' | '~' | '^' | '$' | '*' | '!') && !c.is_whitespace()
+                    })
+                    .collect();
+                names.push(name.to_ascii_lowercase());
+            }
+            (None, ']') => in_brackets = false,
+            (None, '#') if !in_brackets => names.push("id".to_string()),
+            (None, '.') if !in_brackets => names.push("class".to_string()),
+            _ => {}
+        }
+    }
+    Some(names)
+}
 
-impl Hasher for Fnv {
+impl Key {
+    fn hash(&self) -> u64 {
+        match self {
+            Key::Id(k) => key_hash(KIND_ID, k),
+            Key::Class(k) => key_hash(KIND_CLASS, k),
+            Key::Attr(k) => key_hash(KIND_ATTR, k),
+            Key::Tag(k) => key_hash(KIND_TAG, k),
+        }
+    }
+}
+
+const KIND_ID: u8 = 1;
+const KIND_CLASS: u8 = 2;
+const KIND_ATTR: u8 = 3;
+const KIND_TAG: u8 = 4;
+
+/// FNV-1a of the key's kind and its ASCII-lowercased name. The index is keyed by
+/// this hash alone, so that no key is allocated per page: two keys that collide
+/// only make more candidates, which the real selector then turns down.
+fn key_hash(kind: u8, name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in std::iter::once(kind).chain(name.bytes().map(|b| b.to_ascii_lowercase())) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Keys that are already hashes: hashing them again would only cost time.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
     fn finish(&self) -> u64 {
         self.0
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
         for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            self.0 = (self.0 << 8) | u64::from(b);
         }
-        self.0 = h;
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
-type KeyMap = HashMap<String, Vec<u32>, BuildHasherDefault<Fnv>>;
+type KeyMap = HashMap<u64, Vec<u32>, BuildHasherDefault<Prehashed>>;
+
+/// The keys of the selectors an extractor runs: a page's index records only these
+/// (most of a page's classes and attributes are never asked about), and a selector
+/// whose key is not among them is tested against every element, so that results
+/// never depend on the vocabulary being complete, only speed does.
+#[derive(Debug, Clone)]
+pub struct Vocabulary {
+    /// Each key with an empty list, cloned as the start of each page's index.
+    keys: KeyMap,
+    /// The attributes the selectors read; `None` once one cannot tell.
+    attrs: Option<Vec<String>>,
+}
+
+impl Default for Vocabulary {
+    fn default() -> Self {
+        Self {
+            keys: KeyMap::default(),
+            attrs: Some(Vec::new()),
+        }
+    }
+}
+
+impl Vocabulary {
+    /// Adds the keys and attributes of `sel`.
+    pub fn add(&mut self, sel: &Sel) {
+        for &key in sel.keys.iter().flatten() {
+            self.keys.entry(key).or_default();
+        }
+        match (&mut self.attrs, &sel.attrs) {
+            (Some(all), Some(more)) => all.extend(more.iter().cloned()),
+            _ => self.attrs = None,
+        }
+    }
+
+    /// The attributes the selectors read, or `None` when some selector's cannot be told.
+    pub fn attributes(&self) -> Option<&[String]> {
+        self.attrs.as_deref()
+    }
+}
 
 /// A document's elements by key, in document order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DocIndex {
     nodes: Vec<ego_tree::NodeId>,
-    ids: KeyMap,
-    classes: KeyMap,
-    attrs: KeyMap,
-    tags: KeyMap,
-}
-
-fn push(map: &mut KeyMap, key: &str, at: u32) {
-    let key: Cow<'_, str> = if key.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(key.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(key)
-    };
-    match map.get_mut(key.as_ref()) {
-        Some(list) => list.push(at),
-        None => {
-            map.insert(key.into_owned(), vec![at]);
-        }
-    }
+    keys: KeyMap,
+    /// Whether every key of the document is indexed (no vocabulary was given).
+    all: bool,
 }
 
 impl DocIndex {
-    /// Indexes every element of `doc`.
-    pub fn new(doc: &Html) -> Self {
-        let mut index = Self::default();
+    /// Indexes the elements of `doc` by the keys of `vocabulary`, or by every key
+    /// without one.
+    pub fn new(doc: &Html, vocabulary: Option<&Vocabulary>) -> Self {
+        let mut index = Self {
+            nodes: Vec::new(),
+            keys: vocabulary.map(|v| v.keys.clone()).unwrap_or_default(),
+            all: vocabulary.is_none(),
+        };
         for node in doc.tree.root().descendants() {
             let Some(el) = node.value().as_element() else {
                 continue;
             };
             let at = index.nodes.len() as u32;
             index.nodes.push(node.id());
-            push(&mut index.tags, el.name(), at);
-            if let Some(id) = el.id() {
-                push(&mut index.ids, id, at);
-            }
-            for class in el.classes() {
-                push(&mut index.classes, class, at);
-            }
-            for (name, _) in el.attrs() {
-                push(&mut index.attrs, name, at);
+            index.push(key_hash(KIND_TAG, el.name()), at);
+            // The attributes are read directly: `Element::classes` would intern every
+            // class of every element as an atom.
+            for (name, value) in el.attrs() {
+                index.push(key_hash(KIND_ATTR, name), at);
+                match name {
+                    "id" => index.push(key_hash(KIND_ID, value), at),
+                    "class" => {
+                        for class in value.split_ascii_whitespace() {
+                            index.push(key_hash(KIND_CLASS, class), at);
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
         index
     }
 
-    fn list(&self, key: &Key) -> &[u32] {
-        let found = match key {
-            Key::Id(k) => self.ids.get(k),
-            Key::Class(k) => self.classes.get(k),
-            Key::Attr(k) => self.attrs.get(k),
-            Key::Tag(k) => self.tags.get(k),
+    fn push(&mut self, key: u64, at: u32) {
+        let list = if self.all {
+            Some(self.keys.entry(key).or_default())
+        } else {
+            self.keys.get_mut(&key)
         };
-        found.map_or(&[], Vec::as_slice)
+        // An element is pushed once per list, even when it repeats a class or its
+        // keys collide.
+        if let Some(list) = list.filter(|l| l.last() != Some(&at)) {
+            list.push(at);
+        }
+    }
+
+    /// The elements carrying `key`, or `None` when the key is not indexed.
+    fn list(&self, key: u64) -> Option<&[u32]> {
+        match self.keys.get(&key) {
+            Some(list) => Some(list),
+            None if self.all => Some(&[]),
+            None => None,
+        }
     }
 
     fn candidates(&self, sel: &Sel) -> Cow<'_, [u32]> {
+        let every = || Cow::Owned((0..self.nodes.len() as u32).collect());
         match sel.keys.as_deref() {
-            None => Cow::Owned((0..self.nodes.len() as u32).collect()),
-            Some([one]) => Cow::Borrowed(self.list(one)),
+            None => every(),
+            Some(&[one]) => self.list(one).map_or_else(every, Cow::Borrowed),
             Some(keys) => {
-                let mut all: Vec<u32> = keys.iter().flat_map(|k| self.list(k)).copied().collect();
+                let mut all = Vec::new();
+                for &key in keys {
+                    match self.list(key) {
+                        Some(list) => all.extend_from_slice(list),
+                        None => return every(),
+                    }
+                }
                 all.sort_unstable();
                 all.dedup();
                 Cow::Owned(all)
@@ -300,6 +417,23 @@ mod tests {
     }
 
     #[test]
+    fn attributes_selectors_read() {
+        let names = attribute_names;
+        assert_eq!(
+            names(r#"div.a > p#b, [data-x="y.z#w"], meta[ property ~= 'p' ]"#),
+            Some(vec![
+                "class".to_string(),
+                "id".to_string(),
+                "data-x".to_string(),
+                "property".to_string()
+            ])
+        );
+        assert_eq!(names("p:not([Title])"), Some(vec!["title".to_string()]));
+        assert_eq!(names("[xlink|href]"), None);
+        assert_eq!(names(r"p.a\.b"), None);
+    }
+
+    #[test]
     fn splits_alternatives_outside_brackets() {
         assert_eq!(
             split_top_level(r#"a, b[x=","], :is(c, d)"#, ','),
@@ -313,7 +447,7 @@ mod tests {
             r#"<div id=Top class="Story body"><p class=intro>a</p><span data-x=1>b</span><p>c</p></div>
                <meta property="og:url" content="u"><section><p class="intro x">d</p></section>"#,
         );
-        let index = DocIndex::new(&doc);
+        let index = DocIndex::new(&doc, None);
         for css in [
             "p",
             ".intro",
@@ -328,13 +462,8 @@ mod tests {
             ".missing",
             "p:not(.intro)",
         ] {
+            let theirs = selects_as_scraper(&index, &doc, css);
             let sel = Sel::parse(css).unwrap();
-            let ours: Vec<_> = index.select(&doc, &sel).iter().map(|e| e.id()).collect();
-            let theirs: Vec<_> = doc
-                .select(&Selector::parse(css).unwrap())
-                .map(|e| e.id())
-                .collect();
-            assert_eq!(ours, theirs, "{css}");
             assert_eq!(
                 index.first(&doc, &sel).map(|e| e.id()),
                 theirs.first().copied(),
@@ -344,10 +473,38 @@ mod tests {
     }
 
     #[test]
+    fn vocabulary_indexes_its_keys_and_others_are_scanned() {
+        let doc = Html::parse_document(
+            r#"<div class="a a b"><p class="a" id=x>1</p><span data-x=2>2</span><p>3</p></div>"#,
+        );
+        let mut vocabulary = Vocabulary::default();
+        vocabulary.add(&Sel::parse(".a").unwrap());
+        vocabulary.add(&Sel::parse("span").unwrap());
+        let index = DocIndex::new(&doc, Some(&vocabulary));
+        for css in [
+            ".a", "span", "p", "#x", "[data-x]", ".a, p", "div .a", ".missing",
+        ] {
+            selects_as_scraper(&index, &doc, css);
+        }
+    }
+
+    /// Asserts that the index selects what scraper selects for `css`; returns it.
+    fn selects_as_scraper(index: &DocIndex, doc: &Html, css: &str) -> Vec<ego_tree::NodeId> {
+        let sel = Sel::parse(css).unwrap();
+        let ours: Vec<_> = index.select(doc, &sel).iter().map(|e| e.id()).collect();
+        let theirs: Vec<_> = doc
+            .select(&Selector::parse(css).unwrap())
+            .map(|e| e.id())
+            .collect();
+        assert_eq!(ours, theirs, "{css}");
+        theirs
+    }
+
+    #[test]
     fn quirks_mode_classes_match_case_insensitively() {
         // No doctype: quirks mode, where `.story` matches class="Story".
         let doc = Html::parse_document(r#"<div class="Story">a</div>"#);
-        let index = DocIndex::new(&doc);
+        let index = DocIndex::new(&doc, None);
         let sel = Sel::parse(".story").unwrap();
         let theirs = doc.select(&Selector::parse(".story").unwrap()).count();
         assert_eq!(index.select(&doc, &sel).len(), theirs);

@@ -155,6 +155,47 @@ pub struct SectionRule {
 }
 
 impl SiteProfile {
+    /// The attributes the profile's date rules read, its layouts' included.
+    pub(crate) fn date_attributes(&self) -> impl Iterator<Item = &str> {
+        let layouts = self.layouts.iter().flat_map(|l| &l.dates);
+        self.dates.iter().chain(layouts).filter_map(|r| match r {
+            DateRule::Element { attr, .. } => attr.as_deref(),
+            DateRule::JsonLd(_) | DateRule::Url(_) => None,
+        })
+    }
+
+    /// Every selector of the profile, its layouts' included.
+    pub(crate) fn selectors(&self) -> Vec<&Sel> {
+        fn dates(rules: &[DateRule]) -> impl Iterator<Item = &Sel> {
+            rules.iter().filter_map(|r| match r {
+                DateRule::Element { select, .. } => Some(select),
+                DateRule::JsonLd(_) | DateRule::Url(_) => None,
+            })
+        }
+        let mut all: Vec<&Sel> = self.description.iter().chain(&self.strip).collect();
+        for rule in &self.reject {
+            all.extend(rule.select.iter().chain(&rule.unless));
+        }
+        all.extend(dates(&self.dates));
+        for layout in &self.layouts {
+            all.extend(
+                layout
+                    .detect
+                    .iter()
+                    .chain(&layout.title)
+                    .chain(&layout.strip),
+            );
+            all.push(&layout.summary.select);
+            all.push(&layout.body);
+            all.extend(dates(&layout.dates));
+            if let Some(parts) = &layout.dateline_parts {
+                all.extend(parts.location.iter());
+                all.push(&parts.source);
+            }
+        }
+        all
+    }
+
     /// Whether `host` (lowercase) is one of the site's hosts or a subdomain of one.
     pub fn serves(&self, host: &str) -> bool {
         self.hosts.iter().any(|domain| {

@@ -8,23 +8,91 @@
 //! element ends at the first `</name`, case-insensitively) and jumps over ordinary
 //! tags, quoted attribute values included, so a `<script` inside an attribute is
 //! not mistaken for an element.
+//!
+//! It also drops the attributes no selector reads (links, image sources, event
+//! handlers, tracking data: about half of what is left of a modern page), since
+//! html5ever allocates every attribute it reads. What the tree builder itself reads
+//! stays (see [`AttrKeep`]), so the tree is the same but for those attributes.
+
+use std::collections::HashSet;
 
 use memchr::{memchr, memchr2, memmem};
 
 /// Raw-text and foreign elements dropped whole on every page.
 const DROPPED: [&str; 4] = ["script", "style", "svg", "noscript"];
 
+/// Start tags whose attributes all stay: formatting elements (the tree builder
+/// compares their attributes when it reopens them after misnested markup),
+/// templates (declarative shadow roots), and the elements whose attributes the
+/// extractor reads as values (`content`, `href`, `datetime`).
+const KEEP_ALL: [&str; 18] = [
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt",
+    "u", "template", "meta", "link", "time",
+];
+
+/// Attributes the tree builder reads (`<input type=hidden>` in tables, form
+/// owners, `<font color>` in foreign content, encodings).
+const TREE_ATTRS: [&str; 9] = [
+    "type",
+    "form",
+    "charset",
+    "http-equiv",
+    "content",
+    "color",
+    "face",
+    "size",
+    "encoding",
+];
+
+/// Elements whose content the tokenizer reads as text: a `<` there opens no tag.
+const RAW_TEXT: [&str; 8] = [
+    "title",
+    "textarea",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "script",
+    "plaintext",
+];
+
+/// The attribute names kept on other elements than [`KEEP_ALL`]'s: those the
+/// selectors and date rules read, and [`TREE_ATTRS`]. Lowercase, as the tokenizer
+/// writes them.
+#[derive(Debug, Clone)]
+pub struct AttrKeep(HashSet<Box<[u8]>>);
+
+impl AttrKeep {
+    /// [`TREE_ATTRS`] and `names`.
+    pub fn new<'n>(names: impl IntoIterator<Item = &'n str>) -> Self {
+        let all = TREE_ATTRS.into_iter().chain(names);
+        Self(
+            all.map(|n| n.to_ascii_lowercase().into_bytes().into_boxed_slice())
+                .collect(),
+        )
+    }
+}
+
 /// `html` without scripts (JSON-LD kept), styles, SVG, `<noscript>`, comments and
 /// the ordinary elements named in `skip` (a site's `skip_elements`: navigation,
-/// footers, ... dropped with their content, nested ones included).
-pub fn prune(html: &str, skip: &[String]) -> String {
+/// footers, ... dropped with their content, nested ones included); with `keep`,
+/// without the attributes it does not name either.
+pub fn prune(html: &str, skip: &[String], keep: Option<&AttrKeep>) -> String {
     let b = html.as_bytes();
     let mut out = String::with_capacity(html.len());
     let mut copied = 0;
     let mut i = 0;
+    // Attributes are only dropped from tags before this offset's raw text.
+    let mut raw_until = 0;
+    let mut name = Vec::new();
     while let Some(off) = memchr(b'<', &b[i..]) {
         let lt = i + off;
         let rest = &b[lt..];
+        if rest.starts_with(b"<![CDATA[") {
+            // Text in foreign content, up to `]]>`.
+            let end = memmem::find(&b[lt..], b"]]>").map_or(b.len(), |e| lt + e);
+            raw_until = raw_until.max(end);
+        }
         if rest.starts_with(b"<!--") {
             let end = memmem::find(&b[lt + 4..], b"-->").map_or(b.len(), |e| lt + 4 + e + 3);
             out.push_str(&html[copied..lt]);
@@ -59,11 +127,120 @@ pub fn prune(html: &str, skip: &[String]) -> String {
                 copied = end;
                 i = end;
             }
-            None => i = open_end,
+            None => {
+                if let Some(keep) = keep.filter(|_| lt >= raw_until) {
+                    if opens(rest, KEEP_ALL.iter().copied()).is_none() {
+                        let spans = attributes(b, lt, open_end).into_iter().flatten();
+                        let dropped = spans.filter(|a| {
+                            name.clear();
+                            name.extend(b[a.start..a.name_end].iter().map(u8::to_ascii_lowercase));
+                            !keep.0.contains(name.as_slice())
+                        });
+                        for attr in dropped {
+                            out.push_str(&html[copied..attr.start]);
+                            // `<p/x>` must not become the self-closing `<p/>`.
+                            if b[attr.start - 1] == b'/' {
+                                out.push(' ');
+                            }
+                            copied = attr.end;
+                        }
+                    }
+                    if let Some(raw) = opens(rest, RAW_TEXT.iter().copied()) {
+                        raw_until = if raw == "plaintext" {
+                            b.len()
+                        } else {
+                            close_end(b, open_end, raw.as_bytes())
+                        };
+                    }
+                }
+                i = open_end;
+            }
         }
     }
     out.push_str(&html[copied..]);
     out
+}
+
+/// An attribute of a start tag: its name, and the whole of it (value included).
+struct Attr {
+    start: usize,
+    name_end: usize,
+    end: usize,
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+/// The attributes of the start tag at `lt`, read as the HTML tokenizer reads them;
+/// `None` when its reading ends elsewhere than `open_end` (where the pruning pass
+/// thinks the tag ends) or the tag is not closed: then the tag stays as it is.
+fn attributes(b: &[u8], lt: usize, open_end: usize) -> Option<Vec<Attr>> {
+    let mut p = lt + 1;
+    let skip_spaces = |mut p: usize| {
+        while b.get(p).is_some_and(|&c| is_space(c)) {
+            p += 1;
+        }
+        p
+    };
+    while b
+        .get(p)
+        .is_some_and(|&c| !is_space(c) && c != b'/' && c != b'>')
+    {
+        p += 1;
+    }
+    let mut attrs = Vec::new();
+    loop {
+        // Before an attribute name.
+        p = skip_spaces(p);
+        match *b.get(p)? {
+            b'>' => return (p + 1 == open_end).then_some(attrs),
+            b'/' => {
+                p += 1;
+                if b.get(p) == Some(&b'>') {
+                    return (p + 1 == open_end).then_some(attrs);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        // The name; its first character may be `=`.
+        let start = p;
+        p += 1;
+        while b
+            .get(p)
+            .is_some_and(|&c| !is_space(c) && !matches!(c, b'/' | b'>' | b'='))
+        {
+            p += 1;
+        }
+        let name_end = p;
+        p = skip_spaces(p);
+        if b.get(p) != Some(&b'=') {
+            attrs.push(Attr {
+                start,
+                name_end,
+                end: name_end,
+            });
+            continue;
+        }
+        p = skip_spaces(p + 1);
+        match *b.get(p)? {
+            q @ (b'"' | b'\'') => {
+                p += 1 + memchr(q, &b[p + 1..])? + 1;
+            }
+            b'>' => {}
+            _ => {
+                while b.get(p).is_some_and(|&c| !is_space(c) && c != b'>') {
+                    p += 1;
+                }
+            }
+        }
+        attrs.push(Attr {
+            start,
+            name_end,
+            end: p,
+        });
+    }
 }
 
 /// The name among `names` of the element opening at `rest` (which starts with `<`).
@@ -162,14 +339,14 @@ mod tests {
     fn drops_scripts_styles_svg_noscript_and_comments() {
         let html = "<p>a<script>var x = '<p>no</p>';</script>b</p><STYLE>p{}</STYLE>\
                     <svg viewBox=\"0 0 1 1\"><title>logo</title></svg><!-- c --><noscript><p>js</p></noscript><p>c</p>";
-        assert_eq!(prune(html, &[]), "<p>ab</p><p>c</p>");
+        assert_eq!(prune(html, &[], None), "<p>ab</p><p>c</p>");
     }
 
     #[test]
     fn keeps_json_ld() {
         let html = r#"<script type="application/ld+json">{"datePublished":"2021-01-20"}</script><script>x()</script>"#;
         assert_eq!(
-            prune(html, &[]),
+            prune(html, &[], None),
             r#"<script type="application/ld+json">{"datePublished":"2021-01-20"}</script>"#
         );
     }
@@ -177,34 +354,34 @@ mod tests {
     #[test]
     fn script_in_attribute_value_is_not_an_element() {
         let html = r#"<a onclick="w('<script>')" title='>'>link</a><p>kept</p>"#;
-        assert_eq!(prune(html, &[]), html);
+        assert_eq!(prune(html, &[], None), html);
     }
 
     #[test]
     fn script_ends_at_first_closing_tag_whatever_its_case() {
         let html = "<script>if (a < b) {}</SCRIPT ><p>x</p>";
-        assert_eq!(prune(html, &[]), "<p>x</p>");
+        assert_eq!(prune(html, &[], None), "<p>x</p>");
     }
 
     #[test]
     fn element_names_that_only_start_alike_are_kept() {
         let html = "<scripts>a</scripts><styled>b</styled><svgx>c</svgx>";
-        assert_eq!(prune(html, &[]), html);
+        assert_eq!(prune(html, &[], None), html);
     }
 
     #[test]
     fn unterminated_constructs_drop_the_rest_without_panicking() {
-        assert_eq!(prune("<p>a</p><script>never closed", &[]), "<p>a</p>");
-        assert_eq!(prune("<p>a</p><!-- open", &[]), "<p>a</p>");
-        assert_eq!(prune("<p title=\"open", &[]), "<p title=\"open");
-        assert_eq!(prune("text <", &[]), "text <");
-        assert_eq!(prune("<script", &[]), "<script");
+        assert_eq!(prune("<p>a</p><script>never closed", &[], None), "<p>a</p>");
+        assert_eq!(prune("<p>a</p><!-- open", &[], None), "<p>a</p>");
+        assert_eq!(prune("<p title=\"open", &[], None), "<p title=\"open");
+        assert_eq!(prune("text <", &[], None), "text <");
+        assert_eq!(prune("<script", &[], None), "<script");
     }
 
     #[test]
     fn multibyte_text_survives() {
         let html = "<p>£1m – café</p><script>é</script><p>ü</p>";
-        assert_eq!(prune(html, &[]), "<p>£1m – café</p><p>ü</p>");
+        assert_eq!(prune(html, &[], None), "<p>£1m – café</p><p>ü</p>");
     }
 
     #[test]
@@ -212,12 +389,43 @@ mod tests {
         let skip = ["nav".to_string(), "footer".to_string()];
         let html = "<nav><ul><li><nav>inner</nav></li><li>x</li></ul></nav><p>kept</p><NAV/>\
                     <footer class='f'><p>(c)</p></footer><navigation>ok</navigation>";
-        assert_eq!(prune(html, &skip), "<p>kept</p><navigation>ok</navigation>");
-        assert_eq!(prune("<nav><p>never closed", &skip), "");
+        assert_eq!(
+            prune(html, &skip, None),
+            "<p>kept</p><navigation>ok</navigation>"
+        );
+        assert_eq!(prune("<nav><p>never closed", &skip, None), "");
+    }
+
+    #[test]
+    fn drops_attributes_not_kept_as_the_tokenizer_reads_them() {
+        let keep = AttrKeep::new(["class", "data-x"]);
+        let prune = |html| prune(html, &[], Some(&keep));
+        assert_eq!(
+            prune(r#"<p class=a href="x>y" DATA-X='1' onclick=go()>t</p>"#),
+            r#"<p class=a  DATA-X='1' >t</p>"#
+        );
+        // No space between attributes, names with quotes, a name starting with `=`.
+        assert_eq!(
+            prune(r#"<p id="a"class="b" x"y=1 =z>"#),
+            r#"<p class="b"  >"#
+        );
+        // A `/` before a dropped attribute must not make the tag self-closing.
+        assert_eq!(prune("<p/x>a"), "<p/ >a");
+        assert_eq!(prune("<br/>"), "<br/>");
+        // Formatting elements, link, meta and time keep theirs; so does raw text.
+        let kept = r#"<a href=x><b title=t><meta name=n><link href=h><time datetime=d>"#;
+        assert_eq!(prune(kept), kept);
+        let title = r#"<title><p title=x></title><p title=x>"#;
+        assert_eq!(prune(title), r#"<title><p title=x></title><p >"#);
+        assert_eq!(prune("<plaintext><p title=x>"), "<plaintext><p title=x>");
+        // The tree builder's attributes stay; an unclosed tag stays as it is.
+        assert_eq!(prune("<input type=hidden value=1>"), "<input type=hidden >");
+        assert_eq!(prune("<p title=\"open"), "<p title=\"open");
+        assert_eq!(prune("<p title=x"), "<p title=x");
     }
 
     #[test]
     fn self_closing_svg_drops_only_itself() {
-        assert_eq!(prune("<svg/><p>a</p>", &[]), "<p>a</p>");
+        assert_eq!(prune("<svg/><p>a</p>", &[], None), "<p>a</p>");
     }
 }
