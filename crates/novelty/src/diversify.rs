@@ -8,10 +8,10 @@
 //! a seed gives the same subsets on every platform and every future version of the
 //! `rand` crates.
 //!
-//! Memory: each sample's n-grams are kept as dense 32-bit ids (ranks in the set of
-//! distinct n-grams), so one walk is a pass over an array of counts, 16 bits an
-//! n-gram. At CNN/DailyMail scale (17 M positions, about 15 M distinct 4-grams)
-//! that is 68 MB of ids, 120 MB of distinct hashes and 30 MB of counts.
+//! Memory: only n-grams that occur at least twice in all samples are counted (one
+//! that occurs once can never pass a threshold of one or more), and each sample's
+//! such n-grams are kept as dense 32-bit ids (ranks in the set of repeated
+//! n-grams), so one walk is a pass over an array of counts, 16 bits an n-gram.
 
 use std::path::PathBuf;
 
@@ -21,63 +21,71 @@ use rayon::prelude::*;
 
 use crate::error::NoveltyError;
 use crate::ngrams::NgramSet;
-use crate::overlap::check_n;
-use crate::tokens::{ngram_hashes, token_hashes_into, TokenKind};
+use crate::overlap::{collect, Collector, Keep};
+use crate::tokens::{ngram_hashes, word_hashes_into};
 use crate::training;
 
-/// Every sample's n-grams as dense ids.
+/// Every sample's repeated n-grams as dense ids.
 #[derive(Debug, Default)]
 pub struct SampleNgrams {
     ids: Vec<u32>,
     /// Sample `i` holds `ids[ends[i - 1]..ends[i]]` (from 0 for the first).
     ends: Vec<u64>,
+    /// Per sample: it has no n-gram at all (fewer than `n` tokens), the only kind a
+    /// threshold of 0 keeps.
+    without_ngrams: Vec<bool>,
+    /// How many distinct repeated n-grams: the range of the ids.
     distinct: usize,
 }
 
 impl SampleNgrams {
-    /// Reads the summaries of `paths` twice: once to collect the distinct n-grams,
-    /// once to give each sample its n-gram ids. Two reads keep the peak memory near
-    /// one copy of the hashes.
+    /// Reads the summaries of `paths` twice: once to collect the n-grams that occur
+    /// more than once, once to give each sample the ids of its own. Two reads keep
+    /// the peak memory near one copy of the hashes.
     ///
     /// # Errors
     /// See [`training::read_summaries`]; `n = 0` is a usage error.
     pub fn read(paths: &[PathBuf], field: &str, n: usize) -> Result<Self, NoveltyError> {
-        check_n(n)?;
-        let index = crate::overlap::TrainingIndex::build(paths, field, n)?;
-        let set = index.set();
-        // The first read counted the positions and samples: one exact allocation each.
+        let repeated = collect(paths, field, n, Keep::Repeated)?;
+        let set = NgramSet::from_sorted(repeated.hashes);
+        // The first read counted the samples: one exact allocation each.
         let mut samples = Self {
-            ids: Vec::with_capacity(index.positions() as usize),
-            ends: Vec::with_capacity(index.summaries()),
+            ends: Vec::with_capacity(repeated.summaries),
+            without_ngrams: Vec::with_capacity(repeated.summaries),
             distinct: set.len(),
+            ..Self::default()
         };
         training::read_summaries(paths, field, |chunk| {
-            samples.append(ids_of(set, &chunk, n));
+            samples.append(ids_of(&set, &chunk, n));
             Ok(())
         })?;
+        samples.ids.shrink_to_fit();
         Ok(samples)
     }
 
     /// The n-gram ids of summaries held in memory.
     pub fn from_summaries<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Self {
         let n = n.max(1);
-        let index = crate::overlap::TrainingIndex::from_summaries(summaries, n);
+        let mut collector = Collector::new(n, Keep::Repeated);
+        collector.add(summaries);
+        let set = NgramSet::from_sorted(collector.finish().hashes);
         let mut samples = Self {
-            distinct: index.set().len(),
+            distinct: set.len(),
             ..Self::default()
         };
-        samples.append(ids_of(index.set(), summaries, n));
+        samples.append(ids_of(&set, summaries, n));
         samples
     }
 
-    /// Adds the samples of one chunk: their ids, and each sample's count.
-    fn append(&mut self, (ids, lens): (Vec<u32>, Vec<u32>)) {
-        self.ids.extend_from_slice(&ids);
+    /// Adds the samples of one chunk.
+    fn append(&mut self, chunk: ChunkIds) {
+        self.ids.extend_from_slice(&chunk.ids);
         let mut end = self.ends.last().copied().unwrap_or(0);
-        for len in lens {
+        for len in chunk.lens {
             end += u64::from(len);
             self.ends.push(end);
         }
+        self.without_ngrams.extend_from_slice(&chunk.without_ngrams);
     }
 
     /// How many samples.
@@ -95,31 +103,46 @@ impl SampleNgrams {
     }
 }
 
-/// Ids of each summary's n-grams (all of them in `set`), and each summary's count.
-fn ids_of<S: AsRef<str> + Sync>(set: &NgramSet, summaries: &[S], n: usize) -> (Vec<u32>, Vec<u32>) {
-    let per_task: Vec<(Vec<u32>, Vec<u32>)> = summaries
+/// The repeated n-grams of a chunk of summaries.
+#[derive(Debug, Default)]
+struct ChunkIds {
+    /// Every summary's ids, one summary after the other.
+    ids: Vec<u32>,
+    /// Each summary's count of ids.
+    lens: Vec<u32>,
+    /// Each summary: it has no n-gram at all.
+    without_ngrams: Vec<bool>,
+}
+
+/// The ids of each summary's n-grams that `set` holds (the repeated ones).
+fn ids_of<S: AsRef<str> + Sync>(set: &NgramSet, summaries: &[S], n: usize) -> ChunkIds {
+    let per_task: Vec<ChunkIds> = summaries
         .par_chunks(512)
         .map(|task| {
             let mut tokens = Vec::new();
-            let mut ids = Vec::new();
-            let mut lens = Vec::with_capacity(task.len());
+            let mut out = ChunkIds {
+                lens: Vec::with_capacity(task.len()),
+                without_ngrams: Vec::with_capacity(task.len()),
+                ..ChunkIds::default()
+            };
             for summary in task {
-                token_hashes_into(summary.as_ref(), TokenKind::Words, &mut tokens);
-                let before = ids.len();
-                // Every n-gram was put in the set by the first read of the same text.
-                ids.extend(ngram_hashes(&tokens, n).filter_map(|h| set.id_of(h)));
-                lens.push((ids.len() - before) as u32);
+                word_hashes_into(summary.as_ref(), &mut tokens);
+                let grams = ngram_hashes(&tokens, n);
+                out.without_ngrams.push(grams.len() == 0);
+                let before = out.ids.len();
+                out.ids.extend(grams.filter_map(|h| set.id_of(h)));
+                out.lens.push((out.ids.len() - before) as u32);
             }
-            (ids, lens)
+            out
         })
         .collect();
-    let mut ids = Vec::new();
-    let mut lens = Vec::new();
-    for (i, l) in per_task {
-        ids.extend_from_slice(&i);
-        lens.extend_from_slice(&l);
+    let mut all = ChunkIds::default();
+    for task in per_task {
+        all.ids.extend_from_slice(&task.ids);
+        all.lens.extend_from_slice(&task.lens);
+        all.without_ngrams.extend_from_slice(&task.without_ngrams);
     }
-    (ids, lens)
+    all
 }
 
 /// The order in which samples are walked: `0..samples` shuffled by `seed`.
@@ -152,6 +175,11 @@ pub fn select(samples: &SampleNgrams, order: &[u32], max_repeats: u16) -> Subset
     let mut kept = vec![false; samples.samples()];
     let mut size = 0;
     for &sample in order {
+        // No n-gram may occur at all: only a sample without n-grams fits (its
+        // single n-grams are not among its ids).
+        if max_repeats == 0 && !samples.without_ngrams[sample as usize] {
+            continue;
+        }
         let ids = samples.of(sample as usize);
         // Add the sample's n-grams; on the first that overflows, take back what was
         // added. Repeats inside the sample are counted as they are added.
@@ -185,6 +213,7 @@ pub fn select(samples: &SampleNgrams, order: &[u32], max_repeats: u16) -> Subset
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokens::TokenKind;
     use std::collections::HashMap;
 
     fn summaries() -> Vec<String> {
@@ -260,6 +289,78 @@ mod tests {
         let grams = SampleNgrams::from_summaries(&texts, 4);
         assert!(!select(&grams, &[0], 2).kept[0]);
         assert!(select(&grams, &[0], 3).kept[0]);
+    }
+
+    /// The walk as the paper states it: every n-gram of every sample counted, by its
+    /// tokens.
+    fn plain_walk(texts: &[String], order: &[u32], max_repeats: u16) -> Vec<bool> {
+        let mut counts: HashMap<Vec<String>, usize> = HashMap::new();
+        let mut kept = vec![false; texts.len()];
+        for &i in order {
+            let tokens = crate::tokens::tokens(&texts[i as usize], TokenKind::Words);
+            let mut local: HashMap<Vec<String>, usize> = HashMap::new();
+            for gram in tokens.windows(4) {
+                *local.entry(gram.to_vec()).or_default() += 1;
+            }
+            let fits = local.iter().all(|(gram, c)| {
+                counts.get(gram).copied().unwrap_or(0) + c <= usize::from(max_repeats)
+            });
+            if fits {
+                for (gram, c) in local {
+                    *counts.entry(gram).or_default() += c;
+                }
+                kept[i as usize] = true;
+            }
+        }
+        kept
+    }
+
+    #[test]
+    fn the_walk_keeps_what_counting_every_ngram_keeps() {
+        // More summaries than one task holds; a few common words, so that 4-grams
+        // repeat within a summary, within a task and across tasks, and rare words, so
+        // that most 4-grams occur once.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let texts: Vec<String> = (0..1500)
+            .map(|_| {
+                let len = next() % 14;
+                (0..len)
+                    .map(|_| match next() % 3 {
+                        0 => format!("Rare{}", next() % 100_000),
+                        _ => format!("w{}", next() % 4),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let grams = SampleNgrams::from_summaries(&texts, 4);
+        let order = shuffled(grams.samples(), 11);
+        for max_repeats in [0, 1, 2, 3, 5, 20] {
+            let subset = select(&grams, &order, max_repeats);
+            let plain = plain_walk(&texts, &order, max_repeats);
+            assert_eq!(subset.kept, plain, "{max_repeats}");
+            assert!(subset.size > 0, "{max_repeats}");
+        }
+        // The thresholds bite.
+        assert!(select(&grams, &order, 1).size < texts.len());
+    }
+
+    #[test]
+    fn a_threshold_of_zero_keeps_only_samples_without_ngrams() {
+        // Every 4-gram here occurs once: none is among the ids, yet none may occur.
+        let texts = ["a b c d", "e f g", "h i j k l", ""].map(String::from);
+        let grams = SampleNgrams::from_summaries(&texts, 4);
+        assert_eq!(grams.distinct, 0);
+        let subset = select(&grams, &[0, 1, 2, 3], 0);
+        assert_eq!(subset.kept, [false, true, false, true]);
+        assert_eq!(subset.size, 2);
+        assert_eq!(select(&grams, &[3, 2, 1, 0], 1).size, 4);
     }
 
     #[test]

@@ -28,6 +28,15 @@ impl NgramSet {
     pub fn from_hashes(mut hashes: Vec<u64>) -> Self {
         hashes.par_sort_unstable();
         hashes.dedup();
+        Self::from_sorted(hashes)
+    }
+
+    /// The set of `hashes`, already sorted and distinct.
+    ///
+    /// # Panics
+    /// With 2^32 or more hashes, as [`NgramSet::from_hashes`].
+    pub(crate) fn from_sorted(mut hashes: Vec<u64>) -> Self {
+        debug_assert!(hashes.windows(2).all(|w| w[0] < w[1]));
         hashes.shrink_to_fit();
         assert!(
             u32::try_from(hashes.len()).is_ok(),

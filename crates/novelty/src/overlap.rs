@@ -2,7 +2,7 @@
 //!
 //! `overlap` is the percent of a summary's n-gram *positions* (a repeated n-gram
 //! counts each time it occurs) whose n-gram occurs in any training summary; n-grams
-//! are of [`TokenKind::Words`] tokens within one summary, `n = 4` by default.
+//! are of [`TokenKind::Words`](crate::tokens::TokenKind::Words) tokens within one summary, `n = 4` by default.
 
 use std::path::PathBuf;
 
@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::NoveltyError;
 use crate::ngrams::NgramSet;
-use crate::tokens::{ngram_hashes, token_hashes_into, TokenKind};
+use crate::tokens::{ngram_hashes, word_hashes_into};
 use crate::training;
 
 /// The n-gram size of the paper.
@@ -35,36 +35,23 @@ impl TrainingIndex {
     /// # Errors
     /// See [`training::read_summaries`]; `n = 0` is a usage error.
     pub fn build(paths: &[PathBuf], field: &str, n: usize) -> Result<Self, NoveltyError> {
-        check_n(n)?;
-        let mut parts: Vec<(Vec<u64>, u64)> = Vec::new();
-        let mut summaries = 0;
-        training::read_summaries(paths, field, |chunk| {
-            summaries += chunk.len();
-            parts.extend(ngrams_of(&chunk, n));
-            Ok(())
-        })?;
-        Ok(Self::from_parts(parts, summaries, n))
+        Ok(Self::of(collect(paths, field, n, Keep::Every)?, n))
     }
 
     /// Indexes the n-grams of summaries held in memory.
     pub fn from_summaries<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Self {
         let n = n.max(1);
-        Self::from_parts(ngrams_of(summaries, n), summaries.len(), n)
+        let mut collector = Collector::new(n, Keep::Every);
+        collector.add(summaries);
+        Self::of(collector.finish(), n)
     }
 
-    fn from_parts(parts: Vec<(Vec<u64>, u64)>, summaries: usize, n: usize) -> Self {
-        // One exact allocation, each part freed once copied: the peak stays near one
-        // copy of the hashes, where growing one vector would reach twice that.
-        let positions = parts.iter().map(|(_, p)| p).sum();
-        let mut all = Vec::with_capacity(parts.iter().map(|(h, _)| h.len()).sum());
-        for (part, _) in parts {
-            all.extend_from_slice(&part);
-        }
+    fn of(collected: Collected, n: usize) -> Self {
         Self {
             n,
-            set: NgramSet::from_hashes(all),
-            summaries,
-            positions,
+            set: NgramSet::from_sorted(collected.hashes),
+            summaries: collected.summaries,
+            positions: collected.positions,
         }
     }
 
@@ -92,7 +79,7 @@ impl TrainingIndex {
     /// no n-gram (fewer than `n` tokens).
     pub fn overlap(&self, summary: &str) -> Option<Overlap> {
         let mut tokens = Vec::new();
-        token_hashes_into(summary, TokenKind::Words, &mut tokens);
+        word_hashes_into(summary, &mut tokens);
         let grams = ngram_hashes(&tokens, self.n);
         let total = grams.len();
         if total == 0 {
@@ -153,26 +140,138 @@ pub(crate) fn check_n(n: usize) -> Result<(), NoveltyError> {
     Ok(())
 }
 
-/// The distinct n-gram hashes of `summaries` and their positions, per rayon task.
-/// Each task sorts and dedups its own hashes (news repeats itself within a few
-/// hundred summaries too), so the final sort has less to do and less is held.
-fn ngrams_of<S: AsRef<str> + Sync>(summaries: &[S], n: usize) -> Vec<(Vec<u64>, u64)> {
-    summaries
-        .par_chunks(PER_TASK)
-        .map(|task| {
-            let mut tokens = Vec::new();
-            let mut out = Vec::new();
-            for summary in task {
-                token_hashes_into(summary.as_ref(), TokenKind::Words, &mut tokens);
-                out.extend(ngram_hashes(&tokens, n));
-            }
-            let positions = out.len() as u64;
-            out.sort_unstable();
-            out.dedup();
-            out.shrink_to_fit();
-            (out, positions)
-        })
-        .collect()
+/// Which n-grams a read of the training summaries keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Every distinct n-gram: the index.
+    Every,
+    /// The n-grams that occur at least twice in all summaries together: the ones
+    /// `diversify` has to count, since an n-gram that occurs once can never pass a
+    /// threshold of one or more.
+    Repeated,
+}
+
+/// What one read of the training summaries found.
+#[derive(Debug)]
+pub(crate) struct Collected {
+    /// The hashes kept (see [`Keep`]), sorted and distinct.
+    pub(crate) hashes: Vec<u64>,
+    /// Summaries read.
+    pub(crate) summaries: usize,
+    /// N-gram positions read (repeats included).
+    pub(crate) positions: u64,
+}
+
+/// Reads the summaries of `paths` and keeps their n-grams as `keep` says.
+///
+/// # Errors
+/// See [`training::read_summaries`]; `n = 0` is a usage error.
+pub(crate) fn collect(
+    paths: &[PathBuf],
+    field: &str,
+    n: usize,
+    keep: Keep,
+) -> Result<Collected, NoveltyError> {
+    check_n(n)?;
+    let mut collector = Collector::new(n, keep);
+    training::read_summaries(paths, field, |chunk| {
+        collector.add(&chunk);
+        Ok(())
+    })?;
+    Ok(collector.finish())
+}
+
+/// N-gram hashes gathered chunk by chunk, then sorted once.
+pub(crate) struct Collector {
+    n: usize,
+    keep: Keep,
+    /// Every task's hashes, appended as each chunk is tokenized: one growing vector
+    /// (grown in place by the allocator at this size), so no chunk's hashes are held
+    /// twice and the peak stays near one copy.
+    all: Vec<u64>,
+    summaries: usize,
+    positions: u64,
+}
+
+impl Collector {
+    pub(crate) fn new(n: usize, keep: Keep) -> Self {
+        Self {
+            n,
+            keep,
+            all: Vec::new(),
+            summaries: 0,
+            positions: 0,
+        }
+    }
+
+    /// Tokenizes `summaries` on every core and keeps their hashes. Each task sorts
+    /// its own hashes and drops its repeats (news repeats itself within a few
+    /// hundred summaries too), so the final sort has less to do and less is held;
+    /// for [`Keep::Repeated`] a hash the task saw more than once stays twice, so the
+    /// final count still tells a repeated n-gram from a single one.
+    pub(crate) fn add<S: AsRef<str> + Sync>(&mut self, summaries: &[S]) {
+        let (n, keep) = (self.n, self.keep);
+        let parts: Vec<(Vec<u64>, u64)> = summaries
+            .par_chunks(PER_TASK)
+            .map(|task| {
+                let mut tokens = Vec::new();
+                let mut out = Vec::new();
+                for summary in task {
+                    word_hashes_into(summary.as_ref(), &mut tokens);
+                    out.extend(ngram_hashes(&tokens, n));
+                }
+                let positions = out.len() as u64;
+                out.sort_unstable();
+                let kept = match keep {
+                    Keep::Every => runs_to(&mut out, |_| 1),
+                    Keep::Repeated => runs_to(&mut out, |run| run.min(2)),
+                };
+                out.truncate(kept);
+                (out, positions)
+            })
+            .collect();
+        self.summaries += summaries.len();
+        for (part, positions) in parts {
+            self.all.extend_from_slice(&part);
+            self.positions += positions;
+        }
+    }
+
+    /// The hashes kept, sorted and distinct.
+    pub(crate) fn finish(self) -> Collected {
+        let mut all = self.all;
+        all.par_sort_unstable();
+        let kept = match self.keep {
+            Keep::Every => runs_to(&mut all, |_| 1),
+            Keep::Repeated => runs_to(&mut all, |run| usize::from(run > 1)),
+        };
+        all.truncate(kept);
+        Collected {
+            hashes: all,
+            summaries: self.summaries,
+            positions: self.positions,
+        }
+    }
+}
+
+/// Rewrites sorted `values` in place so that each run of one value, of length
+/// `run`, stands `copies(run)` times (at most `run`); returns the new length.
+fn runs_to(values: &mut [u64], copies: impl Fn(usize) -> usize) -> usize {
+    let mut write = 0;
+    let mut start = 0;
+    while start < values.len() {
+        let value = values[start];
+        let mut end = start + 1;
+        while end < values.len() && values[end] == value {
+            end += 1;
+        }
+        for _ in 0..copies(end - start) {
+            values[write] = value;
+            write += 1;
+        }
+        start = end;
+    }
+    write
 }
 
 #[cfg(test)]
@@ -216,6 +315,47 @@ mod tests {
             err.to_string(),
             "the summary has fewer than 4 word tokens: no 4-gram to score"
         );
+    }
+
+    #[test]
+    fn runs_keep_as_many_copies_as_asked() {
+        let mut values = [1, 1, 1, 2, 3, 3, 7];
+        assert_eq!(runs_to(&mut values, |_| 1), 4);
+        assert_eq!(values[..4], [1, 2, 3, 7]);
+        let mut values = [1, 1, 1, 2, 3, 3, 7];
+        assert_eq!(runs_to(&mut values, |run| run.min(2)), 6);
+        assert_eq!(values[..6], [1, 1, 2, 3, 3, 7]);
+        let mut values = [1, 1, 1, 2, 3, 3, 7];
+        assert_eq!(runs_to(&mut values, |run| usize::from(run > 1)), 2);
+        assert_eq!(values[..2], [1, 3]);
+        assert_eq!(runs_to(&mut [], |_| 1), 0);
+    }
+
+    #[test]
+    fn repeated_keeps_the_ngrams_seen_twice_across_tasks_and_within_one() {
+        // More summaries than one task holds, so that a repeat can span two tasks.
+        let mut summaries: Vec<String> = (0..PER_TASK + 10)
+            .map(|i| format!("w{i} x{i} y{i} z{i}"))
+            .collect();
+        summaries.push("w0 x0 y0 z0".into()); // across tasks
+        summaries.push("r s t u r s t u".into()); // within one summary
+        let mut collector = Collector::new(4, Keep::Repeated);
+        collector.add(&summaries);
+        let repeated = collector.finish();
+        let hash = |text: &str| {
+            let mut tokens = Vec::new();
+            word_hashes_into(text, &mut tokens);
+            let first = ngram_hashes(&tokens, 4).next();
+            first
+        };
+        let mut expected: Vec<u64> = ["w0 x0 y0 z0", "r s t u"]
+            .iter()
+            .filter_map(|t| hash(t))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(repeated.hashes, expected);
+        assert_eq!(repeated.summaries, PER_TASK + 12);
+        assert_eq!(repeated.positions, (PER_TASK + 11) as u64 + 5);
     }
 
     #[test]

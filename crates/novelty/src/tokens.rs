@@ -66,30 +66,9 @@ impl<'a> Iterator for AsciiWordBounds<'a> {
         let bytes = self.text.as_bytes();
         let start = self.at;
         let first = *bytes.get(start)?;
-        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         let mut end = start + 1;
-        if is_word(first) {
-            loop {
-                match bytes.get(end) {
-                    Some(&b) if is_word(b) => end += 1,
-                    Some(&mid) => {
-                        let (before, after) = (bytes[end - 1], bytes.get(end + 1).copied());
-                        let holds = after.is_some_and(|after| {
-                            (before.is_ascii_alphabetic()
-                                && matches!(mid, b':' | b'.' | b'\'')
-                                && after.is_ascii_alphabetic())
-                                || (before.is_ascii_digit()
-                                    && matches!(mid, b',' | b';' | b'.' | b'\'')
-                                    && after.is_ascii_digit())
-                        });
-                        if !holds {
-                            break;
-                        }
-                        end += 2;
-                    }
-                    None => break,
-                }
-            }
+        if is_word_byte(first) {
+            end = word_end(bytes, start);
         } else if first == b' ' {
             while bytes.get(end) == Some(&b' ') {
                 end += 1;
@@ -100,6 +79,37 @@ impl<'a> Iterator for AsciiWordBounds<'a> {
         self.at = end;
         // Every boundary is between ASCII bytes, so a char boundary.
         Some(&self.text[start..end])
+    }
+}
+
+/// Letters, digits and `_`: the bytes a word segment is made of.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The end of the word segment of ASCII `bytes` that starts at `start` (a word byte).
+fn word_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start + 1;
+    loop {
+        match bytes.get(end) {
+            Some(&b) if is_word_byte(b) => end += 1,
+            Some(&mid) => {
+                let (before, after) = (bytes[end - 1], bytes.get(end + 1).copied());
+                let holds = after.is_some_and(|after| {
+                    (before.is_ascii_alphabetic()
+                        && matches!(mid, b':' | b'.' | b'\'')
+                        && after.is_ascii_alphabetic())
+                        || (before.is_ascii_digit()
+                            && matches!(mid, b',' | b';' | b'.' | b'\'')
+                            && after.is_ascii_digit())
+                });
+                if !holds {
+                    return end;
+                }
+                end += 2;
+            }
+            None => return end,
+        }
     }
 }
 
@@ -127,13 +137,8 @@ pub fn lowercase(token: &str) -> Cow<'_, str> {
 /// The hash of a token's lowercased text: equal tokens, equal hashes.
 pub fn token_hash(token: &str) -> u64 {
     // Short ASCII tokens (nearly all of news text) are folded on the stack.
-    let bytes = token.as_bytes();
-    if bytes.len() <= 32 && token.is_ascii() {
-        let mut folded = [0u8; 32];
-        for (to, from) in folded.iter_mut().zip(bytes) {
-            *to = from.to_ascii_lowercase();
-        }
-        return xxh3_64(&folded[..bytes.len()]);
+    if token.is_ascii() {
+        return ascii_token_hash(token.as_bytes());
     }
     xxh3_64(lowercase(token).as_bytes())
 }
@@ -142,6 +147,47 @@ pub fn token_hash(token: &str) -> u64 {
 pub fn token_hashes_into(text: &str, kind: TokenKind, out: &mut Vec<u64>) {
     out.clear();
     out.extend(segments(text, kind).map(token_hash));
+}
+
+/// Appends the hashes of `text`'s [`TokenKind::Words`] tokens to `out` (cleared
+/// first): the same hashes as [`token_hashes_into`] with `TokenKind::Words`.
+///
+/// Every n-gram statistic starts here, so ASCII text takes one pass over its
+/// bytes: a segment that is not a word segment never holds a letter or a digit, so
+/// only word segments are found, and each is folded and hashed where it stands.
+pub fn word_hashes_into(text: &str, out: &mut Vec<u64>) {
+    out.clear();
+    if !text.is_ascii() {
+        out.extend(segments(text, TokenKind::Words).map(token_hash));
+        return;
+    }
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        if !is_word_byte(b) {
+            at += 1;
+            continue;
+        }
+        let end = word_end(bytes, at);
+        let word = &bytes[at..end];
+        // A segment of underscores only is not a word token.
+        if word.iter().any(u8::is_ascii_alphanumeric) {
+            out.push(ascii_token_hash(word));
+        }
+        at = end;
+    }
+}
+
+/// [`token_hash`] of an ASCII token.
+fn ascii_token_hash(token: &[u8]) -> u64 {
+    if token.len() <= 32 {
+        let mut folded = [0u8; 32];
+        for (to, from) in folded.iter_mut().zip(token) {
+            *to = from.to_ascii_lowercase();
+        }
+        return xxh3_64(&folded[..token.len()]);
+    }
+    xxh3_64(&token.to_ascii_lowercase())
 }
 
 /// The hashes of `text`'s tokens, in order.
@@ -265,6 +311,40 @@ mod tests {
                 text.split_word_bounds().collect::<Vec<_>>(),
                 "{text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn word_hashes_are_the_hashes_of_the_word_tokens() {
+        let alphabet = b"aZ09_ .,;:'\"\r\n\t-%()!?";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut texts: Vec<String> = (0..2000usize)
+            .map(|len| {
+                (0..len % 50)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize] as char
+                    })
+                    .collect()
+            })
+            .collect();
+        texts.extend(
+            [
+                "e.g. 3.5% of U.S. and 1,200;3 a:b don't o'clock_x 'a' a.'b __ _x_",
+                "The PM said: \"No!\"  Then left.",
+                "Biden's well-known plan, ÉTÉ à Zürich",
+                "",
+                "___",
+            ]
+            .map(String::from),
+        );
+        texts.push(format!("{} short", "Long".repeat(20)));
+        let mut ours = Vec::new();
+        for text in &texts {
+            word_hashes_into(text, &mut ours);
+            assert_eq!(ours, token_hashes(text, TokenKind::Words), "{text:?}");
         }
     }
 
