@@ -8,6 +8,7 @@
 //! the reader of the pieces then joins it with the next one (see `scan`).
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
+use libdeflater::Decompressor;
 use memchr::memmem;
 
 /// Pieces are at least this long (compressed), so that per-piece costs stay small.
@@ -56,24 +57,80 @@ pub enum PieceError {
     },
 }
 
-/// Inflates the whole members that make up `piece`, appending the text to `out`.
+/// A member's text is taken to be at most this many times its compressed size when it
+/// is inflated in one call: the size comes from the member's last bytes, which are
+/// random when a false member start was taken for the member's end, and must not
+/// make us allocate gigabytes. Larger members are inflated streaming.
+const MAX_RATIO: usize = 32;
+
+/// Inflates the whole members that make up `piece`; `out` becomes their text.
 ///
-/// Members are parsed here (RFC 1952) and inflated with [`Decompress`] straight into
-/// `out`'s spare capacity: no zero-filling, and `out` can be a reused buffer.
+/// `out`'s old contents are overwritten, not appended to: a pooled buffer comes back
+/// with its bytes still initialised, and a member is inflated in one libdeflate call
+/// straight into them (no zero-filling). Each member is first inflated that way, its
+/// size known from its trailer (ISIZE) and its end from the next member start;
+/// when that does not check out (a false member start, a member that does not end,
+/// corrupt data, a size beyond [`MAX_RATIO`]) it is inflated again with the
+/// streaming [`Decompress`], which tells which of these it is.
 ///
 /// # Errors
 /// [`PieceError::Incomplete`] when the last member does not end inside the piece,
-/// [`PieceError::Corrupt`] for bad data (header, deflate stream, CRC or length).
+/// [`PieceError::Corrupt`] for bad data (header, deflate stream, CRC or length). `out`
+/// then holds the text of the members before and what the bad one gave.
 pub fn inflate_members(piece: &[u8], out: &mut Vec<u8>) -> Result<(), PieceError> {
-    let mut at = 0;
-    let mut inflater = Decompress::new(false);
+    let (mut at, mut len) = (0, 0);
+    let mut whole = Decompressor::new();
+    let mut streaming = None;
     while at < piece.len() {
-        at = inflate_member(piece, at, out, &mut inflater)?;
+        if let Some((next, text)) = inflate_whole(piece, at, out, len, &mut whole) {
+            (at, len) = (next, len + text);
+            continue;
+        }
+        out.truncate(len);
+        let inflater = streaming.get_or_insert_with(|| Decompress::new(false));
+        at = inflate_member(piece, at, out, inflater)?;
+        len = out.len();
     }
+    out.truncate(len);
     Ok(())
 }
 
-/// Inflates the member starting at `start`; returns where the next one starts.
+/// Inflates the member at `start` in one libdeflate call into `out[len..]` (grown if
+/// needed); returns where the next member starts and the text's length, or `None`
+/// when the member's end, size, data or CRC do not check out.
+///
+/// The member is taken to end where the next likely member start is (or at the end
+/// of the piece). A member that really ends earlier (a next member whose header we do
+/// not recognise) stops the deflate stream early: its text is then shorter than the
+/// size read at the supposed end, or its CRC differs (a 2^-64 chance that both match).
+fn inflate_whole(
+    piece: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+    len: usize,
+    whole: &mut Decompressor,
+) -> Option<(usize, usize)> {
+    let body = start + header_len(&piece[start..]).ok()?;
+    let end = next_member_start(piece, body).unwrap_or(piece.len());
+    let data_end = end.checked_sub(8).filter(|&e| e >= body)?;
+    let trailer = &piece[data_end..end];
+    let want_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]) as usize;
+    if size > (data_end - body).saturating_mul(MAX_RATIO).max(1 << 20) {
+        return None;
+    }
+    if out.len() < len + size {
+        out.resize(len + size, 0);
+    }
+    let text = &mut out[len..len + size];
+    let n = whole
+        .deflate_decompress(&piece[body..data_end], text)
+        .ok()?;
+    (n == size && libdeflater::crc32(text) == want_crc).then_some((end, size))
+}
+
+/// Inflates the member starting at `start` streaming, appending its text to `out`;
+/// returns where the next one starts.
 fn inflate_member(
     piece: &[u8],
     start: usize,
@@ -176,6 +233,30 @@ mod tests {
         let mut out = Vec::new();
         inflate_members(&both, &mut out).unwrap();
         assert_eq!(out, b"[\n{\"id\":\"Q1\"},\n{\"id\":\"Q2\"}\n]\n");
+    }
+
+    #[test]
+    fn a_pooled_buffer_is_overwritten_and_false_starts_fall_back() {
+        // A stored (uncompressed) member holding a gzip header in its text: the
+        // header bytes appear in the compressed data, a false member start.
+        let fake = [&[0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 3][..], b"\n"].concat();
+        let mut enc = GzEncoder::new(Vec::new(), Compression::none());
+        enc.write_all(&[b"[\n".as_slice(), &fake].concat()).unwrap();
+        let stored = enc.finish().unwrap();
+        assert!(next_member_start(&stored, 1).is_some());
+        // A member whose header we do not take for a start (OS byte 200).
+        let mut odd = member("{\"id\":\"Q2\"}\n");
+        odd[9] = 200;
+        let all = [stored, member("{\"id\":\"Q1\"},\n"), odd, member("]\n")].concat();
+        let mut out = b"old text that is longer than the new one, and must go".repeat(9);
+        inflate_members(&all, &mut out).unwrap();
+        let want = [
+            b"[\n".as_slice(),
+            &fake,
+            b"{\"id\":\"Q1\"},\n{\"id\":\"Q2\"}\n]\n",
+        ]
+        .concat();
+        assert_eq!(out, want);
     }
 
     #[test]

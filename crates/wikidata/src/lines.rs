@@ -8,6 +8,7 @@
 //! bytes for its id.
 
 use std::ops::Range;
+use std::sync::LazyLock;
 
 use chrono::NaiveDate;
 use memchr::memmem;
@@ -115,8 +116,11 @@ pub fn preview(line: &[u8]) -> String {
 /// The entity id near the start of a line (`{"type":"item","id":"Q31",...`), found by
 /// bytes only. Dumps write `type` and `id` first; we look in the first KiB.
 pub fn line_id(line: &[u8]) -> Option<&[u8]> {
+    // Built once: `memmem::find` would build a searcher for every line.
+    static ID_KEY: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"id\":\""));
     let head = &line[..line.len().min(1024)];
-    let at = memmem::find(head, b"\"id\":\"")? + 6;
+    let at = ID_KEY.find(head)? + 6;
     let len = memchr::memchr(b'"', &line[at..])?;
     Some(&line[at..at + len])
 }

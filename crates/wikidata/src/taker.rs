@@ -57,15 +57,14 @@ pub(crate) struct Output {
 pub(crate) struct BufferPool(Mutex<Vec<Vec<u8>>>);
 
 impl BufferPool {
+    /// A buffer with the old text still in it: [`inflate_members`] overwrites it,
+    /// and a buffer that stays initialised needs no zero-filling to be written into.
     pub(crate) fn get(&self) -> Vec<u8> {
-        let mut buf = self
-            .0
+        self.0
             .lock()
             .ok()
             .and_then(|mut p| p.pop())
-            .unwrap_or_default();
-        buf.clear();
-        buf
+            .unwrap_or_default()
     }
 
     pub(crate) fn put(&self, buf: Vec<u8>) {
