@@ -94,12 +94,26 @@ pub fn draw(chart: &Histogram, dir: &Path) -> Result<[PathBuf; 2], ReportError> 
         plot(&root, chart).map_err(failed(&svg))?;
         root.present().map_err(|e| failed(&svg)(e.to_string()))?;
     }
+    let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
     {
-        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
         plot(&root, chart).map_err(failed(&png))?;
         root.present().map_err(|e| failed(&png)(e.to_string()))?;
     }
+    write_png(&png, &pixels).map_err(|e| failed(&png)(e.to_string()))?;
     Ok([svg, png])
+}
+
+/// Writes RGB `pixels` of a chart as a PNG file (with the `png` crate itself:
+/// plotters' own encoder would build the `image` crate's every codec).
+fn write_png(path: &Path, pixels: &[u8]) -> Result<(), png::EncodingError> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut encoder = png::Encoder::new(file, SIZE.0, SIZE.1);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()
 }
 
 fn plot<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Histogram) -> Result<(), String>
