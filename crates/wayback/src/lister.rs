@@ -88,8 +88,8 @@ pub struct Listed {
     pub blocked: Option<(String, String)>,
     /// These captures were listed by an earlier run and are handed back.
     pub resumed: bool,
-    /// Every capture earlier than this has now been listed (see
-    /// [`ListerConfig::watermarks`]).
+    /// Every capture earlier than this has now been listed: the watermark after a
+    /// chunk (see [`crate::chunks::Chunk::watermark`]).
     pub watermark: Option<String>,
     /// The URL of the query that listed `captures` (`None` for captures handed
     /// back from an earlier run).
