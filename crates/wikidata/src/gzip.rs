@@ -70,7 +70,7 @@ const MAX_RATIO: usize = 32;
 /// straight into them (no zero-filling). Each member is first inflated that way, its
 /// size known from its trailer (ISIZE) and its end from the next member start;
 /// when that does not check out (a false member start, a member that does not end,
-/// corrupt data, a size beyond [`MAX_RATIO`]) it is inflated again with the
+/// corrupt data, a size beyond `MAX_RATIO` times the compressed) it is inflated again with the
 /// streaming [`Decompress`], which tells which of these it is.
 ///
 /// # Errors
