@@ -88,11 +88,6 @@ impl Chunking {
         self.base << self.level
     }
 
-    /// Whether the windows are cut at all (`chunk_days` > 0).
-    pub fn is_chunked(&self) -> bool {
-        self.base > 0
-    }
-
     /// The next chunk (ends inclusive, `None` open), or `None` after the last.
     /// A window without a start, or with `chunk_days` 0, is one chunk.
     pub fn next_chunk(&mut self) -> Option<Span> {
@@ -155,8 +150,6 @@ pub struct ChunkedListing {
 /// One chunk's queries and the watermark that holds once they are listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
-    /// The chunk's days.
-    pub days: Span,
     /// One query per pattern (and year).
     pub queries: Vec<CdxQuery>,
     /// Every capture before this time has been listed once the queries are done.
@@ -200,11 +193,7 @@ impl ChunkedListing {
             }
         }
         let watermark = to.and_then(|d| d.succ_opt()).map(timestamp::day_start);
-        Some(Chunk {
-            days: (from, to),
-            queries,
-            watermark,
-        })
+        Some(Chunk { queries, watermark })
     }
 
     /// What the last chunk found (see [`Chunking::found`]).

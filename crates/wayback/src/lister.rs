@@ -54,7 +54,6 @@ impl Listing {
     fn next_chunk(&mut self) -> Option<Chunk> {
         match self {
             Self::Queries(queries) => (!queries.is_empty()).then(|| Chunk {
-                days: (None, None),
                 queries: std::mem::take(queries),
                 watermark: None,
             }),
