@@ -182,28 +182,28 @@ pub fn aggregate(sets: &[(String, Vec<ArticleRow>)], top: usize) -> PolarsResult
     })
 }
 
+// polars marks its eager group-by aggregations deprecated in favour of its lazy
+// engine; the lazy engine is a query planner and optimiser (polars-plan,
+// polars-expr, polars-mem-engine) that took a tenth of a cold build for these four
+// aggregations. The eager ones share the lazy engine's kernels (`agg_mean`,
+// `agg_median`, `agg_min`, ...), so the numbers are the same.
+#[allow(deprecated)]
 fn set_stats(articles: &DataFrame) -> PolarsResult<BTreeMap<String, SetStats>> {
-    let mut aggs = vec![len().alias("articles")];
     let mut names: Vec<String> = STATS.iter().map(|s| (*s).to_string()).collect();
     names.extend(NOVEL_NGRAM_SIZES.map(novel_column));
-    for name in &names {
-        aggs.push(col(name.as_str()).mean().alias(format!("{name}_mean")));
-        aggs.push(col(name.as_str()).median().alias(format!("{name}_median")));
-    }
-    let frame = articles
-        .clone()
-        .lazy()
-        .group_by([col("set")])
-        .agg(aggs)
-        .sort(["set"], SortMultipleOptions::default())
-        .collect()?;
-    let set = strings(&frame, "set")?;
-    let count = counts_of(&frame, "articles")?;
+    let groups = articles
+        .group_by(["set"])?
+        .select(names.iter().map(String::as_str));
+    // Both frames have the groups in the same order, with their key first.
+    let (mut means, medians) = (groups.mean()?, groups.median()?);
+    means.with_column(group_rows(&groups))?;
+    let set = strings(&means, "set")?;
+    let count = counts_of(&means, "articles")?;
     let mut values: BTreeMap<String, Vec<Option<f64>>> = BTreeMap::new();
     for name in &names {
-        for stat in ["mean", "median"] {
+        for (stat, frame) in [("mean", &means), ("median", &medians)] {
             let key = format!("{name}_{stat}");
-            values.insert(key.clone(), floats(&frame, &key)?);
+            values.insert(key.clone(), floats(frame, &key)?);
         }
     }
     let at = |name: &str, i: usize| MeanMedian {
@@ -238,14 +238,19 @@ fn set_stats(articles: &DataFrame) -> PolarsResult<BTreeMap<String, SetStats>> {
     Ok(out)
 }
 
+/// The number of rows of each group, in the groups' order, as column `articles`.
+fn group_rows(groups: &GroupBy) -> Column {
+    let mut count = groups.get_groups().group_count().into_column();
+    count.rename("articles".into());
+    count
+}
+
 fn counts(articles: &DataFrame) -> PolarsResult<Vec<Count>> {
-    let frame = articles
-        .clone()
-        .lazy()
-        .group_by([col("source"), col("set"), col("year")])
-        .agg([len().alias("articles")])
-        .sort(["source", "set", "year"], SortMultipleOptions::default())
-        .collect()?;
+    let keys = ["source", "set", "year"];
+    let groups = articles.group_by(keys)?;
+    let mut frame = DataFrame::new_infer_height(groups.keys())?;
+    frame.with_column(group_rows(&groups))?;
+    let frame = frame.sort(keys, SortMultipleOptions::default())?;
     let source = strings(&frame, "source")?;
     let set = strings(&frame, "set")?;
     let year: Vec<Option<i32>> = frame.column("year")?.i32()?.iter().collect();
@@ -260,23 +265,23 @@ fn counts(articles: &DataFrame) -> PolarsResult<Vec<Count>> {
         .collect())
 }
 
+#[allow(deprecated)]
 fn entity_counts(entities: &DataFrame, role: Role, top: usize) -> PolarsResult<Vec<EntityCount>> {
-    let frame = entities
-        .clone()
-        .lazy()
-        .filter(col("role").eq(lit(role.as_str())))
-        .group_by([col("id")])
-        // An entity's label is the same in every record; the first in sort order
-        // keeps the choice stable if one differs.
-        .agg([len().alias("articles"), col("label").min().alias("label")])
+    let mask = entities.column("role")?.str()?.equal(role.as_str());
+    let entities = entities.filter(&mask)?;
+    let groups = entities.group_by(["id"])?;
+    let mut frame = groups.clone().select(["label"]).min()?;
+    frame.with_column(group_rows(&groups))?;
+    // An entity's label is the same in every record; the first in sort order
+    // keeps the choice stable if one differs.
+    let frame = frame
         .sort(
             ["articles", "id"],
             SortMultipleOptions::default().with_order_descending_multi([true, false]),
-        )
-        .limit(IdxSize::try_from(top).unwrap_or(IdxSize::MAX))
-        .collect()?;
+        )?
+        .head(Some(top));
     let id = strings(&frame, "id")?;
-    let label = strings(&frame, "label")?;
+    let label = strings(&frame, "label_min")?;
     let count = counts_of(&frame, "articles")?;
     Ok((0..frame.height())
         .map(|i| EntityCount {
@@ -287,22 +292,17 @@ fn entity_counts(entities: &DataFrame, role: Role, top: usize) -> PolarsResult<V
         .collect())
 }
 
+#[allow(deprecated)]
 fn bins(articles: &DataFrame) -> PolarsResult<Vec<BinCount>> {
-    let frame = articles
-        .clone()
-        .lazy()
-        .filter(col("overlap").is_not_null())
-        .group_by([col("set"), col("bin"), col("tag")])
-        .agg([
-            len().alias("articles"),
-            col("overlap").min().alias("overlap_min"),
-            col("overlap").max().alias("overlap_max"),
-        ])
-        .sort(
-            ["set", "overlap_min", "bin"],
-            SortMultipleOptions::default(),
-        )
-        .collect()?;
+    let scored = articles.filter(&articles.column("overlap")?.is_not_null())?;
+    let groups = scored.group_by(["set", "bin", "tag"])?.select(["overlap"]);
+    let mut frame = groups.min()?;
+    frame.with_column(groups.max()?.column("overlap_max")?.clone())?;
+    frame.with_column(group_rows(&groups))?;
+    let frame = frame.sort(
+        ["set", "overlap_min", "bin"],
+        SortMultipleOptions::default(),
+    )?;
     let set = strings(&frame, "set")?;
     let bin = strings(&frame, "bin")?;
     let tag = strings(&frame, "tag")?;

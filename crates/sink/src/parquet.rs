@@ -199,26 +199,42 @@ pub fn checked_reader(file: std::fs::File) -> PolarsResult<ParquetReader<std::fs
 /// # Errors
 /// `f`'s error, or the reader's panic as an error.
 pub fn guarded<T>(f: impl FnOnce() -> PolarsResult<T>) -> PolarsResult<T> {
+    caught("the Parquet file is corrupt (the reader failed", f)
+}
+
+/// Runs `f`, turning a panic into an error: `what`, then the panic's message.
+fn caught<T>(what: &str, f: impl FnOnce() -> PolarsResult<T>) -> PolarsResult<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .map(ToString::to_string)
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(polars_err!(ComputeError: "the Parquet file is corrupt (the reader failed: {message})"))
+        Err(polars_err!(ComputeError: "{what}: {message})"))
     })
 }
 
 /// Reads a Parquet file as JSON lines (one per row).
 ///
 /// # Errors
-/// polars' error when the file is not Parquet or cannot be read.
+/// polars' error when the file is not Parquet or cannot be read, or has a column
+/// JSON cannot hold (binary data: `SchemaMismatch` naming the column).
 pub fn read_json_lines(file: std::fs::File) -> PolarsResult<Vec<u8>> {
     let mut frame = guarded(|| checked_reader(file)?.finish())?;
+    let binary = frame
+        .columns()
+        .iter()
+        .find(|c| matches!(c.dtype(), DataType::Binary | DataType::BinaryOffset));
+    if let Some(column) = binary {
+        polars_bail!(SchemaMismatch: "column `{}` holds binary data, which has no JSON form", column.name());
+    }
     let mut buffer = Vec::new();
-    JsonWriter::new(&mut buffer)
-        .with_json_format(JsonFormat::JsonLines)
-        .finish(&mut frame)?;
+    // polars' JSON writer panics on the types it has no JSON form for.
+    caught("a column has no JSON form (the writer failed", || {
+        JsonWriter::new(&mut buffer)
+            .with_json_format(JsonFormat::JsonLines)
+            .finish(&mut frame)
+    })?;
     Ok(buffer)
 }
 

@@ -91,3 +91,60 @@ proptest! {
         }
     }
 }
+
+/// A foreign Parquet file (not written by our sink) of articles, with one more
+/// column of type `extra`, written by polars.
+fn foreign_parquet(path: &Path, extra: polars::prelude::Column) {
+    use polars::prelude::*;
+    let text = |name: &str, values: [&str; 2]| Column::new(name.into(), values);
+    let mut frame = DataFrame::new_infer_height(vec![
+        text("id", ["1", "2"]),
+        text(
+            "url",
+            [
+                "https://www.bbc.co.uk/news/uk-1",
+                "https://www.bbc.co.uk/news/uk-2",
+            ],
+        ),
+        text("published", ["2021-01-01", "2021-01-02"]),
+        text("captured", ["20210301000000", "20210302000000"]),
+        text("title", ["One", "Two"]),
+        text("summary", ["The first.", "The second."]),
+        text("document", ["A.", "B."]),
+        extra,
+    ])
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .finish(&mut frame)
+        .unwrap();
+}
+
+#[test]
+fn a_foreign_dictionary_column_is_read_as_its_values() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("categorical.parquet");
+    // pandas' categoricals are stored as dictionary-encoded columns.
+    let source = Column::new("source".into(), ["bbc", "cnn"])
+        .cast(&DataType::from_categories(Categories::global()))
+        .unwrap();
+    foreign_parquet(&path, source);
+    let out = read("parquet-source", &path, true).unwrap();
+    let sources: Vec<String> = out
+        .out()
+        .iter()
+        .map(|r| r.to_json()["source"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sources, ["bbc", "cnn"]);
+}
+
+#[test]
+fn a_binary_column_is_an_error_naming_file_and_column() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("binary.parquet");
+    let raw = Column::new("raw".into(), [b"\x00\x01".as_slice(), b"\xff".as_slice()]);
+    foreign_parquet(&path, raw);
+    let e = read("parquet-source", &path, true).unwrap_err().to_string();
+    assert!(e.contains("binary.parquet") && e.contains("`raw`"), "{e}");
+}
