@@ -147,17 +147,24 @@ pub fn small_record(i: u64) -> Record {
     }))
 }
 
+/// A fast `test-generate` looks at the shutdown signal once per this many records.
+const GENERATE_CHUNK: u64 = 1024;
+
 #[async_trait]
 impl Stage for Generate {
     async fn run(self: Box<Self>, mut io: StageIo) -> Result<(), StageError> {
         let interval = Duration::from_micros(self.0.interval_us);
-        for i in 0..self.0.count {
-            if io.shutdown().is_cancelled() {
-                break;
-            }
-            io.emit(PortId::DEFAULT, small_record(i)).await?;
-            if !interval.is_zero() {
+        let mut i = 0;
+        while i < self.0.count && !io.shutdown().is_cancelled() {
+            if interval.is_zero() {
+                let end = self.0.count.min(i + GENERATE_CHUNK);
+                io.emit_many(PortId::DEFAULT, (i..end).map(small_record))
+                    .await?;
+                i = end;
+            } else {
+                io.emit(PortId::DEFAULT, small_record(i)).await?;
                 tokio::time::sleep(interval).await;
+                i += 1;
             }
         }
         io.flush().await
@@ -193,8 +200,7 @@ impl Transform for PassThrough {
                 )));
             }
         }
-        out.records
-            .extend(batch.into_iter().map(|r| (PortId::DEFAULT, r)));
+        out.push_batch(PortId::DEFAULT, batch);
         Ok(())
     }
 }
@@ -240,5 +246,35 @@ impl Stage for CountSink {
             COUNTED.fetch_add(batch.len() as u64, Ordering::Relaxed);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::{small_record, Generate, GenerateOptions, GENERATE_CHUNK};
+    use crate::testing::{context, run_stage};
+
+    #[tokio::test]
+    async fn test_generate_emits_every_record_in_order_across_its_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = 2 * GENERATE_CHUNK + 7;
+        let options = GenerateOptions {
+            count,
+            interval_us: 0,
+            from_file: None,
+        };
+        let output = run_stage(
+            Box::new(Generate(options)),
+            &context(dir.path()),
+            Vec::new(),
+            HashMap::new(),
+        )
+        .await
+        .unwrap();
+        let expected: Vec<_> = (0..count).map(small_record).collect();
+        assert_eq!(output.out(), expected.as_slice());
+        assert_eq!(output.stats.records_out(), count);
     }
 }

@@ -88,6 +88,9 @@ pub trait Stage: Send + 'static {
 pub struct Emitted {
     /// Records and the port each goes to.
     pub records: Vec<(PortId, Record)>,
+    /// Whole batches ([`Emitted::push_batch`]), each after the first so many
+    /// `records`, and the port it goes to.
+    batches: Vec<(usize, PortId, Batch)>,
     /// Records the stage could not use.
     pub rejected: Vec<RejectedRecord>,
     /// Named counters to add to the stage's metrics in `run.json`.
@@ -134,6 +137,14 @@ impl Emitted {
     /// Sends `record` to the default port.
     pub fn push(&mut self, record: Record) {
         self.records.push((PortId::DEFAULT, record));
+    }
+
+    /// Sends every record of `batch` to `port`, in order, after the records pushed
+    /// before it: cheaper than pushing them one at a time.
+    pub fn push_batch(&mut self, port: PortId, batch: Batch) {
+        if !batch.is_empty() {
+            self.batches.push((self.records.len(), port, batch));
+        }
     }
 
     /// Rejects a record with a reason.
@@ -448,23 +459,65 @@ impl StageIo {
     /// # Errors
     /// When the downstream stages are gone (the run is stopping).
     pub async fn emit(&mut self, port: PortId, record: Record) -> Result<(), StageError> {
+        let (_, send) = self.fill(port, &mut std::iter::once(record))?;
+        if send {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Buffers every record of `records` for `port`, in order, as [`StageIo::emit`]
+    /// one at a time would, but moved into the buffer a batch at a time.
+    ///
+    /// # Errors
+    /// When the downstream stages are gone (the run is stopping).
+    pub async fn emit_many<I>(&mut self, port: PortId, records: I) -> Result<(), StageError>
+    where
+        I: IntoIterator<Item = Record>,
+        I::IntoIter: Send,
+    {
+        let mut records = records.into_iter();
+        loop {
+            let (moved, send) = self.fill(port, &mut records)?;
+            if send {
+                self.flush().await?;
+            }
+            if moved == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Moves records from `records` into `port`'s buffer until it holds a batch or
+    /// they run out (at least one, if there is one), and tells how many it moved and
+    /// whether the buffers are to be sent now: a batch is full, or the buffered
+    /// records are older than [`MAX_BUFFER_AGE`].
+    fn fill(
+        &mut self,
+        port: PortId,
+        records: &mut impl Iterator<Item = Record>,
+    ) -> Result<(usize, bool), StageError> {
         let batch_size = self.batch_size;
         let (_, out) = self
             .ports
             .get_mut(port.0)
             .ok_or_else(|| StageError::internal(format!("no port #{}", port.0)))?;
-        if out.buffer.is_empty() {
+        let before = out.buffer.len();
+        let room = batch_size.saturating_sub(before).max(1);
+        out.buffer.extend(records.take(room));
+        let len = out.buffer.len();
+        if len == before {
+            return Ok((0, false));
+        }
+        if before == 0 {
             self.last_flush = Instant::now();
         }
-        out.buffer.push(record);
         // Reading the clock costs more than a push: a slow source (small buffer) looks
-        // at it on every record, a fast one every 32 records.
-        let len = out.buffer.len();
-        let look = len < 32 || len % 32 == 0;
-        if len >= batch_size || (look && self.last_flush.elapsed() >= MAX_BUFFER_AGE) {
-            self.flush().await?;
-        }
-        Ok(())
+        // at it on every record, a fast one every 32 records (not when the buffer was
+        // empty: it was just read).
+        let look = before > 0 && (len < 32 || len / 32 > before / 32);
+        let send = len >= batch_size || (look && self.last_flush.elapsed() >= MAX_BUFFER_AGE);
+        Ok((len - before, send))
     }
 
     /// Sends every buffered record, then tells the stages reading `port` that no
@@ -514,10 +567,33 @@ impl StageIo {
             self.stats.warn(&why);
         }
         self.reject_all(emitted.rejected).await?;
-        for (port, record) in emitted.records {
-            self.emit(port, record).await?;
+        // Each run of records for one port, and each whole batch, moves into its
+        // buffer a batch at a time; the whole batches go between the records at
+        // the place they were pushed.
+        let mut batches = emitted.batches.into_iter().peekable();
+        let mut records = emitted.records.into_iter().peekable();
+        let mut sent = 0;
+        loop {
+            if let Some((_, port, batch)) = batches.next_if(|(before, _, _)| *before <= sent) {
+                self.emit_many(port, batch).await?;
+                continue;
+            }
+            let Some(&(port, _)) = records.peek() else {
+                return Ok(());
+            };
+            let end = batches.peek().map_or(usize::MAX, |(before, _, _)| *before);
+            let (_, send) = {
+                let mut run = std::iter::from_fn(|| {
+                    let (_, record) = records.next_if(|(p, _)| *p == port && sent < end)?;
+                    sent += 1;
+                    Some(record)
+                });
+                self.fill(port, &mut run)?
+            };
+            if send {
+                self.flush().await?;
+            }
         }
-        Ok(())
     }
 
     /// Stages files for the run's publication (see [`crate::publish`]): the
@@ -579,7 +655,8 @@ impl StageIo {
             if out.buffer.is_empty() {
                 continue;
             }
-            let batch = std::mem::take(&mut out.buffer);
+            // The next batch fills a buffer that holds it without growing.
+            let batch = std::mem::replace(&mut out.buffer, Vec::with_capacity(self.batch_size));
             let n = batch.len() as u64;
             self.stats.add_out(n);
             self.stats.add_port(name, n);
@@ -597,5 +674,102 @@ impl StageIo {
         }
         self.last_flush = Instant::now();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::{Batch, Emitted, PortId, Stage};
+    use crate::builtin::small_record;
+    use crate::registry::{Port, StageConfig};
+    use crate::testing::{context, run_stage};
+    use crate::transform::{Transform, TransformStage};
+    use crate::{PipelineContext, StageError};
+    use tempora_records::{Record, RecordKind};
+
+    const OTHER: PortId = PortId(1);
+
+    /// Where `Mixed` sends record `n`, each way a transform can (a record to a
+    /// port, a whole batch, an empty batch), in order; the same however the
+    /// input is batched.
+    fn route(n: u64, record: &Record) -> Vec<(PortId, Option<Batch>)> {
+        let mut sent = Vec::new();
+        let port = if n.is_multiple_of(3) {
+            OTHER
+        } else {
+            PortId::DEFAULT
+        };
+        sent.push((port, None));
+        if n.is_multiple_of(5) {
+            let to = if n.is_multiple_of(2) {
+                OTHER
+            } else {
+                PortId::DEFAULT
+            };
+            sent.push((to, Some(vec![record.clone(); 40])));
+        }
+        if n.is_multiple_of(7) {
+            sent.push((PortId::DEFAULT, Some(Vec::new())));
+        }
+        sent
+    }
+
+    fn number(record: &Record) -> u64 {
+        match record {
+            Record::Capture(c) => c.length.unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    struct Mixed;
+
+    impl Transform for Mixed {
+        fn process(&mut self, batch: Batch, out: &mut Emitted) -> Result<(), StageError> {
+            for record in batch {
+                for (port, whole) in route(number(&record), &record) {
+                    match whole {
+                        None => out.records.push((port, record.clone())),
+                        Some(whole) => out.push_batch(port, whole),
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    impl StageConfig for Mixed {
+        fn outputs(&self) -> Vec<Port> {
+            vec![
+                Port::out(RecordKind::Capture),
+                Port::named("other", RecordKind::Capture),
+            ]
+        }
+        fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+            Ok(Box::new(TransformStage(Mixed)))
+        }
+    }
+
+    #[tokio::test]
+    async fn emitted_records_and_batches_keep_their_order_on_each_port() {
+        let dir = tempfile::tempdir().unwrap();
+        let input: Vec<Record> = (0..200).map(small_record).collect();
+        let mut expected: [Vec<Record>; 2] = [Vec::new(), Vec::new()];
+        for record in &input {
+            for (port, whole) in route(number(record), record) {
+                expected[port.0].extend(whole.unwrap_or_else(|| vec![record.clone()]));
+            }
+        }
+        let output = run_stage(Box::new(Mixed), &context(dir.path()), input, HashMap::new())
+            .await
+            .unwrap();
+        assert_eq!(output.out(), expected[0].as_slice());
+        assert_eq!(output.ports["other"], expected[1]);
+        let total = (expected[0].len() + expected[1].len()) as u64;
+        assert_eq!(output.stats.records_out(), total);
+        let ports: HashMap<String, u64> = output.stats.ports().into_iter().collect();
+        assert_eq!(ports["out"], expected[0].len() as u64);
+        assert_eq!(ports["other"], expected[1].len() as u64);
     }
 }
