@@ -25,9 +25,6 @@ use rayon::prelude::*;
 use tempora_extract::charset::decode_html;
 use tempora_extract::{load_profiles, Extractor, PageInput, SummaryFallback};
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 struct Page {
     path: PathBuf,
     bytes: Vec<u8>,
