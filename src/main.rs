@@ -16,12 +16,6 @@ mod pipeline;
 mod registry;
 mod release;
 
-/// mimalloc rather than glibc's malloc: a run's records are allocated on the
-/// thread of one stage and freed on another's, which glibc serves through a
-/// locked arena (malloc and free were half of the engine's pass-through time).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Tempora builds temporally split evaluation sets for NLP: news articles published
 /// after a model's knowledge cutoff that state facts which changed after it.
 #[derive(Debug, Parser)]

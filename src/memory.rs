@@ -1,10 +1,5 @@
 //! What the binary asks of the C allocator.
 //!
-//! Rust's allocations go to mimalloc (the `#[global_allocator]` of `main.rs`);
-//! glibc's malloc still serves the C libraries linked in (SQLite, the
-//! decompressors), and this is what is asked of it. The figures below were
-//! measured when glibc served every allocation.
-//!
 //! glibc's malloc gives a thread that finds the others' arenas busy an arena of
 //! its own, up to eight per core, and each arena keeps what its threads freed for
 //! their next allocations. A run moves records between a pool of async threads,

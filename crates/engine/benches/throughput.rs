@@ -1,13 +1,9 @@
 //! Engine overhead: small records through a 5-stage pass-through pipeline
 //! (source, three transforms, sink). `cargo bench -p tempora-engine`.
-//! With the binary's allocator (mimalloc), since allocation is much of the cost.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tempora_engine::builtin::test_kinds;
 use tempora_engine::{PipelineFile, Plan, Registry, RunOptions, RunStatus};
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const RECORDS: u64 = 2_000_000;
 
