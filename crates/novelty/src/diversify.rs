@@ -119,7 +119,7 @@ fn ids_of<S: AsRef<str> + Sync>(set: &NgramSet, summaries: &[S], n: usize) -> Ch
     let per_task: Vec<ChunkIds> = summaries
         .par_chunks(512)
         .map(|task| {
-            let mut tokens = Vec::new();
+            let (mut tokens, mut grams) = (Vec::new(), Vec::new());
             let mut out = ChunkIds {
                 lens: Vec::with_capacity(task.len()),
                 without_ngrams: Vec::with_capacity(task.len()),
@@ -127,10 +127,11 @@ fn ids_of<S: AsRef<str> + Sync>(set: &NgramSet, summaries: &[S], n: usize) -> Ch
             };
             for summary in task {
                 word_hashes_into(summary.as_ref(), &mut tokens);
-                let grams = ngram_hashes(&tokens, n);
-                out.without_ngrams.push(grams.len() == 0);
+                grams.clear();
+                grams.extend(ngram_hashes(&tokens, n));
+                out.without_ngrams.push(grams.is_empty());
                 let before = out.ids.len();
-                out.ids.extend(grams.filter_map(|h| set.id_of(h)));
+                set.ids_into(&grams, &mut out.ids);
                 out.lens.push((out.ids.len() - before) as u32);
             }
             out

@@ -95,6 +95,49 @@ impl NgramSet {
         self.id_of(hash).is_some()
     }
 
+    /// Appends to `out` the ids of those of `hashes` the set holds, in order: what
+    /// `hashes.filter_map(id_of)` gives, in about half the time on a set larger than
+    /// the cache (see [`NgramSet::for_each_id`]).
+    pub fn ids_into(&self, hashes: &[u64], out: &mut Vec<u32>) {
+        self.for_each_id(hashes, |id| out.push(id));
+    }
+
+    /// How many of `hashes` the set holds (repeats counted each time).
+    pub fn count_in(&self, hashes: &[u64]) -> usize {
+        let mut count = 0;
+        self.for_each_id(hashes, |_| count += 1);
+        count
+    }
+
+    /// Calls `f` with the id of each of `hashes` the set holds, in order.
+    ///
+    /// A lookup in a set of millions of n-grams waits on memory twice (the bucket
+    /// table, then the bucket), and one at a time the waits add up. So lookups go in
+    /// groups: first every bucket bound of the group is read, then the first hash of
+    /// every bucket, loads that do not depend on each other and so wait on memory
+    /// together; the searches then find their buckets in the cache.
+    fn for_each_id(&self, hashes: &[u64], mut f: impl FnMut(u32)) {
+        const GROUP: usize = 16;
+        for group in hashes.chunks(GROUP) {
+            let mut bounds = [(0u32, 0u32); GROUP];
+            for (bound, &hash) in bounds.iter_mut().zip(group) {
+                let bucket = Self::bucket_of(hash, self.bits) as usize;
+                *bound = (self.starts[bucket], self.starts[bucket + 1]);
+            }
+            let mut touched = 0u64;
+            for &(from, _) in &bounds[..group.len()] {
+                touched ^= self.sorted.get(from as usize).copied().unwrap_or(0);
+            }
+            std::hint::black_box(touched);
+            for (&(from, to), &hash) in bounds.iter().zip(group) {
+                let (from, to) = (from as usize, to as usize);
+                if let Ok(i) = self.sorted[from..to].binary_search(&hash) {
+                    f((from + i) as u32);
+                }
+            }
+        }
+    }
+
     /// Bytes of memory the set holds.
     pub fn heap_bytes(&self) -> usize {
         self.sorted.capacity() * 8 + self.starts.capacity() * 4
@@ -122,6 +165,34 @@ mod tests {
         }
         for v in (0..5000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 1) {
             assert_eq!(set.contains(v), distinct.binary_search(&v).is_ok(), "{v}");
+        }
+    }
+
+    #[test]
+    fn grouped_lookups_find_what_single_ones_find() {
+        // More hashes than one group, members and strangers mixed, in sets of several
+        // sizes (the empty set included).
+        for size in [0u64, 1, 7, 100, 5000] {
+            let members: Vec<u64> = (0..size)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .collect();
+            let set = NgramSet::from_hashes(members.clone());
+            let asked: Vec<u64> = members
+                .iter()
+                .flat_map(|&m| [m, m ^ 1, m])
+                .chain([0, u64::MAX, 12345])
+                .collect();
+            let single: Vec<u32> = asked.iter().filter_map(|&h| set.id_of(h)).collect();
+            let mut grouped = vec![7];
+            set.ids_into(&asked, &mut grouped);
+            assert_eq!(grouped[0], 7, "appends");
+            assert_eq!(grouped[1..], single[..], "{size}");
+            assert_eq!(set.count_in(&asked), single.len(), "{size}");
+            assert_eq!(
+                single.len() as u64,
+                2 * size + u64::from(size > 0),
+                "{size}"
+            );
         }
     }
 

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::diversify::{select, shuffled, SampleNgrams};
@@ -58,22 +59,25 @@ pub fn write_subsets(
     let format = one_format(train)?;
     let samples = SampleNgrams::read(train, field, n)?;
     let order = shuffled(samples.samples(), seed);
-    let mut subsets = Vec::with_capacity(max_repeats.len());
-    for &threshold in max_repeats {
-        let subset = select(&samples, &order, threshold);
-        let path = dir.join(format!("max-repeats-{threshold}.{}", format.extension()));
-        if format == Format::Parquet {
-            write_atomically(&path, |out| {
-                write_selected_parquet(&train[0], &subset.kept, out.get_ref())
-            })?;
-        } else {
-            write_atomically(&path, |out| write_selected_lines(train, &subset.kept, out))?;
-        }
-        subsets.push(SubsetSize {
-            max_repeats: threshold,
-            size: subset.size,
-        });
-    }
+    // One walk and one file per threshold, on every core.
+    let subsets = max_repeats
+        .par_iter()
+        .map(|&threshold| {
+            let subset = select(&samples, &order, threshold);
+            let path = dir.join(format!("max-repeats-{threshold}.{}", format.extension()));
+            if format == Format::Parquet {
+                write_atomically(&path, |out| {
+                    write_selected_parquet(&train[0], &subset.kept, out.get_ref())
+                })?;
+            } else {
+                write_atomically(&path, |out| write_selected_lines(train, &subset.kept, out))?;
+            }
+            Ok(SubsetSize {
+                max_repeats: threshold,
+                size: subset.size,
+            })
+        })
+        .collect::<Result<Vec<_>, NoveltyError>>()?;
     let diversified = Diversified {
         train: train.to_vec(),
         field: field.to_string(),
