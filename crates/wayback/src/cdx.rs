@@ -158,7 +158,7 @@ impl CdxRow {
     pub fn to_capture(&self, source: &str) -> Capture {
         Capture {
             url: self.original.clone(),
-            timestamp: self.timestamp.clone(),
+            timestamp: self.timestamp,
             status: self.status,
             mime: self.mime.clone(),
             digest: self.digest.clone(),

@@ -330,7 +330,7 @@ impl FeedDiscovery {
                         (&row.original, &row.timestamp),
                     )?;
                     if high_water.as_ref().is_none_or(|h| *h < row.timestamp) {
-                        high_water = Some(row.timestamp.clone());
+                        high_water = Some(row.timestamp);
                     }
                 }
                 state::queries::save_page(&tx, &id, page.resume_key.as_deref(), high_water.as_deref(), None)?;
@@ -350,7 +350,7 @@ impl FeedDiscovery {
         };
         let capture = Capture {
             url: url.clone(),
-            timestamp: ts.clone(),
+            timestamp: ts,
             status: Some(200),
             mime: "text/xml".into(),
             digest: String::new(),
@@ -365,7 +365,7 @@ impl FeedDiscovery {
                     let fallback = timestamp::shift(&ts, -86_400).unwrap_or_else(|| ts.to_string());
                     let (items, sitemaps) = (feed.items, feed.sitemaps);
                     let is_index = feed.kind == FeedKind::SitemapIndex;
-                    let (source_url, feed_ts) = (url.clone(), ts.clone());
+                    let (source_url, feed_ts) = (url.clone(), ts);
                     let article_state = if self.cfg.lookup == Lookup::None {
                         "item"
                     } else {
@@ -436,7 +436,7 @@ impl FeedDiscovery {
             Lookup::None => None,
             Lookup::Redirect => Some(Capture {
                 url: url.clone(),
-                timestamp: published.clone(),
+                timestamp: published,
                 status: None,
                 mime: "text/html".into(),
                 digest: String::new(),

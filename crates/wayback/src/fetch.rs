@@ -93,7 +93,7 @@ impl Fetcher {
     /// Only what stops the run: the Archive blocks us or keeps rate-limiting.
     /// Everything else is a [`Fetched::Failed`] with its reason.
     pub async fn fetch(&self, capture: &Capture) -> Result<Fetched, WaybackError> {
-        let mut timestamp = capture.timestamp.clone();
+        let mut timestamp = capture.timestamp;
         let mut url = capture.url.clone();
         let mut seen = HashSet::new();
         loop {

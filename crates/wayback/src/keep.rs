@@ -174,7 +174,7 @@ impl HeldRow {
     pub(crate) fn from_row(r: &CdxRow) -> Self {
         Self {
             urlkey: r.urlkey.clone(),
-            timestamp: r.timestamp.clone(),
+            timestamp: r.timestamp,
             original: r.original.clone(),
             mime: r.mime.clone(),
             status: r.status,

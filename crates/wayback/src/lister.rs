@@ -417,7 +417,7 @@ impl CdxLister {
                     .rows
                     .into_iter()
                     .partition(|row| !row.original.is_empty());
-                let high_water = valid.iter().map(|r| r.timestamp.clone()).max();
+                let high_water = valid.iter().map(|r| r.timestamp).max();
                 state::listings::append(&tx, &id, &valid)?;
                 let mut picker = Picker::new(&tx, keep, scope, &source, held);
                 picker.duplicates += invalid.len() as u64 + unreadable;

@@ -53,7 +53,7 @@ async fn pages_follow_resume_keys_until_the_last_page() {
         let PageAnswer::Page(page) = client.page(&q, key.as_deref()).await.unwrap() else {
             panic!("blocked")
         };
-        rows.extend(page.rows.iter().map(|r| r.timestamp.clone()));
+        rows.extend(page.rows.iter().map(|r| r.timestamp));
         key = page.resume_key;
         if key.is_none() {
             break;

@@ -126,7 +126,7 @@ impl Choices {
                             .ok()
                             .map(|c| (c, decided))
                     });
-                    let order = |c: &Capture| (c.timestamp.clone(), c.url.clone());
+                    let order = |c: &Capture| (c.timestamp, c.url.clone());
                     let offer = match known {
                         Some((kept, true)) if order(&kept) == order(&capture) => Offer::Chosen,
                         Some((kept, decided)) if decided || order(&kept) <= order(&capture) => {
