@@ -97,7 +97,7 @@ impl NgramSet {
 
     /// Appends to `out` the ids of those of `hashes` the set holds, in order: what
     /// `hashes.filter_map(id_of)` gives, in about half the time on a set larger than
-    /// the cache (see [`NgramSet::for_each_id`]).
+    /// the cache (lookups go in groups: see `for_each_id`).
     pub fn ids_into(&self, hashes: &[u64], out: &mut Vec<u32>) {
         self.for_each_id(hashes, |id| out.push(id));
     }
