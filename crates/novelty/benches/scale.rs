@@ -200,7 +200,7 @@ fn main() {
 
     reset_peak();
     let start = Instant::now();
-    write_subsets(
+    let diversified = write_subsets(
         std::slice::from_ref(&train),
         "summary",
         4,
@@ -211,6 +211,15 @@ fn main() {
     .unwrap();
     let t_diversify = start.elapsed().as_secs_f64();
     let m_diversify = peak_mb();
+    println!(
+        "subset sizes: {}",
+        diversified
+            .subsets
+            .iter()
+            .map(|s| format!("{} ({})", s.size, s.max_repeats))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let ours = t_index + t_score + t_diversify;
 
     println!("\n| phase | tempora | peak memory | goal |");
