@@ -235,16 +235,18 @@ impl Collector {
         let mut parts = sort_in_parts(&mut all);
         // Each part drops its repeats (or its single hashes) on its own, then the
         // parts are moved together.
-        let kept: Vec<usize> = parts
+        let lens_kept: Vec<(usize, usize)> = parts
             .par_iter_mut()
-            .map(|part| match keep {
-                Keep::Every => runs_to(part, |_| 1),
-                Keep::Repeated => runs_to(part, |run| usize::from(run > 1)),
+            .map(|part| {
+                let kept = match keep {
+                    Keep::Every => runs_to(part, |_| 1),
+                    Keep::Repeated => runs_to(part, |run| usize::from(run > 1)),
+                };
+                (part.len(), kept)
             })
             .collect();
-        let lens: Vec<usize> = parts.iter().map(|part| part.len()).collect();
         let (mut from, mut to) = (0, 0);
-        for (len, kept) in lens.into_iter().zip(kept) {
+        for (len, kept) in lens_kept {
             all.copy_within(from..from + kept, to);
             from += len;
             to += kept;

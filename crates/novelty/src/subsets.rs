@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::diversify::{select, shuffled, SampleNgrams};
+use crate::diversify::{select, shuffled, SampleNgrams, Subset};
 use crate::error::NoveltyError;
-use crate::output::write_atomically;
+use crate::output::{write_all_atomically, write_atomically};
 use crate::training::{write_selected_lines, write_selected_parquet, Format};
 
 /// What `diversify.json` says: the inputs, the seed, and each subset's size.
@@ -59,25 +59,48 @@ pub fn write_subsets(
     let format = one_format(train)?;
     let samples = SampleNgrams::read(train, field, n)?;
     let order = shuffled(samples.samples(), seed);
-    // One walk and one file per threshold, on every core.
-    let subsets = max_repeats
+    // One walk per threshold, on every core.
+    let selected: Vec<Subset> = max_repeats
         .par_iter()
-        .map(|&threshold| {
-            let subset = select(&samples, &order, threshold);
-            let path = dir.join(format!("max-repeats-{threshold}.{}", format.extension()));
-            if format == Format::Parquet {
-                write_atomically(&path, |out| {
-                    write_selected_parquet(&train[0], &subset.kept, out.get_ref())
-                })?;
-            } else {
-                write_atomically(&path, |out| write_selected_lines(train, &subset.kept, out))?;
-            }
-            Ok(SubsetSize {
-                max_repeats: threshold,
-                size: subset.size,
-            })
+        .map(|&threshold| select(&samples, &order, threshold))
+        .collect();
+    let paths: Vec<PathBuf> = selected
+        .iter()
+        .map(|s| {
+            dir.join(format!(
+                "max-repeats-{}.{}",
+                s.max_repeats,
+                format.extension()
+            ))
         })
-        .collect::<Result<Vec<_>, NoveltyError>>()?;
+        .collect();
+    if format == Format::Parquet {
+        selected
+            .par_iter()
+            .zip(&paths)
+            .try_for_each(|(subset, path)| {
+                write_atomically(path, |out| {
+                    write_selected_parquet(&train[0], &subset.kept, out.get_ref())
+                })
+            })?;
+    } else {
+        // Every subset in one read of the training files.
+        write_all_atomically(&paths, |outs| {
+            let mut subsets: Vec<_> = selected
+                .iter()
+                .map(|s| s.kept.as_slice())
+                .zip(outs.iter_mut())
+                .collect();
+            write_selected_lines(train, &mut subsets)
+        })?;
+    }
+    let subsets = selected
+        .iter()
+        .map(|s| SubsetSize {
+            max_repeats: s.max_repeats,
+            size: s.size,
+        })
+        .collect();
     let diversified = Diversified {
         train: train.to_vec(),
         field: field.to_string(),

@@ -246,16 +246,16 @@ impl<'de> serde::Deserialize<'de> for Text {
     }
 }
 
-/// Writes the samples of `paths` whose entry in `keep` is true to `out`, unchanged:
-/// the lines of JSONL and text files byte for byte, each followed by `\n`.
+/// Writes, for each `(keep, out)` of `subsets`, the samples of `paths` whose entry
+/// in `keep` is true to `out`, unchanged: the lines of JSONL and text files byte for
+/// byte, each followed by `\n`. The inputs are read once for every subset.
 ///
 /// # Errors
 /// A file that cannot be read or written; a Parquet input (see
-/// [`write_selected_parquet`]); `keep` shorter than the samples.
-pub fn write_selected_lines(
+/// [`write_selected_parquet`]); a `keep` shorter than the samples.
+pub fn write_selected_lines<W: Write>(
     paths: &[PathBuf],
-    keep: &[bool],
-    out: &mut impl Write,
+    subsets: &mut [(&[bool], W)],
 ) -> Result<(), NoveltyError> {
     let mut sample = 0usize;
     for path in paths {
@@ -267,13 +267,15 @@ pub fn write_selected_lines(
         }
         for_each_line_chunk(path, |_, lines| {
             for (_, line) in lines {
-                let kept = *keep.get(sample).ok_or_else(|| {
-                    NoveltyError::file(path, "more samples than when first read".into())
-                })?;
-                if kept {
-                    out.write_all(line)
-                        .and_then(|()| out.write_all(b"\n"))
-                        .map_err(|e| NoveltyError::io(path, e))?;
+                for (keep, out) in subsets.iter_mut() {
+                    let kept = *keep.get(sample).ok_or_else(|| {
+                        NoveltyError::file(path, "more samples than when first read".into())
+                    })?;
+                    if kept {
+                        out.write_all(line)
+                            .and_then(|()| out.write_all(b"\n"))
+                            .map_err(|e| NoveltyError::io(path, e))?;
+                    }
                 }
                 sample += 1;
             }
@@ -362,8 +364,12 @@ mod tests {
         )
         .unwrap();
         let mut out = Vec::new();
-        write_selected_lines(std::slice::from_ref(&jsonl), &[false, true], &mut out).unwrap();
+        write_selected_lines(
+            std::slice::from_ref(&jsonl),
+            &mut [(&[false, true][..], &mut out)],
+        )
+        .unwrap();
         assert_eq!(out, b"{\"summary\":\"two\"}\n");
-        assert!(write_selected_lines(&[jsonl], &[true], &mut out).is_err());
+        assert!(write_selected_lines(&[jsonl], &mut [(&[true][..], &mut out)]).is_err());
     }
 }

@@ -32,10 +32,12 @@ impl Timestamp {
     /// # Errors
     /// Any other text.
     pub fn parse(text: &str) -> Result<Self, NotATimestamp> {
-        let digits = text.len() == 14 && text.bytes().all(|b| b.is_ascii_digit());
         match <[u8; 14]>::try_from(text.as_bytes()) {
-            Ok(bytes) if digits && NaiveDateTime::parse_from_str(text, FORMAT).is_ok() => {
-                Ok(Self(bytes))
+            Ok(digits)
+                if digits.iter().all(u8::is_ascii_digit)
+                    && NaiveDateTime::parse_from_str(text, FORMAT).is_ok() =>
+            {
+                Ok(Self(digits))
             }
             _ => Err(NotATimestamp(text.to_string())),
         }
