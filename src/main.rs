@@ -49,6 +49,9 @@ enum Command {
     Diversify(commands::diversify::DiversifyArgs),
     /// Write outdated-fact minimal pairs for articles that went through `conflicts`.
     Pairs(commands::pairs::PairsArgs),
+    /// Judge every office-holder claim in a model's summaries against the facts at
+    /// each article's date (current, outdated, former, not_yet, never, unknown).
+    Score(commands::score::ScoreArgs),
     /// Rebuild a set from its manifest (`manifest.jsonl`): fetch exactly its
     /// captures, check each, publish the same files, with no listing, dump or
     /// exclusion list.
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::EvalExtract(args) => commands::eval_extract::run(args).map(|()| ExitCode::SUCCESS),
         Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Score(args) => commands::score::run(&args),
         Command::Rebuild(args) => commands::rebuild::run(&args),
         Command::Reveal(args) => commands::reveal::run(&args)
             .map(|()| ExitCode::SUCCESS)

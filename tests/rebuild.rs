@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::temposum::{bbc, cnn, pipeline, Lab};
+use common::temposum::{bbc, cnn, run_shipped, Lab};
 use tempora_testkit::{Corpus, MockWayback, RequestKind};
 
 /// A lab's shipped pipeline, run once against its model: the original.
@@ -25,24 +25,7 @@ impl Original {
     async fn run(lab: &'static Lab) -> Self {
         let server = MockWayback::start(lab.corpus.clone()).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("pipeline.toml"),
-            pipeline(lab, &server.endpoint()),
-        )
-        .unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_tempora"))
-            .current_dir(dir.path())
-            .args(["run", "pipeline.toml", "--progress", "off"])
-            .envs(lab.env.iter().map(|(k, v)| (k, v)))
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_shipped(lab, &server.endpoint(), dir.path());
         Self { lab, dir }
     }
 

@@ -14,3 +14,4 @@ pub mod pairs;
 pub mod rebuild;
 pub mod report;
 pub mod reveal;
+pub mod score;

@@ -130,6 +130,25 @@ pub fn pipeline(lab: &Lab, endpoint: &str) -> String {
     toml::to_string(&file).unwrap()
 }
 
+/// Runs the lab's shipped pipeline ([`pipeline`]) against the mock at `endpoint`
+/// in `dir` (outputs in `dir/out`), and checks that it exits 0.
+pub fn run_shipped(lab: &Lab, endpoint: &str, dir: &Path) {
+    std::fs::write(dir.join("pipeline.toml"), pipeline(lab, endpoint)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(dir)
+        .args(["run", "pipeline.toml", "--progress", "off"])
+        .envs(lab.env.iter().map(|(k, v)| (k, v)))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Every published file of the output folder `out`, by path, but hidden files
 /// and those named in `skip`; the card without its release section (the run
 /// that wrote it: its name, time, commit and requests).

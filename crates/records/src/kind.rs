@@ -24,17 +24,20 @@ pub enum RecordKind {
     Pair,
     /// [`ManifestEntry`](crate::ManifestEntry)
     Manifest,
+    /// [`ScoredSummary`](crate::ScoredSummary)
+    Score,
 }
 
 impl RecordKind {
     /// Every kind, in pipeline order.
-    pub const ALL: [RecordKind; 6] = [
+    pub const ALL: [RecordKind; 7] = [
         Self::Fact,
         Self::Capture,
         Self::Page,
         Self::Article,
         Self::Pair,
         Self::Manifest,
+        Self::Score,
     ];
 
     /// What a set is made of: run.json's `cost` counts the records of this kind
@@ -50,6 +53,7 @@ impl RecordKind {
             Self::Article => "article",
             Self::Pair => "pair",
             Self::Manifest => "manifest",
+            Self::Score => "score",
         }
     }
 }
@@ -68,7 +72,7 @@ impl FromStr for RecordKind {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair, manifest)")
+                format!("unknown record kind `{s}` (known: fact, capture, page, article, pair, manifest, score)")
             })
     }
 }

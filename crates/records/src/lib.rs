@@ -15,6 +15,7 @@ mod fact;
 mod kind;
 mod manifest_entry;
 mod pair;
+mod score;
 mod timestamp;
 
 pub use article::{
@@ -26,6 +27,7 @@ pub use fact::{EntityRef, Fact};
 pub use kind::RecordKind;
 pub use manifest_entry::ManifestEntry;
 pub use pair::{EditedFact, FactError, MinimalPair, PairSpan};
+pub use score::{Claim, ClaimEntity, Evidence, ScoredSummary, Tense, Verdict};
 pub use timestamp::{NotATimestamp, Timestamp};
 
 /// Any record on a channel. Large records are boxed so a batch stays compact.
@@ -43,6 +45,8 @@ pub enum Record {
     Pair(Box<MinimalPair>),
     /// A published article as its manifest lists it.
     Manifest(Box<ManifestEntry>),
+    /// A system's summary judged claim by claim (`tempora score`).
+    Score(Box<ScoredSummary>),
 }
 
 impl Record {
@@ -55,6 +59,7 @@ impl Record {
             Self::Article(_) => RecordKind::Article,
             Self::Pair(_) => RecordKind::Pair,
             Self::Manifest(_) => RecordKind::Manifest,
+            Self::Score(_) => RecordKind::Score,
         }
     }
 
@@ -68,6 +73,7 @@ impl Record {
             Self::Article(r) => serde_json::to_value(r),
             Self::Pair(r) => serde_json::to_value(r),
             Self::Manifest(r) => serde_json::to_value(r),
+            Self::Score(r) => serde_json::to_value(r),
         };
         value.unwrap_or(serde_json::Value::Null)
     }
@@ -84,6 +90,7 @@ impl Record {
             Self::Article(r) => serde_json::to_writer(w, r),
             Self::Pair(r) => serde_json::to_writer(w, r),
             Self::Manifest(r) => serde_json::to_writer(w, r),
+            Self::Score(r) => serde_json::to_writer(w, r),
         }
     }
 
@@ -99,6 +106,7 @@ impl Record {
             RecordKind::Article => Self::Article(serde_json::from_str(text)?),
             RecordKind::Pair => Self::Pair(serde_json::from_str(text)?),
             RecordKind::Manifest => Self::Manifest(serde_json::from_str(text)?),
+            RecordKind::Score => Self::Score(serde_json::from_str(text)?),
         })
     }
 
@@ -121,6 +129,14 @@ impl Record {
             Self::Pair(p) => format!("{}\t{}\t{}", p.published, p.source, p.id),
             // As the sets order their articles.
             Self::Manifest(m) => format!("{}\t{}\t{}", m.published, m.source, m.id),
+            // One system's summaries together, in the sets' order within it.
+            Self::Score(s) => format!(
+                "{}\t{}\t{}\t{}",
+                s.system,
+                s.set.as_deref().unwrap_or(""),
+                s.published,
+                s.id
+            ),
         }
     }
 
@@ -133,6 +149,7 @@ impl Record {
         match self {
             Self::Article(a) => format!("article\t{}\t{}", a.source, a.id),
             Self::Pair(p) => format!("pair\t{}\t{}", p.source, p.id),
+            Self::Score(s) => format!("score\t{}\t{}", s.system, s.id),
             Self::Manifest(m) => format!(
                 "manifest\t{}\t{}\t{}",
                 m.source,
@@ -155,6 +172,7 @@ impl Record {
             ("source", Self::Pair(p)) => Some(p.source.clone()),
             ("split", Self::Manifest(m)) => m.split.clone(),
             ("source", Self::Manifest(m)) => Some(m.source.clone()),
+            ("split", Self::Score(s)) => s.set.clone(),
             ("source", Self::Capture(c)) => Some(c.source.clone()),
             ("source", Self::Page(p)) => Some(p.capture.source.clone()),
             ("relation", Self::Fact(f)) => Some(f.relation.clone()),

@@ -77,31 +77,148 @@ impl Histogram {
     }
 }
 
+/// A chart the report draws: its file stem and how it is plotted on any backend.
+pub trait Chart {
+    /// File stem (`coverage` gives `coverage.svg` and `coverage.png`).
+    fn name(&self) -> &str;
+
+    /// Draws the chart on `root`.
+    ///
+    /// # Errors
+    /// plotters' error, as text.
+    fn plot<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static;
+}
+
+impl Chart for Histogram {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn plot<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        plot(root, self)
+    }
+}
+
 /// Draws `chart` as `dir/NAME.svg` and `dir/NAME.png`; returns the two paths.
 ///
 /// # Errors
 /// A chart cannot be drawn or written.
-pub fn draw(chart: &Histogram, dir: &Path) -> Result<[PathBuf; 2], ReportError> {
+pub fn draw(chart: &impl Chart, dir: &Path) -> Result<[PathBuf; 2], ReportError> {
     register_bundled_font();
-    let svg = dir.join(format!("{}.svg", chart.name));
-    let png = dir.join(format!("{}.png", chart.name));
+    let svg = dir.join(format!("{}.svg", chart.name()));
+    let png = dir.join(format!("{}.png", chart.name()));
     let failed = |path: &Path| {
         let path = path.to_path_buf();
         move |e: String| ReportError::Chart { path, message: e }
     };
     {
         let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-        plot(&root, chart).map_err(failed(&svg))?;
+        chart.plot(&root).map_err(failed(&svg))?;
         root.present().map_err(|e| failed(&svg)(e.to_string()))?;
     }
     let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
-        plot(&root, chart).map_err(failed(&png))?;
+        chart.plot(&root).map_err(failed(&png))?;
         root.present().map_err(|e| failed(&png)(e.to_string()))?;
     }
     write_png(&png, &pixels).map_err(|e| failed(&png)(e.to_string()))?;
     Ok([svg, png])
+}
+
+/// Bars of shares by group, side by side: TempoSum's Figure 2 (per set, the share
+/// of a system's summaries with an outdated claim).
+#[derive(Debug, Clone)]
+pub struct Bars {
+    /// File stem of the chart.
+    pub name: String,
+    /// Title drawn above it.
+    pub title: String,
+    /// Label of the y axis.
+    pub y_label: String,
+    /// The groups along the x axis (the sets).
+    pub groups: Vec<String>,
+    /// Each series' name and its share (0 to 1) in each group.
+    pub series: Vec<(String, Vec<f64>)>,
+}
+
+impl Chart for Bars {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn plot<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let top = self
+            .series
+            .iter()
+            .flat_map(|(_, v)| v)
+            .copied()
+            .fold(0.0_f64, f64::max);
+        let top = if top > 0.0 {
+            (top * 1.15).min(1.0)
+        } else {
+            1.0
+        };
+        let groups = self.groups.len().max(1);
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut ctx = ChartBuilder::on(root)
+            .caption(&self.title, (FAMILY, 24))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..groups as f64, 0.0..top)
+            .map_err(|e| e.to_string())?;
+        let percent = |y: &f64| format!("{:.0}%", y * 100.0);
+        let names = self.groups.clone();
+        let group_name = move |x: &f64| {
+            let i = x.floor();
+            if (x - i - 0.5).abs() < 1e-9 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        ctx.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(groups * 2 + 1)
+            .y_desc(self.y_label.as_str())
+            .y_label_formatter(&percent)
+            .x_label_formatter(&group_name)
+            .label_style((FAMILY, 14))
+            .axis_desc_style((FAMILY, 16))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let width = 0.8 / self.series.len().max(1) as f64;
+        for (j, (name, shares)) in self.series.iter().enumerate() {
+            let color = Palette99::pick(j).to_rgba();
+            let bars = shares.iter().enumerate().map(move |(i, &s)| {
+                let x0 = i as f64 + 0.1 + width * j as f64;
+                Rectangle::new([(x0, 0.0), (x0 + width, s)], color.filled())
+            });
+            ctx.draw_series(bars)
+                .map_err(|e| e.to_string())?
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
+                });
+        }
+        ctx.configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font((FAMILY, 14))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
 }
 
 /// Writes RGB `pixels` of a chart as a PNG file (with the `png` crate itself:

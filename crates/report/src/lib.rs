@@ -35,6 +35,7 @@ pub mod markdown;
 pub mod pairs;
 pub mod read;
 pub mod run_info;
+pub mod scores;
 pub mod stats;
 pub mod tables;
 
@@ -120,6 +121,8 @@ pub struct Report {
     pub pairs: Vec<PairCount>,
     /// `run.json`, when present.
     pub run: Option<RunInfo>,
+    /// The scores of `tempora score`, when `scores/summary.json` is present.
+    pub scores: Option<tempora_score::tables::Summary>,
     /// Chart files, relative to the directory.
     pub charts: Vec<String>,
 }
@@ -153,10 +156,16 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
     let chart_dir = dir.join(CHARTS_DIR);
     std::fs::create_dir_all(&chart_dir).map_err(ReportError::io(&chart_dir))?;
     let histograms = histograms(&sets);
-    let drawn = histograms
+    let mut drawn = histograms
         .par_iter()
         .map(|h| charts::draw(h, &chart_dir))
         .collect::<Result<Vec<_>, ReportError>>()?;
+    let scores = scores::read(dir)?;
+    if let Some(summary) = &scores {
+        for bars in scores::charts(summary) {
+            drawn.push(charts::draw(&bars, &chart_dir)?);
+        }
+    }
     let chart_files = drawn
         .iter()
         .flatten()
@@ -164,7 +173,8 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
         .map(|name| format!("{CHARTS_DIR}/{}", name.to_string_lossy()))
         .collect();
     let pairs = pairs::count(&discovery.pairs)?;
-    let report = assemble(discovery, tables, run, chart_files, pairs);
+    let mut report = assemble(discovery, tables, run, chart_files, pairs);
+    report.scores = scores;
     let markdown = dir.join("report.md");
     write_atomically(&markdown, markdown::render(&report).as_bytes())?;
     let json = dir.join("report.json");
@@ -226,6 +236,7 @@ pub(crate) fn assemble(
         },
         pairs,
         run,
+        scores: None,
         charts,
     }
 }

@@ -19,6 +19,9 @@ pub fn render(report: &Report) -> String {
     novelty(&mut md, report);
     characteristics(&mut md, report);
     pairs(&mut md, report);
+    if let Some(summary) = &report.scores {
+        crate::scores::section(&mut md, summary, &report.charts, "##");
+    }
     md
 }
 
@@ -33,6 +36,9 @@ pub(crate) fn main_tables(report: &Report) -> String {
     facts(&mut md, report);
     novelty(&mut md, report);
     characteristics(&mut md, report);
+    if let Some(summary) = &report.scores {
+        crate::scores::section(&mut md, summary, &report.charts, "##");
+    }
     md.lines()
         .map(|line| match line.strip_prefix("## ") {
             Some(heading) => format!("### {heading}\n"),

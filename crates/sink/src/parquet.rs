@@ -129,6 +129,7 @@ pub fn write_records<R: std::borrow::Borrow<Record>>(
             Record::Article(r) => builder.push(&**r),
             Record::Pair(r) => builder.push(&**r),
             Record::Manifest(r) => builder.push(&**r),
+            Record::Score(r) => builder.push(&**r),
         };
         pushed.map_err(|source| WriteError::Record {
             kind,

@@ -110,6 +110,7 @@ pub fn article_id(record: &Record) -> Option<&str> {
         Record::Article(a) => Some(&a.id),
         Record::Manifest(m) => Some(&m.id),
         Record::Pair(p) => Some(&p.article_id),
+        Record::Score(s) => Some(&s.id),
         Record::Fact(_) | Record::Capture(_) | Record::Page(_) => None,
     }
 }

@@ -37,7 +37,9 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use serde_json::Value;
-use tempora_records::{Article, Capture, Fact, ManifestEntry, MinimalPair, Page, RecordKind};
+use tempora_records::{
+    Article, Capture, Fact, ManifestEntry, MinimalPair, Page, RecordKind, ScoredSummary,
+};
 
 /// The Arrow schema of `kind`'s Parquet files.
 pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
@@ -48,6 +50,7 @@ pub fn arrow_schema(kind: RecordKind) -> SchemaRef {
         RecordKind::Article => article(),
         RecordKind::Pair => pair(),
         RecordKind::Manifest => manifest(),
+        RecordKind::Score => score(),
     };
     Arc::new(Schema::new(fields))
 }
@@ -229,6 +232,43 @@ fn pair() -> Vec<Field> {
     ]
 }
 
+/// [`tempora_records::ClaimEntity`]
+fn claim_entity() -> Vec<Field> {
+    vec![text_or_null("id"), text("label")]
+}
+
+/// [`ScoredSummary`]
+fn score() -> Vec<Field> {
+    let evidence = vec![
+        text("relation"),
+        text("person"),
+        text("position"),
+        text_or_null("start"),
+        text_or_null("end"),
+    ];
+    let claim = vec![
+        text("text"),
+        Field::new("start", DataType::UInt64, false),
+        Field::new("end", DataType::UInt64, false),
+        structure("person", claim_entity(), false),
+        structure("position", claim_entity(), false),
+        text("tense"),
+        Field::new("implied", DataType::Boolean, false),
+        text("verdict"),
+        text("reason"),
+        list_of_structures("holders_at_date", claim_entity()),
+        list_of_structures("evidence", evidence),
+    ];
+    vec![
+        text("id"),
+        text("system"),
+        text_or_null("set"),
+        date("published"),
+        text("summary"),
+        list_of_structures("claims", claim),
+    ]
+}
+
 /// The type of a column as the README names it (pyarrow's names, shortened).
 fn type_name(data_type: &DataType) -> String {
     match data_type {
@@ -348,6 +388,7 @@ impl JsonSchemaDocs {
             RecordKind::Article => schemars::schema_for!(Article),
             RecordKind::Pair => schemars::schema_for!(MinimalPair),
             RecordKind::Manifest => schemars::schema_for!(ManifestEntry),
+            RecordKind::Score => schemars::schema_for!(ScoredSummary),
         };
         Self(schema.to_value())
     }

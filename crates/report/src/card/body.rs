@@ -382,7 +382,16 @@ fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardErr
         sets,
         ..crate::read::Discovery::default()
     };
-    let report = crate::assemble(discovery, tables, run, Vec::new(), Vec::new());
+    let mut report = crate::assemble(discovery, tables, run, Vec::new(), Vec::new());
+    report.scores = crate::scores::read(dir)?;
+    if let Some(summary) = &report.scores {
+        // The charts `tempora report` drew, where it did.
+        report.charts = crate::scores::charts(summary)
+            .iter()
+            .map(|c| format!("{}/{}.svg", crate::CHARTS_DIR, c.name))
+            .filter(|c| dir.join(c).is_file())
+            .collect();
+    }
     md.push_str("## The report's tables\n\n`tempora report DIR` writes these and more (charts, `report.json`).\n\n");
     md.push_str(&crate::markdown::main_tables(&report));
     Ok(())

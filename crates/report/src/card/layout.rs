@@ -160,11 +160,14 @@ fn parquet_sinks(run: &RunJson) -> Result<Vec<ParquetSink>, CardError> {
 }
 
 /// Every `*.parquet` under `dir`, relative and sorted; hidden names (temporary
-/// files of a run in flight) are left out.
+/// files of a run in flight) are left out, and so are the scores of `tempora
+/// score` (`scores/`): a model's judged summaries are no part of the set (the
+/// card shows their table).
 fn parquet_files(dir: &Path) -> Result<Vec<String>, CardError> {
     let mut found =
         tempora_sink::release::relative_files(dir, Path::new("")).map_err(CardError::io(dir))?;
-    found.retain(|f| f.ends_with(".parquet"));
+    let scores = format!("{}/", tempora_score::job::SCORES_DIR);
+    found.retain(|f| f.ends_with(".parquet") && !f.starts_with(&scores));
     Ok(found)
 }
 
@@ -190,6 +193,7 @@ fn config_name(kind: RecordKind, novelty: bool) -> &'static str {
         RecordKind::Fact => "facts",
         RecordKind::Capture => "captures",
         RecordKind::Page => "pages",
+        RecordKind::Score => "scores",
     }
 }
 
@@ -409,6 +413,7 @@ fn into_configs(grouped: Grouped, set_order: &[String]) -> Vec<Config> {
                 "captures" => RecordKind::Capture,
                 "pages" => RecordKind::Page,
                 "manifest" => RecordKind::Manifest,
+                "scores" => RecordKind::Score,
                 _ => RecordKind::Article,
             };
             let mut splits: Vec<(String, Vec<DataFile>)> = splits.into_iter().collect();

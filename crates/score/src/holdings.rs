@@ -1,0 +1,531 @@
+//! Who held which office when: the facts as (person, office) holdings with their
+//! dates, and the verdict on a claim at a date.
+//!
+//! A P39 fact (a person's position held) and a P1308 fact (an office's holder)
+//! state the same holding from two sides; both are read, and a holding stated both
+//! ways is one statement. Dates are as precise as the facts make them: a start of
+//! `2019` may be any day of 2019, so a claim is `current` whenever the office may
+//! have been held that day, and `outdated` or `not_yet` only when it certainly was
+//! not. Absence is evidence only where a list is whole: the facts of a pipeline
+//! hold every fact of each evolving (subject, relation) pair, so an office that is
+//! the subject of a P1308 fact comes with every holder, and a person who is the
+//! subject of a P39 fact with every office; `never` needs one of the two.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use chrono::{Datelike, NaiveDate};
+use tempora_records::{ClaimEntity, Evidence, Fact, Tense, Verdict};
+
+/// An index of the facts by person and by office.
+#[derive(Debug, Default)]
+pub struct Holdings {
+    /// Every entity's label (the first fact that gives one), by id.
+    labels: HashMap<String, String>,
+    /// Every entity's names as the facts give them (label, then aliases), by id.
+    names: BTreeMap<String, Vec<String>>,
+    /// Statements of each (person, office), sorted, each once.
+    statements: HashMap<(String, String), Vec<Evidence>>,
+    /// Every holder of each office.
+    holders: BTreeMap<String, BTreeSet<String>>,
+    /// Every office of each person.
+    offices: BTreeMap<String, BTreeSet<String>>,
+    /// Offices whose every holder the facts list (subjects of P1308 facts).
+    whole_holders: BTreeSet<String>,
+    /// People whose every office the facts list (subjects of P39 facts).
+    whole_offices: BTreeSet<String>,
+}
+
+/// The verdict on one claim, with what it rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The verdict in words.
+    pub reason: String,
+    /// The statements joining person and office.
+    pub evidence: Vec<Evidence>,
+}
+
+impl Holdings {
+    /// Indexes `facts` (P39 and P1308; other relations are ignored).
+    pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
+        let mut h = Self::default();
+        for fact in facts {
+            let (person, office) = match fact.relation.as_str() {
+                "P39" => {
+                    h.whole_offices.insert(fact.subject.id.clone());
+                    (&fact.subject, &fact.object)
+                }
+                "P1308" => {
+                    h.whole_holders.insert(fact.subject.id.clone());
+                    (&fact.object, &fact.subject)
+                }
+                _ => continue,
+            };
+            for entity in [person, office] {
+                if let Some(label) = &entity.label {
+                    h.labels
+                        .entry(entity.id.clone())
+                        .or_insert_with(|| label.clone());
+                }
+                let names = h.names.entry(entity.id.clone()).or_default();
+                for name in entity.names() {
+                    if !names.iter().any(|n| n == name) {
+                        names.push(name.to_string());
+                    }
+                }
+            }
+            h.holders
+                .entry(office.id.clone())
+                .or_default()
+                .insert(person.id.clone());
+            h.offices
+                .entry(person.id.clone())
+                .or_default()
+                .insert(office.id.clone());
+            let statement = Evidence {
+                relation: fact.relation.clone(),
+                person: person.id.clone(),
+                position: office.id.clone(),
+                start: fact.start.clone(),
+                end: fact.end.clone(),
+            };
+            let list = h
+                .statements
+                .entry((person.id.clone(), office.id.clone()))
+                .or_default();
+            // The same holding from the other side is the same statement; which
+            // side it keeps is a rule (the smaller relation id), not input order.
+            match list
+                .iter_mut()
+                .find(|s| s.start == statement.start && s.end == statement.end)
+            {
+                Some(same) if statement.relation < same.relation => *same = statement,
+                Some(_) => {}
+                None => list.push(statement),
+            }
+        }
+        for list in h.statements.values_mut() {
+            list.sort_by(|a, b| {
+                (sort_date(&a.start), &a.end, &a.relation).cmp(&(
+                    sort_date(&b.start),
+                    &b.end,
+                    &b.relation,
+                ))
+            });
+        }
+        h
+    }
+
+    /// Every person, with their names.
+    pub fn people(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.offices
+            .keys()
+            .map(|id| (id.as_str(), self.names_of(id)))
+    }
+
+    /// Every office, with its names.
+    pub fn offices(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.holders
+            .keys()
+            .map(|id| (id.as_str(), self.names_of(id)))
+    }
+
+    fn names_of(&self, id: &str) -> &[String] {
+        self.names.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether `id` is an office of the facts.
+    pub fn is_office(&self, id: &str) -> bool {
+        self.holders.contains_key(id)
+    }
+
+    /// The offices `person` held, sorted.
+    pub fn offices_of<'a>(&'a self, person: &str) -> impl Iterator<Item = &'a str> + 'a {
+        self.offices
+            .get(person)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// An entity as a claim names it: id and label (the id where the facts give no
+    /// label).
+    pub fn entity(&self, id: &str) -> ClaimEntity {
+        ClaimEntity {
+            id: Some(id.to_string()),
+            label: self
+                .labels
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| id.to_string()),
+        }
+    }
+
+    /// The label of an entity, or its id.
+    pub fn label<'a>(&'a self, id: &'a str) -> &'a str {
+        self.labels.get(id).map_or(id, String::as_str)
+    }
+
+    /// Who may have held `office` on `day`, sorted by id.
+    pub fn holders_on(&self, office: &str, day: NaiveDate) -> Vec<ClaimEntity> {
+        self.holders
+            .get(office)
+            .into_iter()
+            .flatten()
+            .filter(|person| {
+                self.statements_of(person, office)
+                    .iter()
+                    .any(|s| dated(s) && may_hold(s, day))
+            })
+            .map(|person| self.entity(person))
+            .collect()
+    }
+
+    /// Whether `person` may have held `office` on `day` by a dated statement.
+    pub fn may_hold_on(&self, person: &str, office: &str, day: NaiveDate) -> bool {
+        self.statements_of(person, office)
+            .iter()
+            .any(|s| dated(s) && may_hold(s, day))
+    }
+
+    fn statements_of(&self, person: &str, office: &str) -> &[Evidence] {
+        self.statements
+            .get(&(person.to_string(), office.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The verdict on "`person` holds (or held, `tense`) `office`" on `day`.
+    pub fn judge(&self, person: &str, office: &str, tense: Tense, day: NaiveDate) -> Judged {
+        let statements = self.statements_of(person, office);
+        let evidence = statements.to_vec();
+        let (who, what) = (self.label(person), self.label(office));
+        if statements.is_empty() {
+            let whole = if self.whole_holders.contains(office) {
+                Some(format!("every holder of {what} is known"))
+            } else if self.whole_offices.contains(person) {
+                Some(format!("every office of {who} is known"))
+            } else {
+                None
+            };
+            return match whole {
+                Some(whole) => Judged {
+                    verdict: Verdict::Never,
+                    reason: format!("{whole}; {who} never held {what}"),
+                    evidence,
+                },
+                None => Judged {
+                    verdict: Verdict::Unknown,
+                    reason: format!(
+                        "no statement joins {who} and {what}, and the facts list neither \
+                         every holder of the office nor every office of the person"
+                    ),
+                    evidence,
+                },
+            };
+        }
+        let dated: Vec<&Evidence> = statements.iter().filter(|s| dated(s)).collect();
+        if dated.is_empty() {
+            return Judged {
+                verdict: Verdict::Unknown,
+                reason: format!("{who} held {what}, on dates the facts do not state"),
+                evidence,
+            };
+        }
+        let held_on_day = dated.iter().find(|s| may_hold(s, day));
+        let ended_before = dated.iter().rev().find(|s| ended_by(s, day));
+        let starts_after = dated.iter().find(|s| starts_after(s, day));
+        let (verdict, statement) = match (tense, held_on_day, ended_before) {
+            (Tense::Present, Some(s), _) | (Tense::Past, Some(s), None) => (Verdict::Current, *s),
+            (Tense::Present, None, Some(s)) => (Verdict::Outdated, *s),
+            (Tense::Past, _, Some(s)) => (Verdict::Former, *s),
+            (_, None, None) => match starts_after {
+                Some(s) => (Verdict::NotYet, *s),
+                // Every dated statement either may hold, ended or starts later.
+                None => (Verdict::Unknown, dated[0]),
+            },
+        };
+        let span = span_words(statement);
+        let reason = match verdict {
+            Verdict::Current => format!("{who} held {what} {span}, which covers {day}"),
+            Verdict::Outdated | Verdict::Former => {
+                format!("{who} held {what} {span}, ended before {day}")
+            }
+            Verdict::NotYet => format!("{who} held {what} {span}, after {day}"),
+            _ => format!("{who} held {what} {span}"),
+        };
+        Judged {
+            verdict,
+            reason,
+            evidence,
+        }
+    }
+}
+
+fn sort_date(date: &Option<String>) -> (bool, &str) {
+    (date.is_some(), date.as_deref().unwrap_or(""))
+}
+
+fn span_words(s: &Evidence) -> String {
+    match (&s.start, &s.end) {
+        (Some(a), Some(b)) => format!("from {a} to {b}"),
+        (Some(a), None) => format!("from {a}"),
+        (None, Some(b)) => format!("until {b}"),
+        (None, None) => "at some time".into(),
+    }
+}
+
+fn dated(s: &Evidence) -> bool {
+    s.start.is_some() || s.end.is_some()
+}
+
+/// The office may have been held on `day`: started on or before it (any day of an
+/// imprecise start) and not ended by it (see [`ended_by`]).
+fn may_hold(s: &Evidence, day: NaiveDate) -> bool {
+    let started = s
+        .start
+        .as_deref()
+        .is_none_or(|d| first_day(d).is_none_or(|first| first <= day));
+    started && !ended_by(s, day)
+}
+
+/// The term had certainly ended by `day`. An end as precise as a day is the
+/// successor's first day, as Wikidata writes a handover (Trump's term ends
+/// 2021-01-20, Biden's starts then): on it the office is the successor's, as the
+/// `minimal-pairs` stage has it. A less precise end may be its last day.
+fn ended_by(s: &Evidence, day: NaiveDate) -> bool {
+    let Some(end) = s.end.as_deref() else {
+        return false;
+    };
+    if is_day(end) {
+        first_day(end).is_some_and(|last| last <= day)
+    } else {
+        last_day(end).is_some_and(|last| last < day)
+    }
+}
+
+/// Whether a date of the facts names a day (`2021-01-20`, not `2021` or `2021-00-00`).
+fn is_day(value: &str) -> bool {
+    let parts: Vec<&str> = value.trim().splitn(3, '-').collect();
+    matches!(parts.as_slice(), [_, m, d] if *m != "00" && *d != "00")
+}
+
+fn starts_after(s: &Evidence, day: NaiveDate) -> bool {
+    s.start
+        .as_deref()
+        .and_then(first_day)
+        .is_some_and(|first| first > day)
+}
+
+/// The first day a date of the facts may mean (`2019` is 2019-01-01).
+pub fn first_day(value: &str) -> Option<NaiveDate> {
+    tempora_filter::conflicts::facts::first_day(value)
+}
+
+/// The last day a date of the facts may mean (`2019` is 2019-12-31, `2019-06`
+/// 2019-06-30); a `00` month or day is unknown, so the last of the year or month.
+pub fn last_day(value: &str) -> Option<NaiveDate> {
+    let mut parts = value.trim().splitn(3, '-');
+    let year: i32 = parts.next()?.parse().ok()?;
+    let month: Option<u32> = match parts.next() {
+        Some(m) => Some(m.parse().ok()?).filter(|&m| m != 0),
+        None => None,
+    };
+    let day: Option<u32> = match parts.next() {
+        Some(d) => Some(d.parse().ok()?).filter(|&d| d != 0),
+        None => None,
+    };
+    match (month, day) {
+        (Some(m), Some(d)) => NaiveDate::from_ymd_opt(year, m, d),
+        (Some(m), None) => {
+            let next = if m == 12 {
+                NaiveDate::from_ymd_opt(year + 1, 1, 1)
+            } else {
+                NaiveDate::from_ymd_opt(year, m + 1, 1)
+            }?;
+            next.pred_opt()
+        }
+        (None, _) => NaiveDate::from_ymd_opt(year, 12, 31),
+    }
+    .filter(|d| d.year() == year)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{self, entity};
+
+    fn fact(s: (&str, &str), rel: &str, o: (&str, &str), start: &str, end: Option<&str>) -> Fact {
+        testing::fact(
+            &entity(s.0, s.1, &[]),
+            rel,
+            &entity(o.0, o.1, &[]),
+            start,
+            end,
+        )
+    }
+
+    const POTUS: (&str, &str) = ("Q11696", "President of the United States");
+    const VPOTUS: (&str, &str) = ("Q11699", "Vice President of the United States");
+    const BIDEN: (&str, &str) = ("Q6279", "Joe Biden");
+    const TRUMP: (&str, &str) = ("Q22686", "Donald Trump");
+    const MERKEL: (&str, &str) = ("Q567", "Angela Merkel");
+
+    fn holdings() -> Holdings {
+        let facts = [
+            fact(POTUS, "P1308", TRUMP, "2017-01-20", Some("2021-01-20")),
+            fact(POTUS, "P1308", BIDEN, "2021-01-20", Some("2025-01-20")),
+            fact(POTUS, "P1308", TRUMP, "2025-01-20", None),
+            fact(BIDEN, "P39", VPOTUS, "2009-01-20", Some("2017-01-20")),
+            fact(BIDEN, "P39", POTUS, "2021-01-20", Some("2025-01-20")),
+            // Merkel's office is not whole: only her side is known, and not as P39.
+            fact(
+                ("Q4970706", "Chancellor of Germany"),
+                "P1308",
+                MERKEL,
+                "2005",
+                None,
+            ),
+        ];
+        Holdings::new(facts.iter())
+    }
+
+    fn day(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    fn verdict(person: &str, office: &str, tense: Tense, on: &str) -> Verdict {
+        holdings().judge(person, office, tense, day(on)).verdict
+    }
+
+    #[test]
+    fn present_claims_are_current_outdated_or_not_yet_by_the_dates() {
+        use Tense::Present;
+        assert_eq!(
+            verdict("Q6279", "Q11696", Present, "2021-03-01"),
+            Verdict::Current
+        );
+        assert_eq!(
+            verdict("Q6279", "Q11699", Present, "2021-03-01"),
+            Verdict::Outdated
+        );
+        assert_eq!(
+            verdict("Q6279", "Q11696", Present, "2015-03-01"),
+            Verdict::NotYet
+        );
+        // Held before and again later: between the terms, outdated.
+        assert_eq!(
+            verdict("Q22686", "Q11696", Present, "2023-06-01"),
+            Verdict::Outdated
+        );
+        assert_eq!(
+            verdict("Q22686", "Q11696", Present, "2025-06-01"),
+            Verdict::Current
+        );
+        // The handover day is the successor's.
+        assert_eq!(
+            verdict("Q22686", "Q11696", Present, "2021-01-20"),
+            Verdict::Outdated
+        );
+        assert_eq!(
+            verdict("Q6279", "Q11696", Present, "2021-01-20"),
+            Verdict::Current
+        );
+        assert_eq!(
+            verdict("Q22686", "Q11696", Present, "2021-01-19"),
+            Verdict::Current
+        );
+    }
+
+    #[test]
+    fn past_claims_are_former_when_true() {
+        use Tense::Past;
+        assert_eq!(
+            verdict("Q6279", "Q11699", Past, "2021-03-01"),
+            Verdict::Former
+        );
+        assert_eq!(
+            verdict("Q6279", "Q11696", Past, "2015-03-01"),
+            Verdict::NotYet
+        );
+        assert_eq!(
+            verdict("Q6279", "Q11696", Past, "2022-03-01"),
+            Verdict::Current
+        );
+    }
+
+    #[test]
+    fn never_needs_a_whole_list_and_unknown_says_why() {
+        use Tense::Present;
+        // Every holder of the presidency is known: Merkel never held it.
+        assert_eq!(
+            verdict("Q567", "Q11696", Present, "2021-03-01"),
+            Verdict::Never
+        );
+        // Every office of Biden is known: he never was chancellor.
+        assert_eq!(
+            verdict("Q6279", "Q4970706", Present, "2021-03-01"),
+            Verdict::Never
+        );
+        // Trump's offices are not all known and the chancellorship's holders are
+        // (P1308), so never again; a person and office both without whole lists
+        // would be unknown.
+        let h = Holdings::new(
+            [
+                fact(BIDEN, "P39", VPOTUS, "2009", None),
+                fact(TRUMP, "P39", POTUS, "2017", None),
+            ]
+            .iter()
+            .filter(|f| f.subject.id == "Q6279"),
+        );
+        let judged = h.judge("Q22686", "Q11696", Present, day("2021-03-01"));
+        assert_eq!(judged.verdict, Verdict::Unknown, "{}", judged.reason);
+    }
+
+    #[test]
+    fn imprecise_dates_judge_outdated_only_when_certain() {
+        let facts = [fact(BIDEN, "P39", VPOTUS, "2009", Some("2017"))];
+        let h = Holdings::new(facts.iter());
+        let on = |d| h.judge("Q6279", "Q11699", Tense::Present, day(d)).verdict;
+        assert_eq!(
+            on("2017-12-31"),
+            Verdict::Current,
+            "any day of 2017 may be the end"
+        );
+        assert_eq!(on("2018-01-01"), Verdict::Outdated);
+        assert_eq!(on("2009-01-01"), Verdict::Current);
+        assert_eq!(on("2008-12-31"), Verdict::NotYet);
+    }
+
+    #[test]
+    fn a_holding_stated_both_ways_is_one_statement() {
+        let facts = [
+            fact(BIDEN, "P39", VPOTUS, "2009-01-20", Some("2017-01-20")),
+            fact(VPOTUS, "P1308", BIDEN, "2009-01-20", Some("2017-01-20")),
+        ];
+        let judged =
+            Holdings::new(facts.iter()).judge("Q6279", "Q11699", Tense::Past, day("2020-01-01"));
+        assert_eq!(judged.evidence.len(), 1);
+        assert_eq!(judged.verdict, Verdict::Former);
+    }
+
+    #[test]
+    fn undated_statements_give_unknown() {
+        let facts = [fact(BIDEN, "P39", VPOTUS, "", None)];
+        let judged =
+            Holdings::new(facts.iter()).judge("Q6279", "Q11699", Tense::Present, day("2020-01-01"));
+        assert_eq!(judged.verdict, Verdict::Unknown);
+    }
+
+    #[test]
+    fn last_days_of_every_precision() {
+        assert_eq!(last_day("2019"), Some(day("2019-12-31")));
+        assert_eq!(last_day("2019-02"), Some(day("2019-02-28")));
+        assert_eq!(last_day("2019-12"), Some(day("2019-12-31")));
+        assert_eq!(last_day("2019-00-00"), Some(day("2019-12-31")));
+        assert_eq!(last_day("2019-06-00"), Some(day("2019-06-30")));
+        assert_eq!(last_day("2019-06-15"), Some(day("2019-06-15")));
+        assert_eq!(last_day("2019-02-30"), None);
+        assert_eq!(last_day("soon"), None);
+    }
+}

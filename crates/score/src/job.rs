@@ -1,0 +1,318 @@
+//! A scoring job: the summaries of every system joined to their articles (a set's
+//! files) or carrying their own dates, judged, and written out.
+//!
+//! Files written to the output folder, each atomically (a temporary name renamed
+//! into place): `scores.jsonl` and `scores.parquet` (one [`ScoredSummary`] per
+//! summary, sorted by system, set, date and id, so the bytes never depend on the
+//! order of the inputs), `summary.json` ([`Summary`]) and `scores.md` (the table).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+use tempora_engine::atomic_file::AtomicFile;
+use tempora_records::{Fact, FactMatch, Record, RecordKind, ScoredSummary};
+
+use crate::predictions::Prediction;
+use crate::tables::{self, Summary, Unmatched};
+use crate::{Context, Judge, ScoreError};
+
+/// The system name of a set's own summaries, scored as a control.
+pub const REFERENCE: &str = "reference";
+
+/// An article of a set, as far as scoring reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SetArticle {
+    /// The article's id.
+    pub id: String,
+    /// Its publication date.
+    pub published: NaiveDate,
+    /// Its reference summary.
+    pub summary: String,
+    /// Its body.
+    #[serde(default)]
+    pub document: String,
+    /// The evolving facts it names.
+    #[serde(default)]
+    pub facts: Vec<FactMatch>,
+    /// The set it belongs to (the file's stem).
+    #[serde(skip)]
+    pub set: String,
+}
+
+/// A file of a set: its name (`future`) and path; JSON lines or Parquet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetPart {
+    /// The set's name.
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// Reads the articles of a set's files, by id.
+///
+/// # Errors
+/// A file that cannot be read, a line that is not an article (naming file, line and
+/// field), an id in two files.
+pub fn read_set(parts: &[SetPart]) -> Result<BTreeMap<String, SetArticle>, ScoreError> {
+    let mut articles: BTreeMap<String, SetArticle> = BTreeMap::new();
+    let mut origin: HashMap<String, String> = HashMap::new();
+    for part in parts {
+        let path = &part.path;
+        let lines = read_lines(path)?;
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let mut article: SetArticle =
+                serde_json::from_str(line).map_err(|e| ScoreError::Line {
+                    path: path.clone(),
+                    line: i + 1,
+                    message: format!("not an article: {e}"),
+                })?;
+            article.set.clone_from(&part.name);
+            let here = format!("{}:{}", path.display(), i + 1);
+            if let Some(first) = origin.insert(article.id.clone(), here) {
+                return Err(ScoreError::Line {
+                    path: path.clone(),
+                    line: i + 1,
+                    message: format!("article {:?} again (first at {first})", article.id),
+                });
+            }
+            articles.insert(article.id.clone(), article);
+        }
+    }
+    Ok(articles)
+}
+
+/// The lines of a JSONL file, or of a Parquet file as JSON lines.
+fn read_lines(path: &Path) -> Result<Vec<String>, ScoreError> {
+    let read_error = |source| ScoreError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    if path.extension().is_some_and(|e| e == "parquet") {
+        let bytes = tempora_sink::parquet::read_json_lines(file).map_err(|e| ScoreError::File {
+            path: path.to_path_buf(),
+            message: format!("not a Parquet file this can read: {e}"),
+        })?;
+        return Ok(String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(str::to_string)
+            .collect());
+    }
+    std::io::BufReader::new(file)
+        .lines()
+        .collect::<Result<_, _>>()
+        .map_err(read_error)
+}
+
+/// Reads a facts file: JSON lines of facts (`tempora facts -o FILE.jsonl`, a
+/// pipeline's `facts.jsonl` or `manifest.facts.jsonl`), or the same as Parquet.
+///
+/// # Errors
+/// The file cannot be read, or a line is not a fact (naming file, line and field).
+pub fn read_facts(path: &Path) -> Result<Vec<Fact>, ScoreError> {
+    let mut facts = Vec::new();
+    for (i, line) in read_lines(path)?.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        facts.push(serde_json::from_str(line).map_err(|e| ScoreError::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message: format!("not a fact: {e}"),
+        })?);
+    }
+    Ok(facts)
+}
+
+/// A system's predictions, read.
+#[derive(Debug, Clone)]
+pub struct SystemPredictions {
+    /// The system's name.
+    pub system: String,
+    /// The file they came from.
+    pub path: PathBuf,
+    /// The predictions.
+    pub rows: Vec<Prediction>,
+}
+
+/// Every summary judged, and the predictions no article matched.
+#[derive(Debug, Clone, Default)]
+pub struct Scored {
+    /// One per summary, sorted (system, set, date, id).
+    pub scores: Vec<ScoredSummary>,
+    /// Predictions whose id the set does not hold, per system.
+    pub unmatched: Vec<Unmatched>,
+}
+
+/// Scores the predictions of every system against the set's `articles` (joined by
+/// id), and the set's own summaries as the system `reference` when `reference`.
+pub fn score_set(
+    judge: &Judge,
+    articles: &BTreeMap<String, SetArticle>,
+    systems: &[SystemPredictions],
+    reference: bool,
+) -> Scored {
+    let contexts: HashMap<&str, Context> = articles
+        .values()
+        .map(|a| {
+            let facts = a.facts.iter().map(|m| &m.fact);
+            (a.id.as_str(), judge.context(Some(&a.document), facts))
+        })
+        .collect();
+    let mut scored = Scored::default();
+    let score = |system: &str, article: &SetArticle, summary: &str| {
+        let context = &contexts[article.id.as_str()];
+        ScoredSummary {
+            id: article.id.clone(),
+            system: system.to_string(),
+            set: Some(article.set.clone()),
+            published: article.published,
+            summary: summary.to_string(),
+            claims: judge.claims(summary, article.published, context),
+        }
+    };
+    if reference {
+        for article in articles.values() {
+            scored
+                .scores
+                .push(score(REFERENCE, article, &article.summary));
+        }
+    }
+    for system in systems {
+        let mut missing = Vec::new();
+        for row in &system.rows {
+            match articles.get(&row.id) {
+                Some(article) => scored
+                    .scores
+                    .push(score(&system.system, article, &row.summary)),
+                None => missing.push((row.line, row.id.clone())),
+            }
+        }
+        if !missing.is_empty() {
+            scored.unmatched.push(Unmatched {
+                system: system.system.clone(),
+                file: system.path.display().to_string(),
+                count: missing.len() as u64,
+                ids: missing,
+            });
+        }
+    }
+    sort(&mut scored.scores);
+    scored
+}
+
+/// Scores predictions that carry their own dates (and documents, if any).
+pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
+    let mut scored = Scored::default();
+    for system in systems {
+        for row in &system.rows {
+            // Rows without a date never get here: reading them required one.
+            let Some(published) = row.published else {
+                continue;
+            };
+            let context = judge.context(row.document.as_deref(), []);
+            scored.scores.push(ScoredSummary {
+                id: row.id.clone(),
+                system: system.system.clone(),
+                set: row.set.clone(),
+                published,
+                summary: row.summary.clone(),
+                claims: judge.claims(&row.summary, published, &context),
+            });
+        }
+    }
+    sort(&mut scored.scores);
+    scored
+}
+
+/// Sorts as the `jsonl` sink sorts: by the record's sort key, then its JSON.
+fn sort(scores: &mut [ScoredSummary]) {
+    scores.sort_by(|a, b| {
+        (&a.system, &a.set, a.published, &a.id, &a.summary).cmp(&(
+            &b.system,
+            &b.set,
+            b.published,
+            &b.id,
+            &b.summary,
+        ))
+    });
+}
+
+/// The folder of a set's scores (`SET_DIR/scores`), where `tempora report` and
+/// the dataset card look for them.
+pub const SCORES_DIR: &str = "scores";
+
+/// The files a job writes, by name.
+pub const SCORES_JSONL: &str = "scores.jsonl";
+/// See [`SCORES_JSONL`].
+pub const SCORES_PARQUET: &str = "scores.parquet";
+/// See [`SCORES_JSONL`].
+pub const SUMMARY_JSON: &str = "summary.json";
+/// See [`SCORES_JSONL`].
+pub const SCORES_MD: &str = "scores.md";
+
+/// Writes the scores and their summary into `out` (created if missing).
+///
+/// # Errors
+/// A file that cannot be written (naming it).
+pub fn write(
+    out: &Path,
+    scored: &Scored,
+    facts: &str,
+    facts_read: u64,
+) -> Result<Summary, ScoreError> {
+    let write_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: std::io::Error| ScoreError::Read {
+            path: path.clone(),
+            source: e,
+        }
+    };
+    std::fs::create_dir_all(out).map_err(write_error(out))?;
+    let summary = Summary {
+        facts: facts.to_string(),
+        facts_read,
+        rows: tables::rows(&scored.scores),
+        unmatched: scored.unmatched.clone(),
+    };
+    let jsonl = out.join(SCORES_JSONL);
+    tempora_engine::runtime::write_atomically(&jsonl, |w| {
+        for score in &scored.scores {
+            serde_json::to_writer(&mut *w, score)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .map_err(write_error(&jsonl))?;
+    let parquet = out.join(SCORES_PARQUET);
+    let records = scored
+        .scores
+        .iter()
+        .map(|s| Record::Score(Box::new(s.clone())));
+    AtomicFile::create(&parquet)
+        .and_then(|file| {
+            tempora_sink::parquet::write_records(RecordKind::Score, records, file.as_file())
+                .map_err(std::io::Error::other)?;
+            file.commit()
+        })
+        .map_err(write_error(&parquet))?;
+    let json = out.join(SUMMARY_JSON);
+    tempora_engine::runtime::write_atomically(&json, |w| {
+        serde_json::to_writer_pretty(&mut *w, &summary)?;
+        w.write_all(b"\n")?;
+        Ok(())
+    })
+    .map_err(write_error(&json))?;
+    let md = out.join(SCORES_MD);
+    tempora_engine::runtime::write_atomically(&md, |w| {
+        w.write_all(tables::markdown(&summary.rows).as_bytes())
+    })
+    .map_err(write_error(&md))?;
+    Ok(summary)
+}

@@ -1,0 +1,809 @@
+//! The judge: a summary's claims, each resolved to a person and an office of the
+//! facts and given its verdict at the article's date.
+//!
+//! The person: the name's person; a surname counts only for someone the article
+//! (or the summary) names in full; of several people a name may mean, the one the
+//! article names in full, then the one who held an office the title fits; else the
+//! person is unknown. The office: a title that is an office's own name is that
+//! office ("US President", "Health Secretary"); a generic title ("prime minister",
+//! "president", a head of the facts' offices) is resolved by the places in its
+//! phrase ("UK", "Australia's", "Scottish"), and failing those by the person's own
+//! offices, then by the offices of the article's facts. A place that fits none of
+//! the title's offices, or a title that fits several, leaves the office unknown.
+
+use std::collections::BTreeSet;
+
+use chrono::NaiveDate;
+use tempora_records::{Claim, ClaimEntity, Fact, Tense, Verdict};
+
+use crate::claims::{self, Found, Named};
+use crate::holdings::{Holdings, Judged};
+use crate::lexicon::{Lexicon, TitleOffice};
+use crate::ScoreError;
+
+/// The facts, indexed for judging summaries.
+#[derive(Debug)]
+pub struct Judge {
+    holdings: Holdings,
+    lexicon: Lexicon,
+}
+
+/// What the judge knows of an article besides its summary: the people its document
+/// names in full and the offices of its facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// People the document names by a label or alias.
+    named_in_full: BTreeSet<u32>,
+    /// People the document names at all (the above, and their surnames).
+    named: BTreeSet<u32>,
+    /// Offices of the article's facts.
+    offices: BTreeSet<u32>,
+}
+
+/// Sizes of a judge, for the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JudgeStats {
+    /// People of the facts.
+    pub people: usize,
+    /// Offices of the facts.
+    pub offices: usize,
+    /// Name patterns in the matcher.
+    pub patterns: usize,
+}
+
+impl Judge {
+    /// A judge of claims against `facts` (P39 and P1308; others are ignored).
+    ///
+    /// # Errors
+    /// When the names are too many for the matcher.
+    pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Result<Self, ScoreError> {
+        let holdings = Holdings::new(facts);
+        let lexicon = Lexicon::new(&holdings)?;
+        Ok(Self { holdings, lexicon })
+    }
+
+    /// Sizes, for the log.
+    pub fn stats(&self) -> JudgeStats {
+        JudgeStats {
+            people: self.lexicon.people.len(),
+            offices: self.lexicon.offices.len(),
+            patterns: self.lexicon.patterns(),
+        }
+    }
+
+    /// The context of an article: the people `document` names in full, and the
+    /// offices among `facts` (an article's matched facts).
+    pub fn context<'a>(
+        &self,
+        document: Option<&str>,
+        facts: impl IntoIterator<Item = &'a Fact>,
+    ) -> Context {
+        let mut context = Context::default();
+        if let Some(document) = document {
+            self.add_full_names(document, &mut context);
+        }
+        for fact in facts {
+            let office = match fact.relation.as_str() {
+                "P39" => &fact.object.id,
+                "P1308" => &fact.subject.id,
+                _ => continue,
+            };
+            if let Some(n) = self.lexicon.office_number(office) {
+                context.offices.insert(n);
+            }
+        }
+        context
+    }
+
+    fn add_full_names(&self, text: &str, context: &mut Context) {
+        let lowercased = claims::is_lowercased(text);
+        let tokens = claims::tokens(&self.lexicon, text, lowercased);
+        for token in &tokens {
+            for (person, by_surname) in token.people() {
+                if !by_surname {
+                    context.named_in_full.insert(person);
+                    context.named.insert(person);
+                }
+            }
+        }
+        for token in &tokens {
+            for (person, by_surname) in token.people() {
+                if by_surname && context.named_in_full.contains(&person) {
+                    context.named.insert(person);
+                }
+            }
+        }
+    }
+
+    /// Every claim of `summary`, judged at `published`, in text order: those the
+    /// summary writes (a title next to a person), then those it implies (see
+    /// [`Self::implied`]).
+    pub fn claims(&self, summary: &str, published: NaiveDate, context: &Context) -> Vec<Claim> {
+        let lowercased = claims::is_lowercased(summary);
+        let tokens = claims::tokens(&self.lexicon, summary, lowercased);
+        let found = claims::find(summary, &tokens, lowercased);
+        // The summary's own full names license its surnames too.
+        let mut in_summary = context.clone();
+        for token in &tokens {
+            for (person, by_surname) in token.people() {
+                if !by_surname {
+                    in_summary.named_in_full.insert(person);
+                }
+            }
+        }
+        let offsets = CharOffsets::new(summary);
+        let mut out: Vec<Claim> = found
+            .iter()
+            .map(|f| self.claim(summary, f, published, &in_summary, &offsets))
+            .collect();
+        for token in &tokens {
+            let inside = found
+                .iter()
+                .any(|f| token.start < f.person_end && f.person_start < token.end);
+            if inside {
+                continue;
+            }
+            if let Some(claim) =
+                self.implied(summary, token, published, context, &in_summary, &offsets)
+            {
+                out.push(claim);
+            }
+        }
+        out.sort_by_key(|c| (c.start, c.end));
+        out
+    }
+
+    /// The claim a bare name implies: a person of the facts whom the article never
+    /// names, written where the article names the holder of one of its facts'
+    /// offices, claims that office ("Donald Trump has signed ..." about an article
+    /// on President Biden's first day: the old holder in the new one's place, the
+    /// outdated hallucination TempoSum counts). The offices are those of the
+    /// article's facts whose holder that day the document names; of them, one the
+    /// person held, else the only one. A person the article names, or an article
+    /// without facts or document, implies nothing.
+    fn implied(
+        &self,
+        summary: &str,
+        token: &claims::Token,
+        day: NaiveDate,
+        article: &Context,
+        in_summary: &Context,
+        offsets: &CharOffsets,
+    ) -> Option<Claim> {
+        let mut people: Vec<u32> = token
+            .people()
+            .filter(|(p, by_surname)| !by_surname || in_summary.named_in_full.contains(p))
+            .map(|(p, _)| p)
+            .collect();
+        people.sort_unstable();
+        people.dedup();
+        let [person] = people.as_slice() else {
+            return None;
+        };
+        if article.named.contains(person) {
+            return None;
+        }
+        let person_id = self.lexicon.person_id(*person);
+        let offices: Vec<u32> = article
+            .offices
+            .iter()
+            .copied()
+            .filter(|o| {
+                self.holdings
+                    .holders_on(self.lexicon.office_id(*o), day)
+                    .iter()
+                    .filter_map(|h| h.id.as_deref())
+                    .filter_map(|id| self.lexicon.person_number(id))
+                    .any(|h| article.named.contains(&h))
+            })
+            .collect();
+        let held: Vec<(Judged, u32)> = offices
+            .iter()
+            .filter(|o| {
+                self.holdings
+                    .offices_of(person_id)
+                    .any(|held| held == self.lexicon.office_id(**o))
+            })
+            .map(|o| {
+                let judged =
+                    self.holdings
+                        .judge(person_id, self.lexicon.office_id(*o), Tense::Present, day);
+                (judged, *o)
+            })
+            .collect();
+        // Of the offices the person held, the one the verdict says most of: a
+        // current one (the claim is true) before an outdated one.
+        let chosen = held
+            .into_iter()
+            .min_by_key(|(j, o)| (j.verdict, *o))
+            .or_else(|| match offices.as_slice() {
+                [only] => Some((
+                    self.holdings.judge(
+                        person_id,
+                        self.lexicon.office_id(*only),
+                        Tense::Present,
+                        day,
+                    ),
+                    *only,
+                )),
+                _ => None,
+            });
+        let (judged, office) = chosen?;
+        let office_id = self.lexicon.office_id(office);
+        Some(Claim {
+            text: summary[token.start..token.end].to_string(),
+            start: offsets.at(token.start),
+            end: offsets.at(token.end),
+            person: self.holdings.entity(person_id),
+            position: self.holdings.entity(office_id),
+            tense: Tense::Present,
+            implied: true,
+            verdict: judged.verdict,
+            reason: format!(
+                "the article does not name {} but names the holder of {}: {}",
+                self.holdings.label(person_id),
+                self.holdings.label(office_id),
+                judged.reason
+            ),
+            holders_at_date: self.holdings.holders_on(office_id, day),
+            evidence: judged.evidence,
+        })
+    }
+
+    fn claim(
+        &self,
+        summary: &str,
+        found: &Found,
+        day: NaiveDate,
+        context: &Context,
+        offsets: &CharOffsets,
+    ) -> Claim {
+        let person_words = &summary[found.person_start..found.person_end];
+        let title_words = &summary[found.title_start..found.title_end];
+        let title_offices = self
+            .lexicon
+            .title(found.title)
+            .map_or(&[][..], |t| t.offices.as_slice());
+        let person = match &found.person {
+            Named::Known(candidates) => self.person(candidates, title_offices, context),
+            Named::Unknown => Err(format!("no one in the facts is named {person_words:?}")),
+        };
+        let office = self.office(found, person.as_ref().ok().copied(), context, day);
+        let person_entity = match &person {
+            Ok(p) => self.holdings.entity(self.lexicon.person_id(*p)),
+            Err(_) => ClaimEntity {
+                id: None,
+                label: person_words.to_string(),
+            },
+        };
+        let office_entity = match &office {
+            Ok(o) => self.holdings.entity(self.lexicon.office_id(*o)),
+            Err(_) => ClaimEntity {
+                id: None,
+                label: title_words.to_string(),
+            },
+        };
+        let holders_at_date = match &office {
+            Ok(o) => self.holdings.holders_on(self.lexicon.office_id(*o), day),
+            Err(_) => Vec::new(),
+        };
+        let judged = match (&person, &office) {
+            (Ok(p), Ok(o)) => self.holdings.judge(
+                self.lexicon.person_id(*p),
+                self.lexicon.office_id(*o),
+                found.tense,
+                day,
+            ),
+            (Err(why), _) | (_, Err(why)) => Judged {
+                verdict: Verdict::Unknown,
+                reason: why.clone(),
+                evidence: Vec::new(),
+            },
+        };
+        Claim {
+            text: summary[found.start..found.end].to_string(),
+            start: offsets.at(found.start),
+            end: offsets.at(found.end),
+            person: person_entity,
+            position: office_entity,
+            tense: found.tense,
+            implied: false,
+            verdict: judged.verdict,
+            reason: judged.reason,
+            holders_at_date,
+            evidence: judged.evidence,
+        }
+    }
+
+    /// The one person the words name, or why there is none.
+    fn person(
+        &self,
+        candidates: &[(u32, bool)],
+        title_offices: &[TitleOffice],
+        context: &Context,
+    ) -> Result<u32, String> {
+        let mut people: Vec<u32> = candidates
+            .iter()
+            .filter(|(p, by_surname)| !by_surname || context.named_in_full.contains(p))
+            .map(|(p, _)| *p)
+            .collect();
+        people.sort_unstable();
+        people.dedup();
+        if people.len() > 1 {
+            let in_full: Vec<u32> = people
+                .iter()
+                .copied()
+                .filter(|p| context.named_in_full.contains(p))
+                .collect();
+            if !in_full.is_empty() {
+                people = in_full;
+            }
+        }
+        if people.len() > 1 {
+            let fitting: Vec<u32> = people
+                .iter()
+                .copied()
+                .filter(|p| {
+                    let id = self.lexicon.person_id(*p);
+                    self.holdings.offices_of(id).any(|o| {
+                        self.lexicon
+                            .office_number(o)
+                            .is_some_and(|n| title_offices.iter().any(|t| t.office == n))
+                    })
+                })
+                .collect();
+            if !fitting.is_empty() {
+                people = fitting;
+            }
+        }
+        match people.as_slice() {
+            [one] => Ok(*one),
+            [] => Err("a surname of someone the article does not name in full".into()),
+            several => Err(format!(
+                "the name fits several people: {}",
+                several
+                    .iter()
+                    .map(|p| self.lexicon.person_id(*p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// The one office the title phrase names, or why there is none.
+    fn office(
+        &self,
+        found: &Found,
+        person: Option<u32>,
+        context: &Context,
+        day: NaiveDate,
+    ) -> Result<u32, String> {
+        let Some(title) = self.lexicon.title(found.title) else {
+            return Err("no such title".into());
+        };
+        let mut offices: Vec<&TitleOffice> = title.offices.iter().collect();
+        if offices.is_empty() {
+            return Err(format!("no office of the facts is a {}", title.text));
+        }
+        if found.unknown_qualifier && found.places.is_empty() {
+            return Err(format!(
+                "the word before {:?} names nothing the facts know",
+                title.text
+            ));
+        }
+        if !found.places.is_empty() {
+            offices.retain(|o| {
+                (!title.generic && o.places.is_empty())
+                    || o.places.iter().any(|p| found.places.contains(p))
+            });
+            let places: Vec<&str> = found
+                .places
+                .iter()
+                .filter_map(|p| self.lexicon.places.get(*p as usize))
+                .map(String::as_str)
+                .collect();
+            match offices.as_slice() {
+                [] => {
+                    return Err(format!(
+                        "no office of the facts is a {} of {}",
+                        title.text,
+                        places.join(" or ")
+                    ))
+                }
+                [one] => return Ok(one.office),
+                _ => {}
+            }
+        } else if let ([one], false) = (offices.as_slice(), title.generic) {
+            return Ok(one.office);
+        }
+        if let Some(p) = person {
+            let person_id = self.lexicon.person_id(p);
+            let own: Vec<u32> = offices
+                .iter()
+                .map(|o| o.office)
+                .filter(|o| {
+                    self.holdings
+                        .offices_of(person_id)
+                        .any(|held| held == self.lexicon.office_id(*o))
+                })
+                .collect();
+            match own.as_slice() {
+                [one] => return Ok(*one),
+                [] => {}
+                several => {
+                    let on_day: Vec<u32> = several
+                        .iter()
+                        .copied()
+                        .filter(|o| {
+                            self.holdings
+                                .may_hold_on(person_id, self.lexicon.office_id(*o), day)
+                        })
+                        .collect();
+                    return match on_day.as_slice() {
+                        [one] => Ok(*one),
+                        _ => Err(self.ambiguous(&title.text, several)),
+                    };
+                }
+            }
+        }
+        let in_article: Vec<u32> = offices
+            .iter()
+            .map(|o| o.office)
+            .filter(|o| context.offices.contains(o))
+            .collect();
+        match in_article.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!(
+                "no office the person held or the article's facts name is a {}",
+                title.text
+            )),
+            several => Err(self.ambiguous(&title.text, several)),
+        }
+    }
+
+    fn ambiguous(&self, title: &str, offices: &[u32]) -> String {
+        let labels: Vec<&str> = offices
+            .iter()
+            .map(|o| self.holdings.label(self.lexicon.office_id(*o)))
+            .collect();
+        format!("{title} fits several offices: {}", labels.join("; "))
+    }
+}
+
+/// Byte offsets to character offsets of one text.
+struct CharOffsets {
+    /// Byte offset of each character's start, and the text's length last.
+    starts: Vec<usize>,
+}
+
+impl CharOffsets {
+    fn new(text: &str) -> Self {
+        if text.is_ascii() {
+            return Self { starts: Vec::new() };
+        }
+        let mut starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        starts.push(text.len());
+        Self { starts }
+    }
+
+    fn at(&self, byte: usize) -> usize {
+        if self.starts.is_empty() {
+            return byte;
+        }
+        self.starts.partition_point(|&s| s < byte)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{entity, fact};
+    use tempora_records::Tense;
+
+    /// Made-up people in real offices' shapes (our own names, Wikidata's label forms).
+    fn facts() -> Vec<Fact> {
+        let pm = entity(
+            "Q1",
+            "Prime Minister of the United Kingdom",
+            &["UK Prime Minister", "British prime minister"],
+        );
+        let fm = entity(
+            "Q2",
+            "First Minister of Scotland",
+            &["Scottish First Minister"],
+        );
+        let potus = entity(
+            "Q3",
+            "President of the United States",
+            &["US President", "POTUS"],
+        );
+        let vp = entity(
+            "Q4",
+            "Vice President of the United States",
+            &["US Vice President"],
+        );
+        let labour = entity("Q5", "Leader of the Labour Party", &[]);
+        let health = entity("Q6", "Secretary of State for Health", &["Health Secretary"]);
+        let aus = entity(
+            "Q7",
+            "Prime Minister of Australia",
+            &["Australian Prime Minister"],
+        );
+        let (hale, orme, reid) = (
+            entity("Q10", "Margaret Hale", &[]),
+            entity("Q11", "Peter Orme", &["Pete Orme"]),
+            entity("Q12", "Alan Reid", &[]),
+        );
+        let (lowe, marsh, quinn) = (
+            entity("Q13", "Daniel Lowe", &["President Lowe"]),
+            entity("Q14", "Ruth Marsh", &[]),
+            entity("Q15", "Colin Quinn", &[]),
+        );
+        let (ives, kemp) = (
+            entity("Q16", "Nora Ives", &[]),
+            entity("Q17", "Tom Kemp", &[]),
+        );
+        vec![
+            fact(&pm, "P1308", &hale, "2010-05-11", Some("2016-07-13")),
+            fact(&pm, "P1308", &orme, "2016-07-13", Some("2019-07-24")),
+            fact(&pm, "P1308", &ives, "2019-07-24", None),
+            fact(&orme, "P39", &health, "2012-09-04", Some("2016-07-13")),
+            fact(&orme, "P39", &pm, "2016-07-13", Some("2019-07-24")),
+            fact(&fm, "P1308", &reid, "2007-05-16", Some("2014-11-19")),
+            fact(&fm, "P1308", &marsh, "2014-11-20", None),
+            fact(&potus, "P1308", &lowe, "2009-01-20", Some("2017-01-20")),
+            fact(&potus, "P1308", &quinn, "2017-01-20", None),
+            fact(&lowe, "P39", &vp, "2001-01-20", Some("2009-01-20")),
+            fact(&lowe, "P39", &potus, "2009-01-20", Some("2017-01-20")),
+            fact(&labour, "P1308", &kemp, "2015-09-12", Some("2020-04-04")),
+            fact(&aus, "P1308", &entity("Q18", "Ann Ward", &[]), "2018", None),
+        ]
+    }
+
+    fn judge() -> Judge {
+        Judge::new(facts().iter()).unwrap()
+    }
+
+    /// (claim text, person id, office id, verdict) of each claim.
+    fn judged(
+        summary: &str,
+        on: &str,
+        document: Option<&str>,
+    ) -> Vec<(String, Option<String>, Option<String>, Verdict)> {
+        let judge = judge();
+        let context = judge.context(document, []);
+        judge
+            .claims(summary, on.parse().unwrap(), &context)
+            .into_iter()
+            .map(|c| (c.text, c.person.id, c.position.id, c.verdict))
+            .collect()
+    }
+
+    fn one(summary: &str, on: &str) -> (String, Option<String>, Option<String>, Verdict) {
+        let mut all = judged(summary, on, None);
+        assert_eq!(all.len(), 1, "{summary}: {all:?}");
+        all.remove(0)
+    }
+
+    fn q(id: &str) -> Option<String> {
+        Some(id.to_string())
+    }
+
+    #[test]
+    fn title_before_name_in_each_shape() {
+        let c = one(
+            "Prime Minister Peter Orme has called an election.",
+            "2017-04-18",
+        );
+        assert_eq!(
+            c,
+            (
+                "Prime Minister Peter Orme".into(),
+                q("Q11"),
+                q("Q1"),
+                Verdict::Current
+            )
+        );
+        let c = one("US President Colin Quinn met the press.", "2018-01-01");
+        assert_eq!((c.2, c.3), (q("Q3"), Verdict::Current));
+        let c = one("Scotland's first minister Ruth Marsh spoke.", "2016-01-01");
+        assert_eq!(
+            (c.0.as_str(), c.2, c.3),
+            (
+                "Scotland's first minister Ruth Marsh",
+                q("Q2"),
+                Verdict::Current
+            )
+        );
+        let c = one("Labour leader Tom Kemp resigned.", "2021-01-01");
+        assert_eq!((c.2, c.3), (q("Q5"), Verdict::Outdated));
+        let c = one("The health secretary Peter Orme said so.", "2014-01-01");
+        assert_eq!((c.2, c.3), (q("Q6"), Verdict::Current));
+    }
+
+    #[test]
+    fn name_before_title_with_a_comma() {
+        let c = one(
+            "Peter Orme, the prime minister, has resigned.",
+            "2020-01-01",
+        );
+        assert_eq!(
+            (c.0.as_str(), c.2, c.3),
+            ("Peter Orme, the prime minister", q("Q1"), Verdict::Outdated)
+        );
+        // A surname stands for the person the article names in full.
+        let doc = "Peter Orme spoke in the Commons on Tuesday.";
+        let all = judged("Mr Orme, the PM, spoke.", "2017-01-01", Some(doc));
+        assert_eq!(
+            all,
+            [(
+                "Mr Orme, the PM".into(),
+                q("Q11"),
+                q("Q1"),
+                Verdict::Current
+            )]
+        );
+        // Without the full name anywhere, the surname names no one: unknown.
+        let all = judged(
+            "Mr Orme, the PM, spoke.",
+            "2017-01-01",
+            Some("Nothing here."),
+        );
+        assert_eq!(all[0].1, None);
+        assert_eq!(all[0].3, Verdict::Unknown);
+    }
+
+    #[test]
+    fn lowercased_text_works_as_cased_text() {
+        let c = one(
+            "vice president daniel lowe said the us would act.",
+            "2012-01-01",
+        );
+        assert_eq!((c.1, c.2, c.3), (q("Q13"), q("Q4"), Verdict::Outdated));
+        let c = one(
+            "former uk prime minister margaret hale spoke.",
+            "2018-01-01",
+        );
+        assert_eq!((c.2, c.3), (q("Q1"), Verdict::Former));
+    }
+
+    #[test]
+    fn past_markers_make_a_claim_about_the_past() {
+        for text in [
+            "Former Prime Minister Margaret Hale spoke.",
+            "Ex-prime minister Margaret Hale spoke.",
+            "Then-prime minister Margaret Hale spoke.",
+            "Margaret Hale, the former prime minister, spoke.",
+        ] {
+            let c = one(text, "2018-01-01");
+            assert_eq!((c.2, c.3), (q("Q1"), Verdict::Former), "{text}");
+        }
+        // "then" without its hyphen is "and then": a present claim.
+        let c = one("Then Prime Minister Margaret Hale spoke.", "2018-01-01");
+        assert_eq!(c.3, Verdict::Outdated);
+    }
+
+    #[test]
+    fn two_claims_in_one_summary() {
+        let all = judged(
+            "President Daniel Lowe met Prime Minister Margaret Hale in London.",
+            "2013-05-01",
+            None,
+        );
+        let verdicts: Vec<(Option<String>, Verdict)> =
+            all.into_iter().map(|c| (c.1, c.3)).collect();
+        assert_eq!(
+            verdicts,
+            [(q("Q13"), Verdict::Current), (q("Q10"), Verdict::Current)]
+        );
+    }
+
+    #[test]
+    fn generic_titles_resolve_by_place_then_person_then_never() {
+        // No place: the person's own office.
+        let c = one("President Daniel Lowe spoke.", "2020-01-01");
+        assert_eq!((c.2, c.3), (q("Q3"), Verdict::Outdated));
+        // A place that fits: Australia's prime minister, held by someone else.
+        let c = one("Australia's prime minister Peter Orme spoke.", "2019-01-01");
+        assert_eq!((c.2, c.3), (q("Q7"), Verdict::Never));
+        // The person holds no office the title fits and the article names none.
+        let c = one("Prime Minister Colin Quinn spoke.", "2019-01-01");
+        assert_eq!((c.1, c.2, c.3), (q("Q15"), None, Verdict::Unknown));
+        // With the office among the article's facts: never.
+        let judge = judge();
+        let pm = &facts()[0];
+        let context = judge.context(None, [pm]);
+        let claims = judge.claims(
+            "Prime Minister Colin Quinn spoke.",
+            "2019-01-01".parse().unwrap(),
+            &context,
+        );
+        assert_eq!(claims[0].verdict, Verdict::Never);
+        assert_eq!(claims[0].position.id, q("Q1"));
+        // A title with a place the facts hold no office for: unknown, not another PM.
+        let c = one("Canada's prime minister Peter Orme spoke.", "2017-01-01");
+        assert_eq!((c.2, c.3), (None, Verdict::Unknown));
+    }
+
+    #[test]
+    fn offices_without_people_and_other_titles_are_no_claims() {
+        assert!(judged(
+            "The prime minister said the vote would go ahead.",
+            "2017-01-01",
+            None
+        )
+        .is_empty());
+        assert!(judged(
+            "Apple chief executive Tim Okafor said so.",
+            "2017-01-01",
+            None
+        )
+        .is_empty());
+        assert!(judged("the prime minister may resign.", "2017-01-01", None).is_empty());
+    }
+
+    #[test]
+    fn unknown_people_are_said_not_guessed() {
+        let c = one("Prime Minister Jo Okafor spoke.", "2017-01-01");
+        assert_eq!(
+            (c.0.as_str(), c.1, c.3),
+            ("Prime Minister Jo Okafor", None, Verdict::Unknown)
+        );
+        // A capitalized word before the title that is no place: the office is unknown.
+        let c = one("Tory leader Tom Kemp spoke.", "2017-01-01");
+        assert_eq!((c.1, c.2, c.3), (q("Q17"), None, Verdict::Unknown));
+    }
+
+    #[test]
+    fn titles_inside_aliases_and_offsets_in_characters() {
+        // "President Lowe" is one of Lowe's aliases: the title is the claim's.
+        let c = one("President Lowe spoke.", "2010-01-01");
+        assert_eq!((c.1, c.2, c.3), (q("Q13"), q("Q3"), Verdict::Current));
+        let judge = judge();
+        let claims = judge.claims(
+            "Café: Prime Minister Peter Orme spoke.",
+            "2017-01-01".parse().unwrap(),
+            &Context::default(),
+        );
+        assert_eq!((claims[0].start, claims[0].end), (6, 31));
+        assert_eq!(claims[0].tense, Tense::Present);
+        assert!(!claims[0].holders_at_date.is_empty());
+    }
+
+    #[test]
+    fn a_bare_name_the_article_never_names_claims_the_articles_office() {
+        let judge = judge();
+        let facts = facts();
+        let potus = facts.iter().find(|f| f.subject.id == "Q3").unwrap();
+        let document = "Colin Quinn signed the order in the Oval Office on Friday.";
+        let context = judge.context(Some(document), [potus]);
+        let on = "2018-03-01".parse().unwrap();
+        let claims = judge.claims("Daniel Lowe has signed the order.", on, &context);
+        assert_eq!(claims.len(), 1, "{claims:?}");
+        let c = &claims[0];
+        assert!(c.implied);
+        assert_eq!(
+            (c.text.as_str(), c.verdict),
+            ("Daniel Lowe", Verdict::Outdated)
+        );
+        assert_eq!(c.position.id, q("Q3"));
+        // Someone who never held it: never (every holder of the office is known).
+        let claims = judge.claims("Ruth Marsh has signed the order.", on, &context);
+        assert_eq!(claims[0].verdict, Verdict::Never);
+        // The holder the article names, named bare: no claim.
+        assert!(judge
+            .claims("Colin Quinn has signed the order.", on, &context)
+            .is_empty());
+        // Without the article's facts there is no office to imply.
+        let bare = judge.context(Some(document), []);
+        assert!(judge
+            .claims("Daniel Lowe has signed the order.", on, &bare)
+            .is_empty());
+        // A name with a title is an explicit claim, not an implied one.
+        let claims = judge.claims("Former president Daniel Lowe spoke.", on, &context);
+        assert_eq!(
+            (claims.len(), claims[0].implied, claims[0].verdict),
+            (1, false, Verdict::Former)
+        );
+    }
+}

@@ -1,0 +1,391 @@
+//! Every word a claim can be made of, in one matcher: the people of the facts by
+//! their names and surnames, the offices by their names and heads, places,
+//! generic titles, past markers and honorifics.
+//!
+//! Built once from the facts, then used for every summary: a scan is one walk of
+//! the conflicts matcher's word trie (`tempora_filter::conflicts::matcher`) over
+//! the summary, so its cost does not grow with how many names the facts hold.
+//!
+//! Case: people, surnames and places are proper nouns, matched in their own case
+//! ("May" is not "may"), unless the summary has no capital letter at all: many
+//! published system outputs are lowercased, and there every name matches in any
+//! case. Titles and markers match in any case ("Prime Minister", "prime minister").
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use tempora_filter::conflicts::matcher::{Matcher, MatcherBuilder, NameUse};
+use tempora_filter::conflicts::positions::unqualified_forms;
+
+use crate::holdings::Holdings;
+use crate::words::{HONORIFICS, PAST, PAST_NEEDS_HYPHEN, PLACES, TITLES};
+use crate::ScoreError;
+
+/// What a matched word means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// A full name (label or alias) of a person; `exact` = in the name's own case.
+    Person { person: u32, exact: bool },
+    /// The last word of a person's label: a name only where the article names the
+    /// person in full.
+    Surname { person: u32, exact: bool },
+    /// A title: a head ("prime minister"), an office's own name ("US President"),
+    /// or a generic title.
+    Title(u32),
+    /// A place ("UK", "Scottish", "Australia").
+    Place { place: u32, exact: bool },
+    /// "former", "ex", "then", "outgoing", "late".
+    Past { needs_hyphen: bool },
+    /// "Mr", "Sir", ...
+    Honorific,
+}
+
+impl Term {
+    /// Whether the term counts in a text that is (`lowercased`) or is not all lower
+    /// case.
+    pub fn counts(self, lowercased: bool) -> bool {
+        match self {
+            Self::Person { exact, .. }
+            | Self::Surname { exact, .. }
+            | Self::Place { exact, .. } => lowercased || exact,
+            _ => true,
+        }
+    }
+}
+
+/// An office a title may stand for, with the places that qualify it under that
+/// title ("prime minister" of the UK: "United Kingdom", "British", ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleOffice {
+    /// Office number (see [`Lexicon::office_id`]).
+    pub office: u32,
+    /// Place numbers.
+    pub places: Vec<u32>,
+}
+
+/// A title and the offices it may stand for.
+#[derive(Debug, Clone, Default)]
+pub struct Title {
+    /// The title in lower case (a head's canonical spelling).
+    pub text: String,
+    /// The offices, by number.
+    pub offices: Vec<TitleOffice>,
+    /// A head or a generic title ("president"): which office it means depends on a
+    /// place next to it or on the context. Otherwise the full name of its offices.
+    pub generic: bool,
+}
+
+/// The matcher and what its terms mean.
+#[derive(Debug)]
+pub struct Lexicon {
+    pub(crate) matcher: Matcher,
+    /// Meanings of the matcher's uses (`NameUse::Name(term)`).
+    pub(crate) terms: Vec<Term>,
+    pub(crate) people: Vec<String>,
+    pub(crate) person_numbers: HashMap<String, u32>,
+    pub(crate) offices: Vec<String>,
+    pub(crate) office_numbers: HashMap<String, u32>,
+    pub(crate) titles: Vec<Title>,
+    pub(crate) places: Vec<String>,
+}
+
+/// Collects the terms before the matcher is built.
+#[derive(Default)]
+struct Builder {
+    names: Vec<(String, Term, bool)>,
+    terms: Vec<Term>,
+    term_ids: HashMap<Term, u32>,
+    titles: Vec<Title>,
+    title_ids: BTreeMap<String, u32>,
+    places: Vec<String>,
+    place_ids: HashMap<String, u32>,
+}
+
+impl Builder {
+    fn add(&mut self, name: &str, term: Term, exact: bool) {
+        let name = name.trim();
+        if name.chars().count() < 2 {
+            return;
+        }
+        self.names.push((name.to_string(), term, exact));
+    }
+
+    fn place(&mut self, spelling: &str) -> u32 {
+        let key = spelling.to_lowercase();
+        if let Some(&id) = self.place_ids.get(&key) {
+            return id;
+        }
+        let id = self.places.len() as u32;
+        self.places.push(spelling.to_string());
+        self.place_ids.insert(key, id);
+        for exact in [true, false] {
+            self.add(spelling, Term::Place { place: id, exact }, exact);
+        }
+        id
+    }
+
+    fn title(&mut self, text: &str, generic: bool) -> u32 {
+        let key = text.trim().to_lowercase();
+        if let Some(&id) = self.title_ids.get(&key) {
+            self.titles[id as usize].generic |= generic;
+            return id;
+        }
+        let id = self.titles.len() as u32;
+        self.titles.push(Title {
+            text: key.clone(),
+            offices: Vec::new(),
+            generic,
+        });
+        self.title_ids.insert(key.clone(), id);
+        self.add(&key, Term::Title(id), false);
+        id
+    }
+
+    fn title_office(&mut self, title: u32, office: u32, places: Vec<u32>) {
+        let offices = &mut self.titles[title as usize].offices;
+        match offices.iter_mut().find(|o| o.office == office) {
+            Some(known) => {
+                for p in places {
+                    if !known.places.contains(&p) {
+                        known.places.push(p);
+                    }
+                }
+            }
+            None => offices.push(TitleOffice { office, places }),
+        }
+    }
+}
+
+impl Lexicon {
+    /// The lexicon of `holdings`' people and offices, with the built-in places,
+    /// titles, past markers and honorifics.
+    ///
+    /// # Errors
+    /// When the names are too many for the matcher.
+    pub fn new(holdings: &Holdings) -> Result<Self, ScoreError> {
+        let mut b = Builder::default();
+        for spellings in PLACES {
+            let key = b.place(spellings[0]);
+            for spelling in &spellings[1..] {
+                b.place_ids.insert(spelling.to_lowercase(), key);
+                for exact in [true, false] {
+                    b.add(spelling, Term::Place { place: key, exact }, exact);
+                }
+            }
+        }
+        for (spelling, head) in TITLES {
+            let id = b.title(head, true);
+            if !spelling.eq_ignore_ascii_case(head) {
+                b.add(spelling, Term::Title(id), false);
+            }
+        }
+        let offices: Vec<(String, Vec<String>)> = holdings
+            .offices()
+            .map(|(id, names)| (id.to_string(), names.to_vec()))
+            .collect();
+        let office_numbers: HashMap<String, u32> = offices
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.clone(), i as u32))
+            .collect();
+        // Heads first: a name of one office that is the head of another ("President",
+        // an alias of the US presidency) is a head.
+        let mut heads: BTreeSet<String> = TITLES.iter().map(|(_, h)| h.to_string()).collect();
+        let mut office_heads: Vec<Vec<(String, Vec<String>)>> = Vec::with_capacity(offices.len());
+        for (_, names) in &offices {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let mut forms: Vec<(String, Vec<String>)> = unqualified_forms(&refs)
+                .into_iter()
+                .map(|f| (f.head, f.qualifiers))
+                .collect();
+            // "United States senator", "German Chancellor": a place, then the head.
+            for name in &refs {
+                if let Some((place, head)) = place_prefix(&b, name) {
+                    match forms.iter_mut().find(|(h, _)| h.eq_ignore_ascii_case(head)) {
+                        Some((_, qualifiers)) => qualifiers.push(place.to_string()),
+                        None => forms.push((head.to_string(), vec![place.to_string()])),
+                    }
+                }
+            }
+            for (head, _) in &forms {
+                heads.insert(head.to_lowercase());
+            }
+            office_heads.push(forms);
+        }
+        for (office, forms) in office_heads.into_iter().enumerate() {
+            for (head, qualifiers) in forms {
+                let title = b.title(&head, true);
+                let mut places = Vec::new();
+                for q in qualifiers {
+                    places.push(b.place(&q));
+                    // "Labour Party" is also "Labour".
+                    if let Some(short) = q.strip_suffix(" Party").or(q.strip_suffix(" party")) {
+                        places.push(b.place(short));
+                    }
+                }
+                b.title_office(title, office as u32, places);
+            }
+        }
+        for (office, (_, names)) in offices.iter().enumerate() {
+            for name in names {
+                let name = strip_the(name);
+                let lower = name.to_lowercase();
+                let title = b.title(name, heads.contains(&lower));
+                b.title_office(title, office as u32, Vec::new());
+            }
+        }
+        let mut people = Vec::new();
+        for (person, (id, names)) in holdings.people().enumerate() {
+            let person = person as u32;
+            people.push(id.to_string());
+            for name in names {
+                // "President Biden", "Chancellor Merkel": Wikidata's aliases with a
+                // title; the title is the claim's, the rest the name.
+                let name = title_prefix(&b, &heads, name).unwrap_or(name);
+                for exact in [true, false] {
+                    b.add(name, Term::Person { person, exact }, exact);
+                }
+            }
+            if let Some(surname) = names.first().and_then(|label| surname(label)) {
+                for exact in [true, false] {
+                    b.add(surname, Term::Surname { person, exact }, exact);
+                }
+            }
+        }
+        for marker in PAST {
+            let needs_hyphen = PAST_NEEDS_HYPHEN.contains(marker);
+            b.add(marker, Term::Past { needs_hyphen }, false);
+        }
+        for honorific in HONORIFICS {
+            b.add(honorific, Term::Honorific, true);
+        }
+        let mut matcher = MatcherBuilder::new(true);
+        for (name, term, exact) in std::mem::take(&mut b.names) {
+            let next = b.terms.len() as u32;
+            let id = *b.term_ids.entry(term).or_insert(next);
+            if id == next {
+                b.terms.push(term);
+            }
+            matcher.add(&name, NameUse::Name(id), exact);
+        }
+        let person_numbers = people
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.clone(), i as u32))
+            .collect();
+        Ok(Self {
+            matcher: matcher.build()?,
+            terms: b.terms,
+            people,
+            person_numbers,
+            offices: offices.into_iter().map(|(id, _)| id).collect(),
+            office_numbers,
+            titles: b.titles,
+            places: b.places,
+        })
+    }
+
+    /// The id of office number `n`.
+    pub fn office_id(&self, n: u32) -> &str {
+        self.offices.get(n as usize).map_or("", String::as_str)
+    }
+
+    /// The number of the office with this id.
+    pub fn office_number(&self, id: &str) -> Option<u32> {
+        self.office_numbers.get(id).copied()
+    }
+
+    /// The number of the person with this id.
+    pub fn person_number(&self, id: &str) -> Option<u32> {
+        self.person_numbers.get(id).copied()
+    }
+
+    /// The id of person number `n`.
+    pub fn person_id(&self, n: u32) -> &str {
+        self.people.get(n as usize).map_or("", String::as_str)
+    }
+
+    /// Title number `n`.
+    pub fn title(&self, n: u32) -> Option<&Title> {
+        self.titles.get(n as usize)
+    }
+
+    /// The terms of a matched variant.
+    pub(crate) fn terms_of(&self, variant: u32) -> impl Iterator<Item = Term> + '_ {
+        self.matcher.uses(variant).iter().filter_map(|u| match u {
+            NameUse::Name(t) => self.terms.get(*t as usize).copied(),
+            _ => None,
+        })
+    }
+
+    /// Patterns in the matcher (for the log).
+    pub fn patterns(&self) -> usize {
+        self.matcher.patterns()
+    }
+}
+
+fn strip_the(name: &str) -> &str {
+    let name = name.trim();
+    match name.get(..4) {
+        Some(the) if the.eq_ignore_ascii_case("the ") => name[4..].trim_start(),
+        _ => name,
+    }
+}
+
+/// A name that starts with a known place and goes on with a capitalized or
+/// lower-case head: ("United States", "senator") of "United States senator".
+fn place_prefix<'a>(b: &Builder, name: &'a str) -> Option<(&'a str, &'a str)> {
+    let mut best = None;
+    for (at, _) in name.match_indices(' ') {
+        let (place, rest) = (&name[..at], name[at + 1..].trim());
+        if b.place_ids.contains_key(&place.to_lowercase()) && !rest.is_empty() {
+            best = Some((place, rest));
+        }
+    }
+    best.filter(|(_, rest)| !rest.contains(" of "))
+}
+
+/// The rest of a person's alias that starts with a title or an honorific
+/// ("President Biden" -> "Biden"), when the rest starts with a capital.
+fn title_prefix<'a>(b: &Builder, heads: &BTreeSet<String>, name: &'a str) -> Option<&'a str> {
+    for (at, _) in name.match_indices(' ') {
+        let (prefix, rest) = (&name[..at], name[at + 1..].trim());
+        let lower = prefix.to_lowercase();
+        let is_title = heads.contains(&lower)
+            || b.title_ids.contains_key(&lower)
+            || HONORIFICS.iter().any(|h| h.eq_ignore_ascii_case(prefix));
+        if is_title && rest.chars().next().is_some_and(char::is_uppercase) {
+            return Some(rest);
+        }
+    }
+    None
+}
+
+/// The surname of a label of two words or more: its last word, unless that is a
+/// generational suffix ("Jr.") or not capitalized.
+fn surname(label: &str) -> Option<&str> {
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let mut words = words.as_slice();
+    while let Some((last, rest)) = words.split_last() {
+        let bare = last.trim_end_matches(['.', ',']);
+        if ["Jr", "Sr", "II", "III", "IV"].contains(&bare) {
+            words = rest;
+        } else {
+            break;
+        }
+    }
+    let (last, rest) = words.split_last()?;
+    (!rest.is_empty() && last.chars().next().is_some_and(char::is_uppercase) && last.len() >= 2)
+        .then_some(*last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn surnames_skip_suffixes_and_single_names() {
+        assert_eq!(surname("Joe Biden"), Some("Biden"));
+        assert_eq!(surname("Martin Luther King Jr."), Some("King"));
+        assert_eq!(surname("Madonna"), None);
+    }
+}

@@ -1,0 +1,277 @@
+//! The figures per system and set (`summary.json`, `scores.md`): TempoSum's
+//! outdated-hallucination rate (Figure 2: the share of summaries with at least one
+//! outdated claim), the `never` rate, and the share of claims that are current.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use tempora_records::{ScoredSummary, Verdict};
+
+/// The set name of summaries whose predictions name none.
+pub const ALL_SETS: &str = "all";
+
+/// The figures of one system on one set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The system (`reference` for the set's own summaries).
+    pub system: String,
+    /// The set (`future`, `in_distribution`, ...), or `all`.
+    pub set: String,
+    /// Summaries scored.
+    pub summaries: u64,
+    /// Summaries with at least one claim.
+    pub with_claim: u64,
+    /// Claims found.
+    pub claims: u64,
+    /// Claims by verdict (every verdict present, zero included).
+    pub verdicts: BTreeMap<String, u64>,
+    /// Summaries with at least one `outdated` claim, of all summaries.
+    pub outdated_rate: f64,
+    /// Summaries with at least one `never` claim, of all summaries.
+    pub never_rate: f64,
+    /// `current` claims, of all claims (0 when there is none).
+    pub current_share: f64,
+}
+
+/// Predictions that could not be scored: ids the set does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unmatched {
+    /// The system.
+    pub system: String,
+    /// Its file.
+    pub file: String,
+    /// How many.
+    pub count: u64,
+    /// The ids, with the line of each (sorted by line).
+    pub ids: Vec<(usize, String)>,
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Where the facts came from.
+    pub facts: String,
+    /// Facts read.
+    pub facts_read: u64,
+    /// One row per system and set, then per system over every set (`all`) when it
+    /// has more than one; sorted by system, with `reference` first.
+    pub rows: Vec<Row>,
+    /// Predictions whose id the set does not hold.
+    pub unmatched: Vec<Unmatched>,
+}
+
+impl Row {
+    /// The row in one line, as `tempora score` prints it.
+    pub fn line(&self) -> String {
+        format!(
+            "{} / {}: {} summaries, {} with a claim, {} claims; outdated rate {}, never rate {}, current share {}",
+            self.system,
+            self.set,
+            self.summaries,
+            self.with_claim,
+            self.claims,
+            percent(self.outdated_rate),
+            percent(self.never_rate),
+            percent(self.current_share)
+        )
+    }
+}
+
+/// The rows of `scores` (in any order: the rows are sorted).
+pub fn rows<'a>(scores: impl IntoIterator<Item = &'a ScoredSummary>) -> Vec<Row> {
+    let mut groups: BTreeMap<(bool, String, String), Counts> = BTreeMap::new();
+    let mut sets_of: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for score in scores {
+        let set = score.set.clone().unwrap_or_else(|| ALL_SETS.to_string());
+        sets_of
+            .entry(score.system.clone())
+            .or_default()
+            .insert(set.clone());
+        let not_reference = score.system != "reference";
+        groups
+            .entry((not_reference, score.system.clone(), set))
+            .or_default()
+            .add(score);
+        groups
+            .entry((
+                not_reference,
+                score.system.clone(),
+                format!("\u{10ffff}{ALL_SETS}"),
+            ))
+            .or_default()
+            .add(score);
+    }
+    let mut rows = Vec::new();
+    for ((_, system, set), counts) in groups {
+        let set = match set.strip_prefix('\u{10ffff}') {
+            // The whole of a system with more than one set.
+            Some(all) if sets_of[&system].len() > 1 => all.to_string(),
+            Some(_) => continue,
+            None => set,
+        };
+        rows.push(counts.row(system, set));
+    }
+    rows
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    summaries: u64,
+    with_claim: u64,
+    with_outdated: u64,
+    with_never: u64,
+    verdicts: BTreeMap<Verdict, u64>,
+}
+
+impl Counts {
+    fn add(&mut self, score: &ScoredSummary) {
+        self.summaries += 1;
+        self.with_claim += u64::from(!score.claims.is_empty());
+        self.with_outdated += u64::from(score.has(Verdict::Outdated));
+        self.with_never += u64::from(score.has(Verdict::Never));
+        for claim in &score.claims {
+            *self.verdicts.entry(claim.verdict).or_default() += 1;
+        }
+    }
+
+    fn row(self, system: String, set: String) -> Row {
+        let claims: u64 = self.verdicts.values().sum();
+        let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        let current = self.verdicts.get(&Verdict::Current).copied().unwrap_or(0);
+        Row {
+            system,
+            set,
+            summaries: self.summaries,
+            with_claim: self.with_claim,
+            claims,
+            verdicts: Verdict::ALL
+                .iter()
+                .map(|v| {
+                    (
+                        v.as_str().to_string(),
+                        self.verdicts.get(v).copied().unwrap_or(0),
+                    )
+                })
+                .collect(),
+            outdated_rate: share(self.with_outdated, self.summaries),
+            never_rate: share(self.with_never, self.summaries),
+            current_share: share(current, claims),
+        }
+    }
+}
+
+/// The rows as a Markdown table (percentages with one decimal).
+pub fn markdown(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| system | set | summaries | with a claim | claims | outdated rate | never rate | current share | current | outdated | former | not yet | never | unknown |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        let v = |name: &str| row.verdicts.get(name).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.system,
+            row.set,
+            row.summaries,
+            row.with_claim,
+            row.claims,
+            percent(row.outdated_rate),
+            percent(row.never_rate),
+            percent(row.current_share),
+            v("current"),
+            v("outdated"),
+            v("former"),
+            v("not_yet"),
+            v("never"),
+            v("unknown"),
+        );
+    }
+    out
+}
+
+/// A share as a percentage with one decimal: `12.5 %`.
+pub fn percent(share: f64) -> String {
+    format!("{:.1} %", share * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+    use tempora_records::{Claim, ClaimEntity, Tense};
+
+    fn claim(verdict: Verdict) -> Claim {
+        let entity = ClaimEntity {
+            id: None,
+            label: "x".into(),
+        };
+        Claim {
+            text: "x".into(),
+            start: 0,
+            end: 1,
+            person: entity.clone(),
+            position: entity,
+            tense: Tense::Present,
+            implied: false,
+            verdict,
+            reason: String::new(),
+            holders_at_date: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+
+    fn scored(system: &str, set: &str, verdicts: &[Verdict]) -> ScoredSummary {
+        ScoredSummary {
+            id: "1".into(),
+            system: system.into(),
+            set: Some(set.into()),
+            published: NaiveDate::from_ymd_opt(2021, 1, 1).unwrap(),
+            summary: String::new(),
+            claims: verdicts.iter().map(|v| claim(*v)).collect(),
+        }
+    }
+
+    #[test]
+    fn rates_are_shares_of_summaries_and_the_reference_comes_first() {
+        use Verdict::*;
+        let scores = [
+            scored("bart", "future", &[Outdated, Outdated, Current]),
+            scored("bart", "future", &[]),
+            scored("bart", "future", &[Never]),
+            scored("bart", "future", &[Current]),
+            scored("bart", "in_distribution", &[Current]),
+            scored("reference", "future", &[Current]),
+        ];
+        let rows = rows(&scores);
+        let names: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.system.as_str(), r.set.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("reference", "future"),
+                ("bart", "future"),
+                ("bart", "in_distribution"),
+                ("bart", "all")
+            ]
+        );
+        let future = &rows[1];
+        assert_eq!(
+            (future.summaries, future.with_claim, future.claims),
+            (4, 3, 5)
+        );
+        assert_eq!(
+            future.outdated_rate, 0.25,
+            "one summary of four, however many claims"
+        );
+        assert_eq!(future.never_rate, 0.25);
+        assert_eq!(future.current_share, 2.0 / 5.0);
+        assert_eq!(rows[3].summaries, 5);
+        assert!(markdown(&rows).contains(
+            "| bart | future | 4 | 3 | 5 | 25.0 % | 25.0 % | 40.0 % | 2 | 2 | 0 | 0 | 1 | 0 |"
+        ));
+    }
+}

@@ -1,0 +1,238 @@
+//! `tempora score`: a model's summaries judged claim by claim against the facts at
+//! each article's date, with the judge of `tempora_score`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use tempora_engine::UsageError;
+use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
+use tempora_score::predictions::{self, Columns, Dates};
+use tempora_score::Judge;
+
+use crate::exit::{self, Failure, Outcome};
+
+/// Judge every office-holder claim ("President Joe Biden") in a model's summaries
+/// against the facts at each article's date: current, outdated, former, not_yet,
+/// never or unknown.
+///
+/// With SET_DIR (a set's output folder), predictions are joined by `id` to its
+/// articles (dates and facts from the set's files) and the set's own summaries are
+/// scored as the system `reference`. Without it, give `--facts`; every prediction
+/// then carries its `published` date (YYYY-MM-DD), and a `document` if it has one.
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// A set's output folder (`out/demo`): its article files (`future.jsonl`, ...),
+    /// and its `facts.jsonl` unless `--facts` is given.
+    #[arg(value_name = "SET_DIR")]
+    pub set: Option<PathBuf>,
+    /// A system's summaries: JSON lines, CSV, TSV or Parquet (by extension), with the
+    /// columns `id` and `summary`. One file per system; give the option once per file.
+    #[arg(long = "predictions", value_name = "FILE")]
+    pub predictions: Vec<PathBuf>,
+    /// The system name of each predictions file, in the same order (default: the
+    /// file's stem).
+    #[arg(long = "system", value_name = "NAME")]
+    pub systems: Vec<String>,
+    /// The facts (JSON lines or Parquet, as `tempora facts` or a pipeline's
+    /// `facts.jsonl` writes them). Default with SET_DIR: its `facts.jsonl`, else its
+    /// `manifest.facts.jsonl`.
+    #[arg(long, value_name = "FILE")]
+    pub facts: Option<PathBuf>,
+    /// Where to write `scores.jsonl`, `scores.parquet`, `summary.json` and
+    /// `scores.md` (default: SET_DIR/scores, or ./scores without a set).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The id column of the predictions.
+    #[arg(long, value_name = "NAME", default_value = "id")]
+    pub id_column: String,
+    /// The summary column of the predictions.
+    #[arg(long, value_name = "NAME", default_value = "summary")]
+    pub summary_column: String,
+    /// The publication date column (YYYY-MM-DD), read without SET_DIR.
+    #[arg(long, value_name = "NAME", default_value = "published")]
+    pub published_column: String,
+    /// The article text column, read when present (a surname counts for the person
+    /// the article names in full).
+    #[arg(long, value_name = "NAME", default_value = "document")]
+    pub document_column: String,
+    /// Do not score the set's own summaries as the system `reference`.
+    #[arg(long)]
+    pub no_reference: bool,
+}
+
+/// Runs `tempora score`: exit 0, or 23 when a prediction's id is not in the set
+/// (each listed in `summary.json`, counted on stdout).
+///
+/// # Errors
+/// Bad usage (no set and no facts, system names that do not pair with the files);
+/// a file that cannot be read or a line that is not what it must be (naming file,
+/// line and field); an output that cannot be written.
+pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
+    let systems = system_names(args)?;
+    let facts_path = facts_file(args)?;
+    let columns = Columns {
+        id: args.id_column.clone(),
+        summary: args.summary_column.clone(),
+        published: args.published_column.clone(),
+        document: args.document_column.clone(),
+    };
+    let dates = if args.set.is_some() {
+        Dates::FromSet
+    } else {
+        Dates::Required
+    };
+    let mut read = Vec::new();
+    for (system, path) in systems.iter().zip(&args.predictions) {
+        read.push(SystemPredictions {
+            system: system.clone(),
+            path: path.clone(),
+            rows: predictions::read(path, &columns, dates).map_err(failed)?,
+        });
+    }
+    let facts = job::read_facts(&facts_path).map_err(failed)?;
+    let judge = Judge::new(&facts).map_err(failed)?;
+    let stats = judge.stats();
+    tracing::info!(
+        facts = facts.len(),
+        people = stats.people,
+        offices = stats.offices,
+        patterns = stats.patterns,
+        "facts indexed"
+    );
+    let (scored, out) = match &args.set {
+        Some(dir) => {
+            let parts = set_parts(dir)?;
+            let articles = job::read_set(&parts).map_err(failed)?;
+            let scored = job::score_set(&judge, &articles, &read, !args.no_reference);
+            (
+                scored,
+                args.out
+                    .clone()
+                    .unwrap_or_else(|| dir.join(job::SCORES_DIR)),
+            )
+        }
+        None => (
+            job::score_dated(&judge, &read),
+            args.out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(job::SCORES_DIR)),
+        ),
+    };
+    let summary = job::write(
+        &out,
+        &scored,
+        &facts_path.display().to_string(),
+        facts.len() as u64,
+    )
+    .map_err(failed)?;
+    for row in &summary.rows {
+        println!("{}", row.line());
+    }
+    println!("wrote {}", out.display());
+    if summary.unmatched.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for unmatched in &summary.unmatched {
+        let shown: Vec<String> = unmatched
+            .ids
+            .iter()
+            .take(5)
+            .map(|(line, id)| format!("{id} (line {line})"))
+            .collect();
+        eprintln!(
+            "{}: {} predictions with an id the set does not hold, not scored: {}{} (all in {})",
+            unmatched.file,
+            unmatched.count,
+            shown.join(", "),
+            if unmatched.ids.len() > 5 { ", ..." } else { "" },
+            out.join(job::SUMMARY_JSON).display()
+        );
+    }
+    Ok(exit::partial())
+}
+
+fn failed(e: tempora_score::ScoreError) -> Failure {
+    Failure::Failed(e.into())
+}
+
+/// The system name of each predictions file: `--system` in order, or the stems.
+fn system_names(args: &ScoreArgs) -> Result<Vec<String>, Failure> {
+    if args.set.is_none() && args.predictions.is_empty() {
+        return Err(UsageError::new(
+            "give predictions (`--predictions FILE`), and a set folder or `--facts`".to_string(),
+        )
+        .into());
+    }
+    if !args.systems.is_empty() && args.systems.len() != args.predictions.len() {
+        return Err(UsageError::new(format!(
+            "{} `--system` names for {} `--predictions` files: give one per file, in order, or none",
+            args.systems.len(),
+            args.predictions.len()
+        ))
+        .into());
+    }
+    let names: Vec<String> = if args.systems.is_empty() {
+        args.predictions
+            .iter()
+            .map(|p| predictions::system_of(p))
+            .collect()
+    } else {
+        args.systems.clone()
+    };
+    for (i, name) in names.iter().enumerate() {
+        if name == REFERENCE && args.set.is_some() && !args.no_reference {
+            return Err(UsageError::new(format!(
+                "`{REFERENCE}` names the set's own summaries: give {} another `--system` name",
+                args.predictions[i].display()
+            ))
+            .into());
+        }
+        if names[..i].contains(name) {
+            return Err(UsageError::new(format!(
+                "two predictions files are the system `{name}`: name them with `--system`"
+            ))
+            .into());
+        }
+    }
+    Ok(names)
+}
+
+/// The facts file: `--facts`, or the set folder's.
+fn facts_file(args: &ScoreArgs) -> Result<PathBuf, Failure> {
+    if let Some(path) = &args.facts {
+        return Ok(path.clone());
+    }
+    let Some(dir) = &args.set else {
+        return Err(UsageError::new(
+            "without a set folder, give the facts: `--facts FILE` (`tempora facts -o FILE.jsonl`)"
+                .to_string(),
+        )
+        .into());
+    };
+    ["facts.jsonl", "manifest.facts.jsonl", "facts.parquet"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            UsageError::new(format!(
+                "{}: no facts.jsonl or manifest.facts.jsonl: give the facts with `--facts FILE`",
+                dir.display()
+            ))
+            .into()
+        })
+}
+
+/// The article files of a set folder, as `tempora report` finds them.
+fn set_parts(dir: &Path) -> Result<Vec<SetPart>, Failure> {
+    let found = tempora_report::read::discover(dir).map_err(|e| {
+        Failure::Failed(anyhow::Error::new(e).context(format!("set {}", dir.display())))
+    })?;
+    Ok(found
+        .sets
+        .into_iter()
+        .map(|s| SetPart {
+            name: s.name,
+            path: s.path,
+        })
+        .collect())
+}

@@ -1,0 +1,492 @@
+//! `tempora score` end to end: the demo's predictions scored as a user runs it,
+//! bad predictions named, and the judge checked on the minimal pairs Tempora makes
+//! (the demo's, and those of the shipped TempoSum pipelines against the testkit's
+//! models of BBC and CNN): every `outdated` edit gets an `outdated` claim covering
+//! its span, every `non_verifiable` one a `never` or `unknown` claim and no
+//! `current` one there, and no reference summary an `outdated` or `never` claim.
+//!
+//! The figures: `cargo test --release --test score -- --nocapture` prints them.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::temposum::{bbc, cnn, run_shipped, Lab};
+use tempora_records::{Claim, MinimalPair, Verdict};
+use tempora_score::job::{read_facts, read_set, SetArticle, SetPart};
+use tempora_score::Judge;
+use tempora_testkit::MockWayback;
+
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo.toml");
+const PREDICTIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo/predictions");
+
+fn tempora(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tempora"))
+        .current_dir(dir)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The demo run into a fresh folder: its output folder.
+fn demo(dir: &Path) -> PathBuf {
+    let out = dir.join("out");
+    let set = format!("pipeline.out=\"{}\"", out.display());
+    // The demo's paths are relative to the repository.
+    let run = tempora(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["run", DEMO, "--progress", "off", "--set", &set],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    out
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_demo_predictions_are_scored_as_the_guide_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let stale = format!("{PREDICTIONS}/stale.jsonl");
+    let fresh = format!("{PREDICTIONS}/fresh.csv");
+    let args = [
+        "score",
+        out.to_str().unwrap(),
+        "--predictions",
+        &stale,
+        "--predictions",
+        &fresh,
+    ];
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let scores = lines(&out.join("scores/scores.jsonl"));
+    // Three systems of three summaries each.
+    assert_eq!(scores.len(), 9);
+    let verdicts = |system: &str| -> Vec<(String, String)> {
+        scores
+            .iter()
+            .filter(|s| s["system"] == system)
+            .flat_map(|s| s["claims"].as_array().unwrap().clone())
+            .map(|c| {
+                (
+                    c["text"].as_str().unwrap().to_string(),
+                    c["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let stale_verdicts = verdicts("stale");
+    assert!(
+        stale_verdicts.contains(&("Vice President Joe Biden".into(), "outdated".into())),
+        "{stale_verdicts:?}"
+    );
+    assert!(
+        stale_verdicts.contains(&("senator kamala harris".into(), "outdated".into())),
+        "lowercased: {stale_verdicts:?}"
+    );
+    assert!(
+        stale_verdicts.contains(&("president donald trump".into(), "outdated".into())),
+        "{stale_verdicts:?}"
+    );
+    assert!(
+        stale_verdicts.contains(&("US Vice President Joe Biden".into(), "current".into())),
+        "in 2014 he was: {stale_verdicts:?}"
+    );
+    for (claim, verdict) in verdicts("fresh").iter().chain(&verdicts("reference")) {
+        assert_eq!(verdict, "current", "{claim}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
+    let row = |system: &str, set: &str| {
+        summary["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["system"] == system && r["set"] == set)
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {system}/{set}: {summary}"))
+    };
+    assert_eq!(row("stale", "future")["outdated_rate"], 1.0);
+    assert_eq!(row("stale", "in_distribution")["outdated_rate"], 0.0);
+    assert_eq!(row("fresh", "all")["outdated_rate"], 0.0);
+    assert_eq!(row("reference", "future")["current_share"], 1.0);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains(
+            "stale / future: 2 summaries, 2 with a claim, 3 claims; outdated rate 100.0 %"
+        ),
+        "{stdout}"
+    );
+    // The same inputs in another order give the same bytes.
+    let first = std::fs::read(out.join("scores/scores.jsonl")).unwrap();
+    let reversed = dir.path().join("reversed.jsonl");
+    let mut rows: Vec<String> = std::fs::read_to_string(&stale)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    rows.reverse();
+    std::fs::write(&reversed, rows.join("\n") + "\n").unwrap();
+    let args = [
+        "score",
+        out.to_str().unwrap(),
+        "--predictions",
+        &fresh,
+        "--predictions",
+        reversed.to_str().unwrap(),
+        "--system",
+        "fresh",
+        "--system",
+        "stale",
+    ];
+    let again = tempora(dir.path(), &args);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(
+        std::fs::read(out.join("scores/scores.jsonl")).unwrap(),
+        first
+    );
+}
+
+#[test]
+fn predictions_of_any_data_set_carry_their_dates() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let predictions = dir.path().join("any.jsonl");
+    std::fs::write(
+        &predictions,
+        "{\"id\": \"a\", \"summary\": \"Vice President Joe Biden spoke in Kiev.\", \"published\": \"2014-04-21\"}\n\
+         {\"id\": \"b\", \"summary\": \"Vice President Joe Biden spoke in Kiev.\", \"published\": \"2021-04-21\"}\n\
+         {\"id\": \"c\", \"summary\": \"\", \"published\": \"2021-04-21\"}\n",
+    )
+    .unwrap();
+    let facts = out.join("facts.jsonl");
+    let scores = dir.path().join("scores");
+    let args = [
+        "score",
+        "--facts",
+        facts.to_str().unwrap(),
+        "--predictions",
+        predictions.to_str().unwrap(),
+        "--out",
+        scores.to_str().unwrap(),
+    ];
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    let rows = lines(&scores.join("scores.jsonl"));
+    let verdict = |id: &str| {
+        let row = rows.iter().find(|r| r["id"] == id).unwrap();
+        row["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdict("a"), ["current"]);
+    assert_eq!(verdict("b"), ["outdated"]);
+    assert!(verdict("c").is_empty(), "an empty summary has no claim");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(scores.join("summary.json")).unwrap()).unwrap();
+    let row = &summary["rows"][0];
+    assert_eq!(
+        (row["summaries"].as_u64(), row["with_claim"].as_u64()),
+        (Some(3), Some(2))
+    );
+}
+
+#[test]
+fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let set = out.to_str().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    // An id the set does not hold: listed, counted, exit 23; the rest scored.
+    let unknown = write(
+        "unknown.jsonl",
+        "{\"id\": \"55738746\", \"summary\": \"President Joe Biden spoke.\"}\n{\"id\": \"999\", \"summary\": \"x\"}\n",
+    );
+    let run = tempora(dir.path(), &["score", set, "--predictions", &unknown]);
+    assert_eq!(run.status.code(), Some(23), "{}", text(&run));
+    assert!(
+        text(&run).contains("unknown.jsonl: 1 predictions with an id the set does not hold, not scored: 999 (line 2)"),
+        "{}",
+        text(&run)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["unmatched"][0]["count"], 1);
+    assert_eq!(
+        summary["unmatched"][0]["ids"][0],
+        serde_json::json!([2, "999"])
+    );
+    assert_eq!(
+        lines(&out.join("scores/scores.jsonl"))
+            .iter()
+            .filter(|s| s["system"] == "unknown")
+            .count(),
+        1
+    );
+    // A duplicate id is refused, naming the line.
+    let twice = write(
+        "twice.jsonl",
+        "{\"id\": \"55738746\", \"summary\": \"a\"}\n{\"id\": \"55738746\", \"summary\": \"b\"}\n",
+    );
+    let run = tempora(dir.path(), &["score", set, "--predictions", &twice]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert!(
+        text(&run).contains("twice.jsonl:2: id \"55738746\" again (first on line 1)"),
+        "{}",
+        text(&run)
+    );
+    // A missing column, with file and line.
+    let no_summary = write("cols.csv", "id,text\n55738746,a\n");
+    let run = tempora(dir.path(), &["score", set, "--predictions", &no_summary]);
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert!(
+        text(&run).contains("cols.csv:1: no column `summary` (the header has: id, text)"),
+        "{}",
+        text(&run)
+    );
+    // A missing date without a set, with file and line.
+    let undated = write("undated.jsonl", "{\"id\": \"a\", \"summary\": \"b\"}\n");
+    let facts = out.join("facts.jsonl");
+    let run = tempora(
+        dir.path(),
+        &[
+            "score",
+            "--facts",
+            facts.to_str().unwrap(),
+            "--predictions",
+            &undated,
+        ],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert!(
+        text(&run).contains("undated.jsonl:1: no `published` date"),
+        "{}",
+        text(&run)
+    );
+    // Usage: no set and no facts; names that do not pair with the files.
+    let run = tempora(dir.path(), &["score", "--predictions", &undated]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    let run = tempora(
+        dir.path(),
+        &[
+            "score",
+            set,
+            "--predictions",
+            &undated,
+            "--system",
+            "a",
+            "--system",
+            "b",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+}
+
+/// How the judge did on one set of pairs.
+#[derive(Debug, Default)]
+struct PairFigures {
+    outdated: (usize, usize),
+    non_verifiable: (usize, usize),
+    references: (usize, usize),
+    misses: Vec<String>,
+}
+
+impl PairFigures {
+    fn share(done: (usize, usize)) -> f64 {
+        if done.1 == 0 {
+            1.0
+        } else {
+            done.0 as f64 / done.1 as f64
+        }
+    }
+
+    fn print(&self, what: &str) {
+        println!(
+            "{what}: outdated edits judged outdated {}/{} ({:.1} %), non-verifiable edits judged never or unknown {}/{} ({:.1} %), references with no outdated or never claim {}/{} ({:.1} %)",
+            self.outdated.0,
+            self.outdated.1,
+            100.0 * Self::share(self.outdated),
+            self.non_verifiable.0,
+            self.non_verifiable.1,
+            100.0 * Self::share(self.non_verifiable),
+            self.references.0,
+            self.references.1,
+            100.0 * Self::share(self.references),
+        );
+        for miss in &self.misses {
+            println!("  miss: {miss}");
+        }
+    }
+
+    fn assert_at_least(&self, what: &str, share: f64, least_pairs: usize) {
+        self.print(what);
+        assert!(self.outdated.1 >= least_pairs, "{what}: {self:?}");
+        assert!(self.non_verifiable.1 >= least_pairs, "{what}: {self:?}");
+        for done in [self.outdated, self.non_verifiable, self.references] {
+            assert!(Self::share(done) >= share, "{what}: {self:#?}");
+        }
+    }
+}
+
+/// Judges every pair of `pairs` with the facts and articles of `out`.
+fn judge_pairs(out: &Path, pairs: &Path) -> PairFigures {
+    let facts = read_facts(&out.join("facts.jsonl")).unwrap();
+    let judge = Judge::new(&facts).unwrap();
+    let parts: Vec<SetPart> = ["future", "in_distribution"]
+        .iter()
+        .map(|name| SetPart {
+            name: name.to_string(),
+            path: out.join(format!("{name}.jsonl")),
+        })
+        .collect();
+    let articles: BTreeMap<String, SetArticle> = read_set(&parts).unwrap();
+    let pairs: Vec<MinimalPair> = std::fs::read_to_string(pairs)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut figures = PairFigures::default();
+    let context =
+        |a: &SetArticle| judge.context(Some(&a.document), a.facts.iter().map(|m| &m.fact));
+    for article in articles.values() {
+        let claims = judge.claims(&article.summary, article.published, &context(article));
+        let wrong = claims
+            .iter()
+            .any(|c| matches!(c.verdict, Verdict::Outdated | Verdict::Never));
+        figures.references.1 += 1;
+        figures.references.0 += usize::from(!wrong);
+        if wrong {
+            figures
+                .misses
+                .push(format!("reference {}: {}", article.id, describe(&claims)));
+        }
+    }
+    for pair in &pairs {
+        let article = &articles[&pair.article_id];
+        let claims = judge.claims(&pair.edited_summary, pair.published, &context(article));
+        let from = pair.span.start;
+        let to = from + pair.span.replacement.chars().count();
+        let covering: Vec<&Claim> = claims
+            .iter()
+            .filter(|c| c.start < to && c.end > from)
+            .collect();
+        let ok = match pair.fact_error {
+            tempora_records::FactError::Outdated => {
+                covering.iter().any(|c| c.verdict == Verdict::Outdated)
+            }
+            tempora_records::FactError::NonVerifiable => {
+                covering
+                    .iter()
+                    .any(|c| matches!(c.verdict, Verdict::Never | Verdict::Unknown))
+                    && !covering.iter().any(|c| c.verdict == Verdict::Current)
+            }
+        };
+        let tally = match pair.fact_error {
+            tempora_records::FactError::Outdated => &mut figures.outdated,
+            tempora_records::FactError::NonVerifiable => &mut figures.non_verifiable,
+        };
+        tally.1 += 1;
+        tally.0 += usize::from(ok);
+        if !ok {
+            figures.misses.push(format!(
+                "{} ({:?}): {:?}: {}",
+                pair.id,
+                pair.fact_error,
+                pair.edited_summary,
+                describe(&claims)
+            ));
+        }
+    }
+    figures
+}
+
+fn describe(claims: &[Claim]) -> String {
+    claims
+        .iter()
+        .map(|c| {
+            format!(
+                "[{}..{} {:?} {} ({})]",
+                c.start,
+                c.end,
+                c.text,
+                c.verdict.as_str(),
+                c.reason
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn the_demo_pairs_are_judged_as_their_edits_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    judge_pairs(&out, &out.join("pairs.jsonl")).assert_at_least("demo", 1.0, 2);
+}
+
+/// The lab's shipped pipeline run against its model, then `tempora pairs` on its
+/// future set; the pairs judged.
+async fn lab_pairs(lab: &'static Lab) -> PairFigures {
+    let server = MockWayback::start(lab.corpus.clone()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run_shipped(lab, &server.endpoint(), dir.path());
+    let out = dir.path().join("out");
+    let config: toml::Table =
+        toml::from_str(&std::fs::read_to_string(lab.shipped).unwrap()).unwrap();
+    let cutoff = config["pipeline"]["cutoff"].to_string();
+    let pairs = dir.path().join("pairs.jsonl");
+    let made = tempora(
+        dir.path(),
+        &[
+            "pairs",
+            "--articles",
+            "out/future.jsonl",
+            "--facts",
+            "out/facts.jsonl",
+            "--cutoff",
+            &cutoff,
+            "-o",
+            pairs.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(made.status.code(), Some(0), "{}", text(&made));
+    judge_pairs(&out, &pairs)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bbc_models_pairs_are_judged_as_their_edits_say() {
+    lab_pairs(bbc())
+        .await
+        .assert_at_least("temposum-bbc", 0.99, 10);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cnn_models_pairs_are_judged_as_their_edits_say() {
+    lab_pairs(cnn())
+        .await
+        .assert_at_least("temposum-cnn", 0.99, 10);
+}
