@@ -93,9 +93,20 @@ pub(crate) struct Found {
     pub tense: Tense,
 }
 
-/// Whether a summary has no capital letter at all (a lowercased system output).
-pub(crate) fn is_lowercased(text: &str) -> bool {
-    !text.chars().any(char::is_uppercase)
+/// Whether a summary is lowercased (many published system outputs are): no word
+/// in it is capitalized, a capital followed by lower case ("Boris", "The").
+/// Capitals alone do not make a text cased: tokenizers' `UNK`, an acronym, a
+/// stray `Â` of a mis-decoded byte.
+pub fn is_lowercased(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    let mut at_word_start = true;
+    while let Some(c) = chars.next() {
+        if at_word_start && c.is_uppercase() && chars.peek().is_some_and(|n| n.is_lowercase()) {
+            return false;
+        }
+        at_word_start = !c.is_alphanumeric();
+    }
+    true
 }
 
 /// The tokens of `text`: every matched stretch whose terms count in this text's
@@ -209,7 +220,7 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
         if let Some(person) = tokens.get(k) {
             let gap = &text[at..person.start];
             let gap = gap.strip_prefix('.').unwrap_or(gap);
-            let close = blank(gap) || (honorific_start.is_none() && comma(gap));
+            let close = gloss(gap) || (honorific_start.is_none() && comma(gap));
             if close && person.names_people() {
                 let from = honorific_start.unwrap_or(person.start);
                 let named = Named::Known(person.people().collect());
@@ -246,12 +257,25 @@ fn blank(gap: &str) -> bool {
     !gap.is_empty() && gap.chars().all(char::is_whitespace)
 }
 
+/// `'s` and a space: also `’s`, a tokenizer's ` 's` and an escaped `\'s` (XSum's
+/// system outputs write `scotland\'s`).
 fn possessive(gap: &str) -> bool {
-    let rest = gap
-        .strip_prefix("'s")
-        .or_else(|| gap.strip_prefix("’s"))
-        .or_else(|| gap.strip_prefix(" 's"));
+    let gap = gap.strip_prefix(' ').unwrap_or(gap);
+    let gap = gap.strip_prefix('\\').unwrap_or(gap);
+    let rest = gap.strip_prefix("'s").or_else(|| gap.strip_prefix("’s"));
     rest.is_some_and(blank)
+}
+
+/// Blank, or a gloss in brackets between blanks: "Taoiseach (Irish Prime
+/// Minister) Enda Kenny".
+fn gloss(gap: &str) -> bool {
+    let inner = gap.trim();
+    blank(gap)
+        || (gap.starts_with(char::is_whitespace)
+            && gap.ends_with(char::is_whitespace)
+            && inner.starts_with('(')
+            && inner.ends_with(')')
+            && !inner[1..inner.len() - 1].contains(['(', ')']))
 }
 
 fn hyphen(gap: &str) -> bool {
@@ -337,4 +361,37 @@ fn capitalized_run(text: &str, from: usize, limit: usize) -> Option<(usize, usiz
         }
     }
     (end > start).then_some((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lowercased_means_no_capitalized_word() {
+        assert!(is_lowercased(
+            "ukip leader nigel farage said ' UNK ' on tuesday"
+        ));
+        assert!(is_lowercased("india's pm said (Â # payment) in the US"));
+        assert!(!is_lowercased("UKIP leader Nigel Farage said"));
+        assert!(!is_lowercased("the prime minister met Mr. x"));
+    }
+
+    #[test]
+    fn gaps_a_phrase_may_have() {
+        assert!(possessive("'s "));
+        assert!(possessive("\\'s "));
+        assert!(possessive(" 's "));
+        assert!(possessive("’s "));
+        assert!(!possessive("s "));
+        assert!(gloss(" (Irish Prime Minister) "));
+        assert!(gloss(" "));
+        assert!(!gloss(" (a) (b) "));
+        assert!(!gloss(" and "));
+        assert!(apposition(", the "));
+        assert!(apposition(" , a "));
+        assert!(!apposition(", who is the "));
+        assert!(of_the(" of the "));
+        assert!(!of_the(" for the "));
+    }
 }

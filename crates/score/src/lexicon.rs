@@ -256,7 +256,7 @@ impl Lexicon {
             b.add(marker, Term::Past { needs_hyphen }, false);
         }
         for honorific in HONORIFICS {
-            b.add(honorific, Term::Honorific, true);
+            b.add(honorific, Term::Honorific, false);
         }
         let mut matcher = MatcherBuilder::new(true);
         for (name, term, exact) in std::mem::take(&mut b.names) {

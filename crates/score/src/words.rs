@@ -147,6 +147,8 @@ pub const TITLES: &[(&str, &str)] = &[
     ("interior minister", "interior minister"),
     ("senator", "senator"),
     ("governor", "governor"),
+    ("Gov.", "governor"),
+    ("Sen.", "senator"),
     ("mayor", "mayor"),
     ("leader", "leader"),
     ("party leader", "leader"),
@@ -157,9 +159,18 @@ pub const TITLES: &[(&str, &str)] = &[
 ];
 
 /// Words that state a claim about the past: "former", "ex-", "then-", "outgoing",
-/// "late" (as in "the late prime minister"). "ex" and "then" count only with their
+/// "late" (as in "the late prime minister"), "ousted", "deposed". "ex" and "then" count only with their
 /// hyphen: "then President Obama" is as often "and then" as "then-president".
-pub const PAST: &[&str] = &["former", "ex", "then", "outgoing", "late", "erstwhile"];
+pub const PAST: &[&str] = &[
+    "former",
+    "ex",
+    "then",
+    "outgoing",
+    "late",
+    "erstwhile",
+    "ousted",
+    "deposed",
+];
 
 /// The past markers that count only when a hyphen follows ("ex-PM").
 pub const PAST_NEEDS_HYPHEN: &[&str] = &["ex", "then"];
