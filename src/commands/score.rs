@@ -118,13 +118,9 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
                 .unwrap_or_else(|| PathBuf::from(job::SCORES_DIR)),
         ),
     };
-    let summary = job::write(
-        &out,
-        &scored,
-        &facts_path.display().to_string(),
-        facts.len() as u64,
-    )
-    .map_err(failed)?;
+    let facts_file =
+        job::FactsFile::of(&facts_path, args.set.as_deref(), facts.len() as u64).map_err(failed)?;
+    let summary = job::write(&out, &scored, &facts_file).map_err(failed)?;
     for row in &summary.rows {
         println!("{}", row.line());
     }

@@ -12,6 +12,7 @@ use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};
 
 use crate::error::ReportError;
@@ -162,8 +163,9 @@ impl Chart for Bars {
             .flat_map(|(_, v)| v)
             .copied()
             .fold(0.0_f64, f64::max);
+        // Room above the highest bar for its value.
         let top = if top > 0.0 {
-            (top * 1.15).min(1.0)
+            (top * 1.15).min(1.1)
         } else {
             1.0
         };
@@ -209,6 +211,13 @@ impl Chart for Bars {
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
                 });
+            // Each bar's value above it, as TempoSum's figure prints them.
+            let values = shares.iter().enumerate().map(move |(i, &s)| {
+                let x = i as f64 + 0.1 + width * j as f64;
+                let style = TextStyle::from((FAMILY, 13)).pos(Pos::new(HPos::Left, VPos::Bottom));
+                Text::new(format!("{:.1}%", s * 100.0), (x, s), style)
+            });
+            ctx.draw_series(values).map_err(|e| e.to_string())?;
         }
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)

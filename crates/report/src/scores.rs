@@ -135,6 +135,7 @@ mod tests {
     fn a_chart_per_system_with_a_bar_group_per_set() {
         let summary = Summary {
             facts: "facts.jsonl".into(),
+            facts_sha256: "ab".into(),
             facts_read: 14,
             rows: vec![
                 row("reference", "future", 0.0),

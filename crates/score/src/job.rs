@@ -130,6 +130,37 @@ pub fn read_facts(path: &Path) -> Result<Vec<Fact>, ScoreError> {
     Ok(facts)
 }
 
+/// The facts file a job read, as `summary.json` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FactsFile {
+    /// Its path, relative to the set folder when in it.
+    pub name: String,
+    /// SHA-256 of its bytes, hex.
+    pub sha256: String,
+    /// Facts read from it.
+    pub read: u64,
+}
+
+impl FactsFile {
+    /// Names `path` (relative to `set` when in it) and hashes it.
+    ///
+    /// # Errors
+    /// The file cannot be read.
+    pub fn of(path: &Path, set: Option<&Path>, read: u64) -> Result<Self, ScoreError> {
+        let sha256 =
+            tempora_sink::release::sha256_file(path).map_err(|source| ScoreError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let name = set
+            .and_then(|dir| path.strip_prefix(dir).ok())
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        Ok(Self { name, sha256, read })
+    }
+}
+
 /// A system's predictions, read.
 #[derive(Debug, Clone)]
 pub struct SystemPredictions {
@@ -261,12 +292,7 @@ pub const SCORES_MD: &str = "scores.md";
 ///
 /// # Errors
 /// A file that cannot be written (naming it).
-pub fn write(
-    out: &Path,
-    scored: &Scored,
-    facts: &str,
-    facts_read: u64,
-) -> Result<Summary, ScoreError> {
+pub fn write(out: &Path, scored: &Scored, facts: &FactsFile) -> Result<Summary, ScoreError> {
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |e: std::io::Error| ScoreError::Read {
@@ -276,8 +302,9 @@ pub fn write(
     };
     std::fs::create_dir_all(out).map_err(write_error(out))?;
     let summary = Summary {
-        facts: facts.to_string(),
-        facts_read,
+        facts: facts.name.clone(),
+        facts_sha256: facts.sha256.clone(),
+        facts_read: facts.read,
         rows: tables::rows(&scored.scores),
         unmatched: scored.unmatched.clone(),
     };

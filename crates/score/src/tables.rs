@@ -50,8 +50,10 @@ pub struct Unmatched {
 /// `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// Where the facts came from.
+    /// Where the facts came from: the file, relative to the set folder when in it.
     pub facts: String,
+    /// SHA-256 of the facts file, hex.
+    pub facts_sha256: String,
     /// Facts read.
     pub facts_read: u64,
     /// One row per system and set, then per system over every set (`all`) when it
