@@ -205,9 +205,16 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
             unknown_qualifier,
             tense,
         };
-        // The person right after the title (an honorific between).
+        // The person right after the title (a gloss in brackets or an honorific
+        // between: whatever the gloss names is its own, not the claim's).
         let mut k = last + 1;
         let mut at = phrase_end;
+        if let Some(after) = gloss_end(text, phrase_end) {
+            at = after;
+            while tokens.get(k).is_some_and(|t| t.start < after) {
+                k += 1;
+            }
+        }
         let mut honorific_start = None;
         while let Some(t) = tokens.get(k).filter(|t| t.is_honorific()) {
             if !blank(&text[at..t.start]) {
@@ -220,7 +227,7 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
         if let Some(person) = tokens.get(k) {
             let gap = &text[at..person.start];
             let gap = gap.strip_prefix('.').unwrap_or(gap);
-            let close = gloss(gap) || (honorific_start.is_none() && comma(gap));
+            let close = blank(gap) || (honorific_start.is_none() && comma(gap));
             if close && person.names_people() {
                 let from = honorific_start.unwrap_or(person.start);
                 let named = Named::Known(person.people().collect());
@@ -266,16 +273,14 @@ fn possessive(gap: &str) -> bool {
     rest.is_some_and(blank)
 }
 
-/// Blank, or a gloss in brackets between blanks: "Taoiseach (Irish Prime
-/// Minister) Enda Kenny".
-fn gloss(gap: &str) -> bool {
-    let inner = gap.trim();
-    blank(gap)
-        || (gap.starts_with(char::is_whitespace)
-            && gap.ends_with(char::is_whitespace)
-            && inner.starts_with('(')
-            && inner.ends_with(')')
-            && !inner[1..inner.len() - 1].contains(['(', ')']))
+/// Where a gloss in brackets right after byte `at` ends ("Taoiseach (Irish Prime
+/// Minister) Enda Kenny"): the byte after its `)`, when the gloss is short (at
+/// most 60 bytes) and holds no other bracket.
+fn gloss_end(text: &str, at: usize) -> Option<usize> {
+    let rest = &text[at..];
+    let open = rest.strip_prefix(' ')?.strip_prefix('(')?;
+    let close = open.find([')', '('])?;
+    (open.as_bytes()[close] == b')' && close <= 60).then(|| at + 2 + close + 1)
 }
 
 fn hyphen(gap: &str) -> bool {
@@ -384,10 +389,11 @@ mod tests {
         assert!(possessive(" 's "));
         assert!(possessive("’s "));
         assert!(!possessive("s "));
-        assert!(gloss(" (Irish Prime Minister) "));
-        assert!(gloss(" "));
-        assert!(!gloss(" (a) (b) "));
-        assert!(!gloss(" and "));
+        let text = "Taoiseach (Irish Prime Minister) Enda Kenny";
+        assert_eq!(gloss_end(text, 9), Some(32));
+        assert_eq!(&text[32..], " Enda Kenny");
+        assert_eq!(gloss_end("Taoiseach (a (b) c) X", 9), None);
+        assert_eq!(gloss_end("Taoiseach Enda Kenny", 9), None);
         assert!(apposition(", the "));
         assert!(apposition(" , a "));
         assert!(!apposition(", who is the "));
