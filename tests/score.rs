@@ -312,6 +312,9 @@ struct PairFigures {
     outdated: (usize, usize),
     non_verifiable: (usize, usize),
     references: (usize, usize),
+    /// Pairs whose edit a claim with a written title covers (the rest are bare
+    /// names, judged as the article's office).
+    titled: usize,
     misses: Vec<String>,
 }
 
@@ -326,7 +329,7 @@ impl PairFigures {
 
     fn print(&self, what: &str) {
         println!(
-            "{what}: outdated edits judged outdated {}/{} ({:.1} %), non-verifiable edits judged never or unknown {}/{} ({:.1} %), references with no outdated or never claim {}/{} ({:.1} %)",
+            "{what}: outdated edits judged outdated {}/{} ({:.1} %), non-verifiable edits judged never or unknown {}/{} ({:.1} %), references with no outdated or never claim {}/{} ({:.1} %); {} edits under a written title",
             self.outdated.0,
             self.outdated.1,
             100.0 * Self::share(self.outdated),
@@ -336,6 +339,7 @@ impl PairFigures {
             self.references.0,
             self.references.1,
             100.0 * Self::share(self.references),
+            self.titled,
         );
         for miss in &self.misses {
             println!("  miss: {miss}");
@@ -344,6 +348,7 @@ impl PairFigures {
 
     fn assert_at_least(&self, what: &str, share: f64, least_pairs: usize) {
         self.print(what);
+        assert!(self.titled > 0, "{what}: no edit under a title: {self:?}");
         assert!(self.outdated.1 >= least_pairs, "{what}: {self:?}");
         assert!(self.non_verifiable.1 >= least_pairs, "{what}: {self:?}");
         for done in [self.outdated, self.non_verifiable, self.references] {
@@ -394,6 +399,7 @@ fn judge_pairs(out: &Path, pairs: &Path) -> PairFigures {
             .iter()
             .filter(|c| c.start < to && c.end > from)
             .collect();
+        figures.titled += usize::from(covering.iter().any(|c| !c.implied));
         let ok = match pair.fact_error {
             tempora_records::FactError::Outdated => {
                 covering.iter().any(|c| c.verdict == Verdict::Outdated)

@@ -60,8 +60,9 @@ const SUBJECTS: [&str; 8] = [
 /// Draws a story published at `published`; the holder it names is the one in
 /// office that day.
 pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story {
-    let place = PLACES[rng.usize(..PLACES.len())];
-    let subject = SUBJECTS[rng.usize(..SUBJECTS.len())];
+    let place_at = rng.usize(..PLACES.len());
+    let subject_at = rng.usize(..SUBJECTS.len());
+    let (place, subject) = (PLACES[place_at], SUBJECTS[subject_at]);
     let topic = match rng.u32(0..100) {
         0..=11 => Topic::Fact,
         12..=17 => Topic::FactQuietSummary,
@@ -79,6 +80,21 @@ pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story 
             format!("{place} council backs {subject}"),
             format!("Councillors in {place} have voted for {subject} after a long public debate."),
             Vec::new(),
+        ),
+        // Real summaries and headlines mostly name the holder bare; some put the
+        // office's title before the name ("US President Donald Trump"). A third
+        // do here, chosen by what was drawn (no draw of their own, so the rest of
+        // the model stays as it was).
+        Topic::Fact if (place_at + subject_at) % 3 == 0 => (
+            format!("{} {holder} backs {subject}", pair.position.1),
+            format!(
+                "{} {holder} has given support to {subject} in {place}.",
+                pair.position.1
+            ),
+            vec![format!(
+                "{holder}, the {}, said the plan for {place} would be reviewed within a year.",
+                pair.position.1
+            )],
         ),
         Topic::Fact => (
             format!("{holder} backs {subject}"),
