@@ -57,7 +57,8 @@ impl Token {
         })
     }
 
-    fn names_people(&self) -> bool {
+    /// Whether the token names a person.
+    pub fn names_people(&self) -> bool {
         self.people().next().is_some()
     }
 }

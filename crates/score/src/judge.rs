@@ -40,6 +40,19 @@ pub struct Context {
     offices: BTreeSet<u32>,
 }
 
+/// The people a summary's article and the summary itself name in full: whose
+/// surnames count.
+struct Knows<'a> {
+    article: &'a Context,
+    summary: Vec<u32>,
+}
+
+impl Knows<'_> {
+    fn in_full(&self, person: u32) -> bool {
+        self.article.named_in_full.contains(&person) || self.summary.contains(&person)
+    }
+}
+
 /// Sizes of a judge, for the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JudgeStats {
@@ -122,19 +135,23 @@ impl Judge {
         let lowercased = claims::is_lowercased(summary);
         let tokens = claims::tokens(&self.lexicon, summary, lowercased);
         let found = claims::find(summary, &tokens, lowercased);
-        // The summary's own full names license its surnames too.
-        let mut in_summary = context.clone();
-        for token in &tokens {
-            for (person, by_surname) in token.people() {
-                if !by_surname {
-                    in_summary.named_in_full.insert(person);
-                }
-            }
+        if found.is_empty() && !tokens.iter().any(claims::Token::names_people) {
+            return Vec::new();
         }
+        // The summary's own full names license its surnames too.
+        let knows = Knows {
+            article: context,
+            summary: tokens
+                .iter()
+                .flat_map(claims::Token::people)
+                .filter(|(_, by_surname)| !by_surname)
+                .map(|(p, _)| p)
+                .collect(),
+        };
         let offsets = CharOffsets::new(summary);
         let mut out: Vec<Claim> = found
             .iter()
-            .map(|f| self.claim(summary, f, published, &in_summary, &offsets))
+            .map(|f| self.claim(summary, f, published, &knows, &offsets))
             .collect();
         for token in &tokens {
             let inside = found
@@ -143,9 +160,7 @@ impl Judge {
             if inside {
                 continue;
             }
-            if let Some(claim) =
-                self.implied(summary, token, published, context, &in_summary, &offsets)
-            {
+            if let Some(claim) = self.implied(summary, token, published, &knows, &offsets) {
                 out.push(claim);
             }
         }
@@ -166,13 +181,13 @@ impl Judge {
         summary: &str,
         token: &claims::Token,
         day: NaiveDate,
-        article: &Context,
-        in_summary: &Context,
+        knows: &Knows,
         offsets: &CharOffsets,
     ) -> Option<Claim> {
+        let article = knows.article;
         let mut people: Vec<u32> = token
             .people()
-            .filter(|(p, by_surname)| !by_surname || in_summary.named_in_full.contains(p))
+            .filter(|(p, by_surname)| !by_surname || knows.in_full(*p))
             .map(|(p, _)| p)
             .collect();
         people.sort_unstable();
@@ -255,7 +270,7 @@ impl Judge {
         summary: &str,
         found: &Found,
         day: NaiveDate,
-        context: &Context,
+        knows: &Knows,
         offsets: &CharOffsets,
     ) -> Claim {
         let person_words = &summary[found.person_start..found.person_end];
@@ -265,10 +280,10 @@ impl Judge {
             .title(found.title)
             .map_or(&[][..], |t| t.offices.as_slice());
         let person = match &found.person {
-            Named::Known(candidates) => self.person(candidates, title_offices, context),
+            Named::Known(candidates) => self.person(candidates, title_offices, knows),
             Named::Unknown => Err(format!("no one in the facts is named {person_words:?}")),
         };
-        let offices = self.offices(found, person.as_ref().ok().copied(), context);
+        let offices = self.offices(found, person.as_ref().ok().copied(), knows.article);
         let (office, judged) = match (&person, offices) {
             (Ok(p), Ok(offices)) => self.settle(*p, &offices, found.tense, day),
             (Err(why), Ok(offices)) => (offices.first().copied(), unknown(why.clone())),
@@ -312,11 +327,11 @@ impl Judge {
         &self,
         candidates: &[(u32, bool)],
         title_offices: &[TitleOffice],
-        context: &Context,
+        knows: &Knows,
     ) -> Result<u32, String> {
         let mut people: Vec<u32> = candidates
             .iter()
-            .filter(|(p, by_surname)| !by_surname || context.named_in_full.contains(p))
+            .filter(|(p, by_surname)| !by_surname || knows.in_full(*p))
             .map(|(p, _)| *p)
             .collect();
         people.sort_unstable();
@@ -325,7 +340,7 @@ impl Judge {
             let in_full: Vec<u32> = people
                 .iter()
                 .copied()
-                .filter(|p| context.named_in_full.contains(p))
+                .filter(|p| knows.in_full(*p))
                 .collect();
             if !in_full.is_empty() {
                 people = in_full;
