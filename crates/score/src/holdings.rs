@@ -11,28 +11,33 @@
 //! the subject of a P1308 fact comes with every holder, and a person who is the
 //! subject of a P39 fact with every office; `never` needs one of the two.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{Datelike, NaiveDate};
 use tempora_records::{ClaimEntity, Evidence, Fact, Tense, Verdict};
 
-/// An index of the facts by person and by office.
+/// An index of the facts by person and by office. Every entity has a number, in
+/// the order of its id, so that every order derived from numbers is the ids'
+/// order, never the facts' order.
 #[derive(Debug, Default)]
 pub struct Holdings {
-    /// Every entity's label (the first fact that gives one), by id.
-    labels: HashMap<String, String>,
-    /// Every entity's names as the facts give them (label, then aliases), by id.
-    names: BTreeMap<String, Vec<String>>,
+    /// Every entity's id, by number (sorted).
+    ids: Vec<String>,
+    numbers: HashMap<String, u32>,
+    /// Every entity's label (the first fact that gives one), by number.
+    labels: Vec<Option<String>>,
+    /// Every entity's names as the facts give them (label, then aliases).
+    names: Vec<Vec<String>>,
     /// Statements of each (person, office), sorted, each once.
-    statements: HashMap<(String, String), Vec<Evidence>>,
-    /// Every holder of each office.
-    holders: BTreeMap<String, BTreeSet<String>>,
-    /// Every office of each person.
-    offices: BTreeMap<String, BTreeSet<String>>,
+    statements: HashMap<(u32, u32), Vec<Evidence>>,
+    /// Every holder of each office, sorted.
+    holders: BTreeMap<u32, Vec<u32>>,
+    /// Every office of each person, sorted.
+    offices: BTreeMap<u32, Vec<u32>>,
     /// Offices whose every holder the facts list (subjects of P1308 facts).
-    whole_holders: BTreeSet<String>,
+    whole_holders: HashSet<u32>,
     /// People whose every office the facts list (subjects of P39 facts).
-    whole_offices: BTreeSet<String>,
+    whole_offices: HashSet<u32>,
 }
 
 /// The verdict on one claim, with what it rests on.
@@ -49,40 +54,58 @@ pub struct Judged {
 impl Holdings {
     /// Indexes `facts` (P39 and P1308; other relations are ignored).
     pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
+        // (person, office, subject is whole-list side, fact) of every holding.
+        let held: Vec<(
+            &'a tempora_records::EntityRef,
+            &'a tempora_records::EntityRef,
+            &'a Fact,
+        )> = facts
+            .into_iter()
+            .filter_map(|fact| match fact.relation.as_str() {
+                "P39" => Some((&fact.subject, &fact.object, fact)),
+                "P1308" => Some((&fact.object, &fact.subject, fact)),
+                _ => None,
+            })
+            .collect();
         let mut h = Self::default();
-        for fact in facts {
-            let (person, office) = match fact.relation.as_str() {
-                "P39" => {
-                    h.whole_offices.insert(fact.subject.id.clone());
-                    (&fact.subject, &fact.object)
-                }
-                "P1308" => {
-                    h.whole_holders.insert(fact.subject.id.clone());
-                    (&fact.object, &fact.subject)
-                }
-                _ => continue,
-            };
-            for entity in [person, office] {
+        let mut ids: Vec<&str> = held
+            .iter()
+            .flat_map(|(p, o, _)| [p.id.as_str(), o.id.as_str()])
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        h.ids = ids.iter().map(|id| id.to_string()).collect();
+        h.numbers = ids
+            .iter()
+            .enumerate()
+            .map(|(n, id)| (id.to_string(), n as u32))
+            .collect();
+        h.labels = vec![None; ids.len()];
+        h.names = vec![Vec::new(); ids.len()];
+        for (person, office, fact) in held {
+            let (p, o) = (h.numbers[&person.id], h.numbers[&office.id]);
+            if fact.relation == "P39" {
+                h.whole_offices.insert(p);
+            } else {
+                h.whole_holders.insert(o);
+            }
+            for (n, entity) in [(p, person), (o, office)] {
+                let n = n as usize;
+                // Of two labels (facts of other dumps), the smaller: a rule, not
+                // the order the facts came in.
                 if let Some(label) = &entity.label {
-                    h.labels
-                        .entry(entity.id.clone())
-                        .or_insert_with(|| label.clone());
+                    if h.labels[n].as_ref().is_none_or(|known| label < known) {
+                        h.labels[n] = Some(label.clone());
+                    }
                 }
-                let names = h.names.entry(entity.id.clone()).or_default();
                 for name in entity.names() {
-                    if !names.iter().any(|n| n == name) {
-                        names.push(name.to_string());
+                    if !h.names[n].iter().any(|known| known == name) {
+                        h.names[n].push(name.to_string());
                     }
                 }
             }
-            h.holders
-                .entry(office.id.clone())
-                .or_default()
-                .insert(person.id.clone());
-            h.offices
-                .entry(person.id.clone())
-                .or_default()
-                .insert(office.id.clone());
+            h.holders.entry(o).or_default().push(p);
+            h.offices.entry(p).or_default().push(o);
             let statement = Evidence {
                 relation: fact.relation.clone(),
                 person: person.id.clone(),
@@ -90,10 +113,7 @@ impl Holdings {
                 start: fact.start.clone(),
                 end: fact.end.clone(),
             };
-            let list = h
-                .statements
-                .entry((person.id.clone(), office.id.clone()))
-                .or_default();
+            let list = h.statements.entry((p, o)).or_default();
             // The same holding from the other side is the same statement; which
             // side it keeps is a rule (the smaller relation id), not input order.
             match list
@@ -104,6 +124,14 @@ impl Holdings {
                 Some(_) => {}
                 None => list.push(statement),
             }
+        }
+        // Names in an order of their own: the label, then the rest sorted.
+        for (names, label) in h.names.iter_mut().zip(&h.labels) {
+            names.sort_unstable_by_key(|name| (Some(name) != label.as_ref(), name.clone()));
+        }
+        for list in h.holders.values_mut().chain(h.offices.values_mut()) {
+            list.sort_unstable();
+            list.dedup();
         }
         for list in h.statements.values_mut() {
             list.sort_by(|a, b| {
@@ -117,93 +145,91 @@ impl Holdings {
         h
     }
 
-    /// Every person, with their names.
-    pub fn people(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.offices
-            .keys()
-            .map(|id| (id.as_str(), self.names_of(id)))
+    /// The number of the entity with this id.
+    pub fn number(&self, id: &str) -> Option<u32> {
+        self.numbers.get(id).copied()
     }
 
-    /// Every office, with its names.
-    pub fn offices(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.holders
-            .keys()
-            .map(|id| (id.as_str(), self.names_of(id)))
+    /// The id of entity number `n`.
+    pub fn id(&self, n: u32) -> &str {
+        self.ids.get(n as usize).map_or("", String::as_str)
     }
 
-    fn names_of(&self, id: &str) -> &[String] {
-        self.names.get(id).map_or(&[], Vec::as_slice)
+    /// Every person, by number, with their names (label first).
+    pub fn people(&self) -> impl Iterator<Item = (u32, &[String])> {
+        self.offices.keys().map(|&n| (n, self.names_of(n)))
     }
 
-    /// Whether `id` is an office of the facts.
-    pub fn is_office(&self, id: &str) -> bool {
-        self.holders.contains_key(id)
+    /// Every office, by number, with its names (label first).
+    pub fn offices(&self) -> impl Iterator<Item = (u32, &[String])> {
+        self.holders.keys().map(|&n| (n, self.names_of(n)))
+    }
+
+    fn names_of(&self, n: u32) -> &[String] {
+        self.names.get(n as usize).map_or(&[], Vec::as_slice)
     }
 
     /// The offices `person` held, sorted.
-    pub fn offices_of<'a>(&'a self, person: &str) -> impl Iterator<Item = &'a str> + 'a {
-        self.offices
-            .get(person)
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
+    pub fn offices_of(&self, person: u32) -> &[u32] {
+        self.offices.get(&person).map_or(&[], Vec::as_slice)
     }
 
     /// An entity as a claim names it: id and label (the id where the facts give no
     /// label).
-    pub fn entity(&self, id: &str) -> ClaimEntity {
+    pub fn entity(&self, n: u32) -> ClaimEntity {
         ClaimEntity {
-            id: Some(id.to_string()),
-            label: self
-                .labels
-                .get(id)
-                .cloned()
-                .unwrap_or_else(|| id.to_string()),
+            id: Some(self.id(n).to_string()),
+            label: self.label(n).to_string(),
         }
     }
 
     /// The label of an entity, or its id.
-    pub fn label<'a>(&'a self, id: &'a str) -> &'a str {
-        self.labels.get(id).map_or(id, String::as_str)
+    pub fn label(&self, n: u32) -> &str {
+        match self.labels.get(n as usize) {
+            Some(Some(label)) => label,
+            _ => self.id(n),
+        }
     }
 
-    /// Who may have held `office` on `day`, sorted by id.
-    pub fn holders_on(&self, office: &str, day: NaiveDate) -> Vec<ClaimEntity> {
+    /// Who may have held `office` on `day`, by number (so in id order).
+    pub fn holder_numbers_on(&self, office: u32, day: NaiveDate) -> impl Iterator<Item = u32> + '_ {
         self.holders
-            .get(office)
+            .get(&office)
             .into_iter()
             .flatten()
-            .filter(|person| {
-                self.statements_of(person, office)
-                    .iter()
-                    .any(|s| dated(s) && may_hold(s, day))
-            })
+            .copied()
+            .filter(move |&person| self.may_hold_on(person, office, day))
+    }
+
+    /// Who may have held `office` on `day`, in id order.
+    pub fn holders_on(&self, office: u32, day: NaiveDate) -> Vec<ClaimEntity> {
+        self.holder_numbers_on(office, day)
             .map(|person| self.entity(person))
             .collect()
     }
 
     /// Whether `person` may have held `office` on `day` by a dated statement.
-    pub fn may_hold_on(&self, person: &str, office: &str, day: NaiveDate) -> bool {
+    pub fn may_hold_on(&self, person: u32, office: u32, day: NaiveDate) -> bool {
         self.statements_of(person, office)
             .iter()
             .any(|s| dated(s) && may_hold(s, day))
     }
 
-    fn statements_of(&self, person: &str, office: &str) -> &[Evidence] {
+    fn statements_of(&self, person: u32, office: u32) -> &[Evidence] {
         self.statements
-            .get(&(person.to_string(), office.to_string()))
+            .get(&(person, office))
             .map_or(&[], Vec::as_slice)
     }
 
     /// The verdict on "`person` holds (or held, `tense`) `office`" on `day`.
-    pub fn judge(&self, person: &str, office: &str, tense: Tense, day: NaiveDate) -> Judged {
+    pub fn judge(&self, person: u32, office: u32, tense: Tense, day: NaiveDate) -> Judged {
         let statements = self.statements_of(person, office);
         let evidence = statements.to_vec();
         let (who, what) = (self.label(person), self.label(office));
         if statements.is_empty() {
-            let whole = if self.whole_holders.contains(office) {
+            let whole = if self.whole_holders.contains(&office) {
                 Some(format!("every holder of {what} is known"))
-            } else if self.whole_offices.contains(person) {
+            } else if self.whole_offices.contains(&person) {
                 Some(format!("every office of {who} is known"))
             } else {
                 None
@@ -394,8 +420,14 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// The verdict of `h` on two ids.
+    fn of(h: &Holdings, person: &str, office: &str, tense: Tense, on: &str) -> Judged {
+        let (p, o) = (h.number(person).unwrap(), h.number(office).unwrap());
+        h.judge(p, o, tense, day(on))
+    }
+
     fn verdict(person: &str, office: &str, tense: Tense, on: &str) -> Verdict {
-        holdings().judge(person, office, tense, day(on)).verdict
+        of(&holdings(), person, office, tense, on).verdict
     }
 
     #[test]
@@ -467,18 +499,13 @@ mod tests {
             verdict("Q6279", "Q4970706", Present, "2021-03-01"),
             Verdict::Never
         );
-        // Trump's offices are not all known and the chancellorship's holders are
-        // (P1308), so never again; a person and office both without whole lists
-        // would be unknown.
-        let h = Holdings::new(
-            [
-                fact(BIDEN, "P39", VPOTUS, "2009", None),
-                fact(TRUMP, "P39", POTUS, "2017", None),
-            ]
-            .iter()
-            .filter(|f| f.subject.id == "Q6279"),
-        );
-        let judged = h.judge("Q22686", "Q11696", Present, day("2021-03-01"));
+        // Trump's offices are not all known (no P39 of his), nor the vice
+        // presidency's holders (no P1308 of it): unknown.
+        let h = Holdings::new(&[
+            fact(POTUS, "P1308", TRUMP, "2017-01-20", None),
+            fact(BIDEN, "P39", VPOTUS, "2009-01-20", None),
+        ]);
+        let judged = of(&h, "Q22686", "Q11699", Present, "2021-03-01");
         assert_eq!(judged.verdict, Verdict::Unknown, "{}", judged.reason);
     }
 
@@ -486,7 +513,7 @@ mod tests {
     fn imprecise_dates_judge_outdated_only_when_certain() {
         let facts = [fact(BIDEN, "P39", VPOTUS, "2009", Some("2017"))];
         let h = Holdings::new(facts.iter());
-        let on = |d| h.judge("Q6279", "Q11699", Tense::Present, day(d)).verdict;
+        let on = |d| of(&h, "Q6279", "Q11699", Tense::Present, d).verdict;
         assert_eq!(
             on("2017-12-31"),
             Verdict::Current,
@@ -503,8 +530,13 @@ mod tests {
             fact(BIDEN, "P39", VPOTUS, "2009-01-20", Some("2017-01-20")),
             fact(VPOTUS, "P1308", BIDEN, "2009-01-20", Some("2017-01-20")),
         ];
-        let judged =
-            Holdings::new(facts.iter()).judge("Q6279", "Q11699", Tense::Past, day("2020-01-01"));
+        let judged = of(
+            &Holdings::new(&facts),
+            "Q6279",
+            "Q11699",
+            Tense::Past,
+            "2020-01-01",
+        );
         assert_eq!(judged.evidence.len(), 1);
         assert_eq!(judged.verdict, Verdict::Former);
     }
@@ -512,8 +544,13 @@ mod tests {
     #[test]
     fn undated_statements_give_unknown() {
         let facts = [fact(BIDEN, "P39", VPOTUS, "", None)];
-        let judged =
-            Holdings::new(facts.iter()).judge("Q6279", "Q11699", Tense::Present, day("2020-01-01"));
+        let judged = of(
+            &Holdings::new(&facts),
+            "Q6279",
+            "Q11699",
+            Tense::Present,
+            "2020-01-01",
+        );
         assert_eq!(judged.verdict, Verdict::Unknown);
     }
 

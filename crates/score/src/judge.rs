@@ -78,8 +78,8 @@ impl Judge {
     /// Sizes, for the log.
     pub fn stats(&self) -> JudgeStats {
         JudgeStats {
-            people: self.lexicon.people.len(),
-            offices: self.lexicon.offices.len(),
+            people: self.holdings.people().count(),
+            offices: self.holdings.offices().count(),
             patterns: self.lexicon.patterns(),
         }
     }
@@ -101,7 +101,7 @@ impl Judge {
                 "P1308" => &fact.subject.id,
                 _ => continue,
             };
-            if let Some(n) = self.lexicon.office_number(office) {
+            if let Some(n) = self.holdings.number(office) {
                 context.offices.insert(n);
             }
         }
@@ -198,69 +198,53 @@ impl Judge {
         if article.named.contains(person) {
             return None;
         }
-        let person_id = self.lexicon.person_id(*person);
+        let person = *person;
         let offices: Vec<u32> = article
             .offices
             .iter()
             .copied()
-            .filter(|o| {
+            .filter(|&o| {
                 self.holdings
-                    .holders_on(self.lexicon.office_id(*o), day)
-                    .iter()
-                    .filter_map(|h| h.id.as_deref())
-                    .filter_map(|id| self.lexicon.person_number(id))
+                    .holder_numbers_on(o, day)
                     .any(|h| article.named.contains(&h))
             })
             .collect();
         let held: Vec<(Judged, u32)> = offices
             .iter()
-            .filter(|o| {
-                self.holdings
-                    .offices_of(person_id)
-                    .any(|held| held == self.lexicon.office_id(**o))
-            })
-            .map(|o| {
-                let judged =
-                    self.holdings
-                        .judge(person_id, self.lexicon.office_id(*o), Tense::Present, day);
-                (judged, *o)
-            })
+            .copied()
+            .filter(|o| self.holdings.offices_of(person).binary_search(o).is_ok())
+            .map(|o| (self.holdings.judge(person, o, Tense::Present, day), o))
             .collect();
         // Of the offices the person held, the one the verdict says most of: a
-        // current one (the claim is true) before an outdated one.
+        // current one (the claim is true) before an outdated one; then by id
+        // (numbers are in id order).
         let chosen = held
             .into_iter()
             .min_by_key(|(j, o)| (j.verdict, *o))
             .or_else(|| match offices.as_slice() {
                 [only] => Some((
-                    self.holdings.judge(
-                        person_id,
-                        self.lexicon.office_id(*only),
-                        Tense::Present,
-                        day,
-                    ),
+                    self.holdings.judge(person, *only, Tense::Present, day),
                     *only,
                 )),
                 _ => None,
             });
         let (judged, office) = chosen?;
-        let office_id = self.lexicon.office_id(office);
         Some(Claim {
             text: summary[token.start..token.end].to_string(),
             start: offsets.at(token.start),
             end: offsets.at(token.end),
-            person: self.holdings.entity(person_id),
-            position: self.holdings.entity(office_id),
+            person: self.holdings.entity(person),
+            position: self.holdings.entity(office),
             tense: Tense::Present,
             implied: true,
             verdict: judged.verdict,
             reason: format!(
                 "the article does not name {} but names the holder of {}: {}",
-                self.holdings.label(person_id),
-                self.holdings.label(office_id),
+                self.holdings.label(person),
+                self.holdings.label(office),
                 judged.reason
             ),
-            holders_at_date: self.holdings.holders_on(office_id, day),
+            holders_at_date: self.holdings.holders_on(office, day),
             evidence: judged.evidence,
         })
     }
@@ -290,21 +274,21 @@ impl Judge {
             (_, Err(why)) => (None, unknown(why)),
         };
         let person_entity = match &person {
-            Ok(p) => self.holdings.entity(self.lexicon.person_id(*p)),
+            Ok(p) => self.holdings.entity(*p),
             Err(_) => ClaimEntity {
                 id: None,
                 label: person_words.to_string(),
             },
         };
         let office_entity = match office {
-            Some(o) => self.holdings.entity(self.lexicon.office_id(o)),
+            Some(o) => self.holdings.entity(o),
             None => ClaimEntity {
                 id: None,
                 label: title_words.to_string(),
             },
         };
         let holders_at_date = match office {
-            Some(o) => self.holdings.holders_on(self.lexicon.office_id(o), day),
+            Some(o) => self.holdings.holders_on(o, day),
             None => Vec::new(),
         };
         Claim {
@@ -350,13 +334,11 @@ impl Judge {
             let fitting: Vec<u32> = people
                 .iter()
                 .copied()
-                .filter(|p| {
-                    let id = self.lexicon.person_id(*p);
-                    self.holdings.offices_of(id).any(|o| {
-                        self.lexicon
-                            .office_number(o)
-                            .is_some_and(|n| title_offices.iter().any(|t| t.office == n))
-                    })
+                .filter(|&p| {
+                    self.holdings
+                        .offices_of(p)
+                        .iter()
+                        .any(|o| title_offices.binary_search_by_key(o, |t| t.office).is_ok())
                 })
                 .collect();
             if !fitting.is_empty() {
@@ -370,7 +352,7 @@ impl Judge {
                 "the name fits several people: {}",
                 several
                     .iter()
-                    .map(|p| self.lexicon.person_id(*p))
+                    .map(|p| self.holdings.id(*p))
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
@@ -378,7 +360,9 @@ impl Judge {
     }
 
     /// The offices the title phrase may name (one, or several the context cannot
-    /// tell apart), or why there is none.
+    /// tell apart), or why there is none. Offices are numbers in id order; a
+    /// title's offices are sorted, so each step is a search, not a scan of every
+    /// office a generic title may mean.
     fn offices(
         &self,
         found: &Found,
@@ -388,45 +372,49 @@ impl Judge {
         let Some(title) = self.lexicon.title(found.title) else {
             return Err("no such title".into());
         };
-        let mut offices: Vec<&TitleOffice> = title.offices.iter().collect();
-        if offices.is_empty() {
+        let all = title.offices.as_slice();
+        if all.is_empty() {
             return Err(format!("no office of the facts is a {}", title.text));
         }
-        if !found.places.is_empty() {
-            offices.retain(|o| {
-                (!title.generic && o.places.is_empty())
-                    || o.places.iter().any(|p| found.places.contains(p))
-            });
-            let places: Vec<&str> = found
-                .places
-                .iter()
-                .filter_map(|p| self.lexicon.places.get(*p as usize))
-                .map(String::as_str)
-                .collect();
-            match offices.as_slice() {
-                [] => {
-                    return Err(format!(
-                        "no office of the facts is a {} of {}",
-                        title.text,
-                        places.join(" or ")
-                    ))
-                }
-                [one] => return Ok(vec![one.office]),
-                _ => {}
-            }
-        } else if let ([one], false) = (offices.as_slice(), title.generic) {
-            return Ok(vec![one.office]);
-        }
-        if let Some(p) = person {
-            let person_id = self.lexicon.person_id(p);
-            let own: Vec<u32> = offices
-                .iter()
-                .map(|o| o.office)
+        // The offices the places in the phrase allow (sorted), if it has any.
+        let placed: Option<Vec<u32>> = (!found.places.is_empty()).then(|| {
+            all.iter()
                 .filter(|o| {
-                    self.holdings
-                        .offices_of(person_id)
-                        .any(|held| held == self.lexicon.office_id(*o))
+                    (!title.generic && o.places.is_empty())
+                        || o.places.iter().any(|p| found.places.contains(p))
                 })
+                .map(|o| o.office)
+                .collect()
+        });
+        match placed.as_deref() {
+            Some([]) => {
+                let places: Vec<&str> = found
+                    .places
+                    .iter()
+                    .filter_map(|p| self.lexicon.places.get(*p as usize))
+                    .map(String::as_str)
+                    .collect();
+                return Err(format!(
+                    "no office of the facts is a {} of {}",
+                    title.text,
+                    places.join(" or ")
+                ));
+            }
+            Some([one]) => return Ok(vec![*one]),
+            None if all.len() == 1 && !title.generic => return Ok(vec![all[0].office]),
+            _ => {}
+        }
+        let fits = |o: &u32| match &placed {
+            Some(placed) => placed.binary_search(o).is_ok(),
+            None => all.binary_search_by_key(o, |t| t.office).is_ok(),
+        };
+        if let Some(p) = person {
+            let own: Vec<u32> = self
+                .holdings
+                .offices_of(p)
+                .iter()
+                .copied()
+                .filter(|o| fits(o))
                 .collect();
             if !own.is_empty() {
                 return Ok(own);
@@ -434,29 +422,31 @@ impl Judge {
         }
         // A word before the title that is no place of the facts ("Tory leader")
         // may be what tells the office: only the person's own office settles it.
-        if found.unknown_qualifier && found.places.is_empty() {
+        if found.unknown_qualifier && placed.is_none() {
             return Err(format!(
                 "the word before {:?} names nothing the facts know, and the person held no such office",
                 title.text
             ));
         }
-        let in_article: Vec<u32> = offices
+        let in_article: Vec<u32> = context
+            .offices
             .iter()
-            .map(|o| o.office)
-            .filter(|o| context.offices.contains(o))
+            .copied()
+            .filter(|o| fits(o))
             .collect();
         if !in_article.is_empty() {
             return Ok(in_article);
         }
         // A place or the office's own name has named these offices: they stand.
         // A bare generic title ("president") names none of them in particular.
-        if !found.places.is_empty() || !title.generic {
-            return Ok(offices.iter().map(|o| o.office).collect());
+        match placed {
+            Some(placed) => Ok(placed),
+            None if !title.generic => Ok(all.iter().map(|o| o.office).collect()),
+            None => Err(format!(
+                "no office the person held or the article's facts name is a {}",
+                title.text
+            )),
         }
-        Err(format!(
-            "no office the person held or the article's facts name is a {}",
-            title.text
-        ))
     }
 
     /// The verdict on `person` holding one of `offices`: of one office, its
@@ -470,32 +460,23 @@ impl Judge {
         tense: Tense,
         day: NaiveDate,
     ) -> (Option<u32>, Judged) {
-        let person_id = self.lexicon.person_id(person);
-        let judge = |o: u32| {
-            self.holdings
-                .judge(person_id, self.lexicon.office_id(o), tense, day)
-        };
+        let judge = |o: u32| self.holdings.judge(person, o, tense, day);
+        // Numbers are in id order.
         let mut sorted = offices.to_vec();
-        sorted.sort_by(|a, b| self.lexicon.office_id(*a).cmp(self.lexicon.office_id(*b)));
+        sorted.sort_unstable();
         if let [one] = sorted.as_slice() {
             return (Some(*one), judge(*one));
         }
         let on_day: Vec<u32> = sorted
             .iter()
             .copied()
-            .filter(|o| {
-                self.holdings
-                    .may_hold_on(person_id, self.lexicon.office_id(*o), day)
-            })
+            .filter(|&o| self.holdings.may_hold_on(person, o, day))
             .collect();
         if let [one] = on_day.as_slice() {
             return (Some(*one), judge(*one));
         }
         let judged: Vec<Judged> = sorted.iter().map(|o| judge(*o)).collect();
-        let labels: Vec<&str> = sorted
-            .iter()
-            .map(|o| self.holdings.label(self.lexicon.office_id(*o)))
-            .collect();
+        let labels: Vec<&str> = sorted.iter().map(|&o| self.holdings.label(o)).collect();
         if judged.iter().all(|j| j.verdict == judged[0].verdict) {
             let mut first = judged[0].clone();
             first.reason = format!(
@@ -926,5 +907,33 @@ mod tests {
         // Dale held one and later both: on a day he held only one, current.
         let c = &claims("Finance Secretary Rob Dale spoke.", "2013-01-01")[0];
         assert_eq!(c.verdict, Verdict::Current);
+    }
+
+    #[test]
+    fn the_facts_order_changes_nothing() {
+        let summaries = [
+            "Prime Minister Peter Orme has called an election.",
+            "Mr Orme, the PM, spoke.",
+            "Finance Secretary Ian Swan spoke.",
+            "president daniel lowe and former uk prime minister margaret hale met.",
+            "Daniel Lowe has signed the order.",
+        ];
+        let mut facts = facts();
+        let document = "Colin Quinn and Peter Orme signed the order on Friday.";
+        let judged = |facts: &[Fact]| -> Vec<String> {
+            let judge = Judge::new(facts).unwrap();
+            let context = judge.context(Some(document), facts);
+            summaries
+                .iter()
+                .flat_map(|s| judge.claims(s, "2018-03-01".parse().unwrap(), &context))
+                .map(|c| serde_json::to_string(&c).unwrap())
+                .collect()
+        };
+        let first = judged(&facts);
+        assert!(first.len() >= 5, "{first:?}");
+        facts.reverse();
+        assert_eq!(judged(&facts), first);
+        facts.rotate_left(5);
+        assert_eq!(judged(&facts), first);
     }
 }

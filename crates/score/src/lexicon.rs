@@ -23,7 +23,8 @@ use crate::ScoreError;
 /// What a matched word means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Term {
-    /// A full name (label or alias) of a person; `exact` = in the name's own case.
+    /// A full name (label or alias) of a person (by the facts' entity number);
+    /// `exact` = in the name's own case.
     Person { person: u32, exact: bool },
     /// The last word of a person's label: a name only where the article names the
     /// person in full.
@@ -56,7 +57,7 @@ impl Term {
 /// title ("prime minister" of the UK: "United Kingdom", "British", ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TitleOffice {
-    /// Office number (see [`Lexicon::office_id`]).
+    /// The office, by the facts' entity number ([`Holdings::id`]).
     pub office: u32,
     /// Place numbers.
     pub places: Vec<u32>,
@@ -80,10 +81,6 @@ pub struct Lexicon {
     pub(crate) matcher: Matcher,
     /// Meanings of the matcher's uses (`NameUse::Name(term)`).
     pub(crate) terms: Vec<Term>,
-    pub(crate) people: Vec<String>,
-    pub(crate) person_numbers: HashMap<String, u32>,
-    pub(crate) offices: Vec<String>,
-    pub(crate) office_numbers: HashMap<String, u32>,
     pub(crate) titles: Vec<Title>,
     pub(crate) places: Vec<String>,
 }
@@ -178,15 +175,7 @@ impl Lexicon {
                 b.add(spelling, Term::Title(id), false);
             }
         }
-        let offices: Vec<(String, Vec<String>)> = holdings
-            .offices()
-            .map(|(id, names)| (id.to_string(), names.to_vec()))
-            .collect();
-        let office_numbers: HashMap<String, u32> = offices
-            .iter()
-            .enumerate()
-            .map(|(i, (id, _))| (id.clone(), i as u32))
-            .collect();
+        let offices: Vec<(u32, &[String])> = holdings.offices().collect();
         // Heads first: a name of one office that is the head of another ("President",
         // an alias of the US presidency) is a head.
         let mut heads: BTreeSet<String> = TITLES.iter().map(|(_, h)| h.to_string()).collect();
@@ -211,7 +200,7 @@ impl Lexicon {
             }
             office_heads.push(forms);
         }
-        for (office, forms) in office_heads.into_iter().enumerate() {
+        for ((office, _), forms) in offices.iter().zip(office_heads) {
             for (head, qualifiers) in forms {
                 let title = b.title(&head, true);
                 let mut places = Vec::new();
@@ -222,21 +211,21 @@ impl Lexicon {
                         places.push(b.place(short));
                     }
                 }
-                b.title_office(title, office as u32, places);
+                b.title_office(title, *office, places);
             }
         }
-        for (office, (_, names)) in offices.iter().enumerate() {
-            for name in names {
+        for (office, names) in &offices {
+            for name in names.iter() {
                 let name = strip_the(name);
                 let lower = name.to_lowercase();
                 let title = b.title(name, heads.contains(&lower));
-                b.title_office(title, office as u32, Vec::new());
+                b.title_office(title, *office, Vec::new());
             }
         }
-        let mut people = Vec::new();
-        for (person, (id, names)) in holdings.people().enumerate() {
-            let person = person as u32;
-            people.push(id.to_string());
+        for title in &mut b.titles {
+            title.offices.sort_by_key(|o| o.office);
+        }
+        for (person, names) in holdings.people() {
             for name in names {
                 // "President Biden", "Chancellor Merkel": Wikidata's aliases with a
                 // title; the title is the claim's, the rest the name.
@@ -267,41 +256,12 @@ impl Lexicon {
             }
             matcher.add(&name, NameUse::Name(id), exact);
         }
-        let person_numbers = people
-            .iter()
-            .enumerate()
-            .map(|(i, id)| (id.clone(), i as u32))
-            .collect();
         Ok(Self {
             matcher: matcher.build()?,
             terms: b.terms,
-            people,
-            person_numbers,
-            offices: offices.into_iter().map(|(id, _)| id).collect(),
-            office_numbers,
             titles: b.titles,
             places: b.places,
         })
-    }
-
-    /// The id of office number `n`.
-    pub fn office_id(&self, n: u32) -> &str {
-        self.offices.get(n as usize).map_or("", String::as_str)
-    }
-
-    /// The number of the office with this id.
-    pub fn office_number(&self, id: &str) -> Option<u32> {
-        self.office_numbers.get(id).copied()
-    }
-
-    /// The number of the person with this id.
-    pub fn person_number(&self, id: &str) -> Option<u32> {
-        self.person_numbers.get(id).copied()
-    }
-
-    /// The id of person number `n`.
-    pub fn person_id(&self, n: u32) -> &str {
-        self.people.get(n as usize).map_or("", String::as_str)
     }
 
     /// Title number `n`.
