@@ -22,7 +22,30 @@ use crate::words::NOT_NAMES;
 pub struct Token {
     pub start: usize,
     pub end: usize,
-    pub terms: Vec<Term>,
+    pub terms: Terms,
+}
+
+/// A token's terms: almost always one (a name, a title), kept without an
+/// allocation of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Terms {
+    /// One term.
+    One(Term),
+    /// Several (a name two people share, a word that is a name and a place).
+    Many(Vec<Term>),
+}
+
+impl Terms {
+    fn iter(&self) -> std::slice::Iter<'_, Term> {
+        match self {
+            Self::One(term) => std::slice::from_ref(term).iter(),
+            Self::Many(terms) => terms.iter(),
+        }
+    }
+
+    fn contains(&self, term: &Term) -> bool {
+        self.iter().any(|t| t == term)
+    }
 }
 
 impl Token {
@@ -119,7 +142,15 @@ pub(crate) fn tokens(lexicon: &Lexicon, text: &str, lowercased: bool) -> Vec<Tok
     let mut i = 0;
     while i < found.len() {
         let (start, end) = (found[i].start, found[i].end);
-        let mut terms = Vec::new();
+        if start < reach {
+            // Inside a longer token ("Biden" in "Joe Biden"): its meanings do not
+            // count, and a surname many people share has many.
+            i += 1;
+            continue;
+        }
+        // Almost always one term a span: the first needs no allocation.
+        let mut terms: Vec<Term> = Vec::new();
+        let mut first: Option<Term> = None;
         // Every variant at this span (exact and any case are two).
         while i < found.len() && (found[i].start, found[i].end) == (start, end) {
             for term in lexicon.terms_of(found[i].variant) {
@@ -128,16 +159,30 @@ pub(crate) fn tokens(lexicon: &Lexicon, text: &str, lowercased: bool) -> Vec<Tok
                         Term::Past { needs_hyphen: true } => hyphen_follows(text, end),
                         _ => true,
                     };
-                if counts && !terms.contains(&term) {
-                    terms.push(term);
+                if !counts || first == Some(term) || terms.contains(&term) {
+                    continue;
+                }
+                match first {
+                    None => first = Some(term),
+                    Some(one) => {
+                        if terms.is_empty() {
+                            terms.push(one);
+                        }
+                        terms.push(term);
+                    }
                 }
             }
             i += 1;
         }
-        if terms.is_empty() || start < reach {
+        let Some(one) = first else {
             continue;
-        }
+        };
         reach = end;
+        let terms = if terms.is_empty() {
+            Terms::One(one)
+        } else {
+            Terms::Many(terms)
+        };
         out.push(Token { start, end, terms });
     }
     out

@@ -29,15 +29,69 @@ pub struct Holdings {
     /// Every entity's names as the facts give them (label, then aliases).
     names: Vec<Vec<String>>,
     /// Statements of each (person, office), sorted, each once.
-    statements: HashMap<(u32, u32), Vec<Evidence>>,
+    statements: HashMap<(u32, u32), Vec<Term>>,
     /// Every holder of each office, sorted.
     holders: BTreeMap<u32, Vec<u32>>,
+    /// Each office's statements with their holder, by holder: who held it when,
+    /// read without a lookup per holder.
+    terms_of_office: HashMap<u32, Vec<(u32, Term)>>,
     /// Every office of each person, sorted.
     offices: BTreeMap<u32, Vec<u32>>,
     /// Offices whose every holder the facts list (subjects of P1308 facts).
     whole_holders: HashSet<u32>,
     /// People whose every office the facts list (subjects of P39 facts).
     whole_offices: HashSet<u32>,
+}
+
+/// A statement with its dates read once: the first day it may have started, and
+/// the first day it is certainly over.
+#[derive(Debug, Clone)]
+struct Term {
+    evidence: Evidence,
+    from: Option<NaiveDate>,
+    over: Option<NaiveDate>,
+}
+
+impl Term {
+    fn new(evidence: Evidence) -> Self {
+        let from = evidence.start.as_deref().and_then(first_day);
+        // An end as precise as a day is the successor's first day, as Wikidata
+        // writes a handover (Trump's term ends 2021-01-20, Biden's starts then): on
+        // it the office is the successor's, as the `minimal-pairs` stage has it. A
+        // less precise end may be its last day.
+        let over = evidence.end.as_deref().and_then(|end| {
+            if is_day(end) {
+                first_day(end)
+            } else {
+                last_day(end).and_then(|last| last.succ_opt())
+            }
+        });
+        Self {
+            evidence,
+            from,
+            over,
+        }
+    }
+
+    fn dated(&self) -> bool {
+        self.evidence.start.is_some() || self.evidence.end.is_some()
+    }
+
+    /// The office may have been held on `day`: started on or before it (any day of
+    /// an imprecise start) and not over by it.
+    fn may_hold(&self, day: NaiveDate) -> bool {
+        self.from.is_none_or(|from| from <= day) && !self.ended_by(day)
+    }
+
+    /// The term was certainly over by `day`.
+    fn ended_by(&self, day: NaiveDate) -> bool {
+        self.over.is_some_and(|over| over <= day)
+    }
+
+    /// The term certainly began after `day`.
+    fn starts_after(&self, day: NaiveDate) -> bool {
+        self.from.is_some_and(|from| from > day)
+    }
 }
 
 /// The verdict on one claim, with what it rests on.
@@ -118,11 +172,13 @@ impl Holdings {
             // side it keeps is a rule (the smaller relation id), not input order.
             match list
                 .iter_mut()
-                .find(|s| s.start == statement.start && s.end == statement.end)
+                .find(|s| s.evidence.start == statement.start && s.evidence.end == statement.end)
             {
-                Some(same) if statement.relation < same.relation => *same = statement,
+                Some(same) if statement.relation < same.evidence.relation => {
+                    same.evidence = statement;
+                }
                 Some(_) => {}
-                None => list.push(statement),
+                None => list.push(Term::new(statement)),
             }
         }
         // Names in an order of their own: the label, then the rest sorted.
@@ -133,8 +189,16 @@ impl Holdings {
             list.sort_unstable();
             list.dedup();
         }
+        for (&(person, office), terms) in &h.statements {
+            let list = h.terms_of_office.entry(office).or_default();
+            list.extend(terms.iter().map(|t| (person, t.clone())));
+        }
+        for list in h.terms_of_office.values_mut() {
+            list.sort_by_key(|(person, _)| *person);
+        }
         for list in h.statements.values_mut() {
             list.sort_by(|a, b| {
+                let (a, b) = (&a.evidence, &b.evidence);
                 (sort_date(&a.start), &a.end, &a.relation).cmp(&(
                     sort_date(&b.start),
                     &b.end,
@@ -193,12 +257,18 @@ impl Holdings {
 
     /// Who may have held `office` on `day`, by number (so in id order).
     pub fn holder_numbers_on(&self, office: u32, day: NaiveDate) -> impl Iterator<Item = u32> + '_ {
-        self.holders
+        let terms = self
+            .terms_of_office
             .get(&office)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(move |&person| self.may_hold_on(person, office, day))
+            .map_or(&[][..], Vec::as_slice);
+        let mut last = None;
+        terms.iter().filter_map(move |(person, term)| {
+            let new = last != Some(*person);
+            (new && term.dated() && term.may_hold(day)).then(|| {
+                last = Some(*person);
+                *person
+            })
+        })
     }
 
     /// Who may have held `office` on `day`, in id order.
@@ -212,10 +282,10 @@ impl Holdings {
     pub fn may_hold_on(&self, person: u32, office: u32, day: NaiveDate) -> bool {
         self.statements_of(person, office)
             .iter()
-            .any(|s| dated(s) && may_hold(s, day))
+            .any(|s| s.dated() && s.may_hold(day))
     }
 
-    fn statements_of(&self, person: u32, office: u32) -> &[Evidence] {
+    fn statements_of(&self, person: u32, office: u32) -> &[Term] {
         self.statements
             .get(&(person, office))
             .map_or(&[], Vec::as_slice)
@@ -224,7 +294,7 @@ impl Holdings {
     /// The verdict on "`person` holds (or held, `tense`) `office`" on `day`.
     pub fn judge(&self, person: u32, office: u32, tense: Tense, day: NaiveDate) -> Judged {
         let statements = self.statements_of(person, office);
-        let evidence = statements.to_vec();
+        let evidence: Vec<Evidence> = statements.iter().map(|s| s.evidence.clone()).collect();
         let (who, what) = (self.label(person), self.label(office));
         if statements.is_empty() {
             let whole = if self.whole_holders.contains(&office) {
@@ -250,7 +320,7 @@ impl Holdings {
                 },
             };
         }
-        let dated: Vec<&Evidence> = statements.iter().filter(|s| dated(s)).collect();
+        let dated: Vec<&Term> = statements.iter().filter(|s| s.dated()).collect();
         if dated.is_empty() {
             return Judged {
                 verdict: Verdict::Unknown,
@@ -258,9 +328,9 @@ impl Holdings {
                 evidence,
             };
         }
-        let held_on_day = dated.iter().find(|s| may_hold(s, day));
-        let ended_before = dated.iter().rev().find(|s| ended_by(s, day));
-        let starts_after = dated.iter().find(|s| starts_after(s, day));
+        let held_on_day = dated.iter().find(|s| s.may_hold(day));
+        let ended_before = dated.iter().rev().find(|s| s.ended_by(day));
+        let starts_after = dated.iter().find(|s| s.starts_after(day));
         let (verdict, statement) = match (tense, held_on_day, ended_before) {
             (Tense::Present, Some(s), _) | (Tense::Past, Some(s), None) => (Verdict::Current, *s),
             (Tense::Present, None, Some(s)) => (Verdict::Outdated, *s),
@@ -271,7 +341,7 @@ impl Holdings {
                 None => (Verdict::Unknown, dated[0]),
             },
         };
-        let span = span_words(statement);
+        let span = span_words(&statement.evidence);
         let reason = match verdict {
             Verdict::Current => format!("{who} held {what} {span}, which covers {day}"),
             Verdict::Outdated | Verdict::Former => {
@@ -301,46 +371,10 @@ fn span_words(s: &Evidence) -> String {
     }
 }
 
-fn dated(s: &Evidence) -> bool {
-    s.start.is_some() || s.end.is_some()
-}
-
-/// The office may have been held on `day`: started on or before it (any day of an
-/// imprecise start) and not ended by it (see [`ended_by`]).
-fn may_hold(s: &Evidence, day: NaiveDate) -> bool {
-    let started = s
-        .start
-        .as_deref()
-        .is_none_or(|d| first_day(d).is_none_or(|first| first <= day));
-    started && !ended_by(s, day)
-}
-
-/// The term had certainly ended by `day`. An end as precise as a day is the
-/// successor's first day, as Wikidata writes a handover (Trump's term ends
-/// 2021-01-20, Biden's starts then): on it the office is the successor's, as the
-/// `minimal-pairs` stage has it. A less precise end may be its last day.
-fn ended_by(s: &Evidence, day: NaiveDate) -> bool {
-    let Some(end) = s.end.as_deref() else {
-        return false;
-    };
-    if is_day(end) {
-        first_day(end).is_some_and(|last| last <= day)
-    } else {
-        last_day(end).is_some_and(|last| last < day)
-    }
-}
-
 /// Whether a date of the facts names a day (`2021-01-20`, not `2021` or `2021-00-00`).
 fn is_day(value: &str) -> bool {
     let parts: Vec<&str> = value.trim().splitn(3, '-').collect();
     matches!(parts.as_slice(), [_, m, d] if *m != "00" && *d != "00")
-}
-
-fn starts_after(s: &Evidence, day: NaiveDate) -> bool {
-    s.start
-        .as_deref()
-        .and_then(first_day)
-        .is_some_and(|first| first > day)
 }
 
 /// The first day a date of the facts may mean (`2019` is 2019-01-01).

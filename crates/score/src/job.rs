@@ -189,39 +189,39 @@ pub fn score_set(
     systems: &[SystemPredictions],
     reference: bool,
 ) -> Scored {
-    let contexts: HashMap<&str, Context> = articles
+    // Each article with its context, found by id with one hash.
+    let index: HashMap<&str, (&SetArticle, Context)> = articles
         .values()
         .map(|a| {
             let facts = a.facts.iter().map(|m| &m.fact);
-            (a.id.as_str(), judge.context(Some(&a.document), facts))
+            (a.id.as_str(), (a, judge.context(Some(&a.document), facts)))
         })
         .collect();
     let mut scored = Scored::default();
-    let score = |system: &str, article: &SetArticle, summary: &str| {
-        let context = &contexts[article.id.as_str()];
-        ScoredSummary {
+    let score =
+        |system: &str, (article, context): &(&SetArticle, Context), summary: &str| ScoredSummary {
             id: article.id.clone(),
             system: system.to_string(),
             set: Some(article.set.clone()),
             published: article.published,
             summary: summary.to_string(),
             claims: judge.claims(summary, article.published, context),
-        }
-    };
+        };
     if reference {
         for article in articles.values() {
+            let entry = &index[article.id.as_str()];
             scored
                 .scores
-                .push(score(REFERENCE, article, &article.summary));
+                .push(score(REFERENCE, entry, &article.summary));
         }
     }
     for system in systems {
         let mut missing = Vec::new();
         for row in &system.rows {
-            match articles.get(&row.id) {
-                Some(article) => scored
+            match index.get(row.id.as_str()) {
+                Some(entry) => scored
                     .scores
-                    .push(score(&system.system, article, &row.summary)),
+                    .push(score(&system.system, entry, &row.summary)),
                 None => missing.push((row.line, row.id.clone())),
             }
         }
@@ -263,16 +263,18 @@ pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
 }
 
 /// Sorts as the `jsonl` sink sorts: by the record's sort key, then its JSON.
-fn sort(scores: &mut [ScoredSummary]) {
-    scores.sort_by(|a, b| {
-        (&a.system, &a.set, a.published, &a.id, &a.summary).cmp(&(
-            &b.system,
-            &b.set,
-            b.published,
-            &b.id,
-            &b.summary,
-        ))
-    });
+/// The order of `scores.jsonl`.
+fn key(s: &ScoredSummary) -> (&str, Option<&str>, NaiveDate, &str, &str) {
+    (&s.system, s.set.as_deref(), s.published, &s.id, &s.summary)
+}
+
+fn sort(scores: &mut Vec<ScoredSummary>) {
+    // Sorted by index, then moved once: a summary with its claims is large, and
+    // moving it at every step of the sort cost more than the comparisons.
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_unstable_by(|&a, &b| key(&scores[a]).cmp(&key(&scores[b])).then(a.cmp(&b)));
+    let mut slots: Vec<Option<ScoredSummary>> = scores.drain(..).map(Some).collect();
+    scores.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
 /// The folder of a set's scores (`SET_DIR/scores`), where `tempora report` and
