@@ -268,13 +268,10 @@ fn key(s: &ScoredSummary) -> (&str, Option<&str>, NaiveDate, &str, &str) {
     (&s.system, s.set.as_deref(), s.published, &s.id, &s.summary)
 }
 
-fn sort(scores: &mut Vec<ScoredSummary>) {
-    // Sorted by index, then moved once: a summary with its claims is large, and
-    // moving it at every step of the sort cost more than the comparisons.
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_unstable_by(|&a, &b| key(&scores[a]).cmp(&key(&scores[b])).then(a.cmp(&b)));
-    let mut slots: Vec<Option<ScoredSummary>> = scores.drain(..).map(Some).collect();
-    scores.extend(order.into_iter().filter_map(|i| slots[i].take()));
+fn sort(scores: &mut [ScoredSummary]) {
+    // The key is unique (one summary per id and system), so an unstable sort
+    // gives the one order.
+    scores.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
 }
 
 /// The folder of a set's scores (`SET_DIR/scores`), where `tempora report` and
