@@ -157,7 +157,7 @@ impl Judge {
             let inside = found
                 .iter()
                 .any(|f| token.start < f.person_end && f.person_start < token.end);
-            if inside {
+            if inside || !token.names_people() || context.offices.is_empty() {
                 continue;
             }
             if let Some(claim) = self.implied(summary, token, published, &knows, &offsets) {
