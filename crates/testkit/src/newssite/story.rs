@@ -85,7 +85,7 @@ pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story 
         // office's title before the name ("US President Donald Trump"). A third
         // do here, chosen by what was drawn (no draw of their own, so the rest of
         // the model stays as it was).
-        Topic::Fact if (place_at + subject_at) % 3 == 0 => (
+        Topic::Fact if (place_at + subject_at).is_multiple_of(3) => (
             format!("{} {holder} backs {subject}", pair.position.1),
             format!(
                 "{} {holder} has given support to {subject} in {place}.",
