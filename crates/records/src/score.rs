@@ -100,7 +100,8 @@ pub struct Evidence {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Claim {
     /// The summary's words from the first word of the title to the last of the name
-    /// (or the other way round: "Boris Johnson, the prime minister").
+    /// (or the other way round: "Boris Johnson, the prime minister"); the name
+    /// alone for an implied claim.
     pub text: String,
     /// First character of `text` in the summary, counted in Unicode characters
     /// (code points), as Python indexes strings.

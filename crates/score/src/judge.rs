@@ -130,7 +130,7 @@ impl Judge {
 
     /// Every claim of `summary`, judged at `published`, in text order: those the
     /// summary writes (a title next to a person), then those it implies (see
-    /// [`Self::implied`]).
+    /// `implied`).
     pub fn claims(&self, summary: &str, published: NaiveDate, context: &Context) -> Vec<Claim> {
         let lowercased = claims::is_lowercased(summary);
         let tokens = claims::tokens(&self.lexicon, summary, lowercased);
