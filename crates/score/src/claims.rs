@@ -381,7 +381,7 @@ fn unknown_word_before(text: &str, at: usize) -> bool {
         && word.chars().all(char::is_alphabetic)
         && !NOT_NAMES.contains(&word)
         && ![
-            "New", "Acting", "Interim", "Incoming", "Current", "Now", "Then", "Current",
+            "New", "Acting", "Interim", "Incoming", "Current", "Now", "Then",
         ]
         .contains(&word)
 }

@@ -87,14 +87,21 @@ pub fn read_set(parts: &[SetPart]) -> Result<BTreeMap<String, SetArticle>, Score
     Ok(articles)
 }
 
-/// The lines of a JSONL file, or of a Parquet file as JSON lines.
-fn read_lines(path: &Path) -> Result<Vec<String>, ScoreError> {
+/// The lines of a JSONL file, or of a Parquet file (by its extension, any case)
+/// as JSON lines, one per row.
+///
+/// # Errors
+/// The file cannot be read, or is no Parquet file this can read.
+pub(crate) fn read_lines(path: &Path) -> Result<Vec<String>, ScoreError> {
     let read_error = |source| ScoreError::Read {
         path: path.to_path_buf(),
         source,
     };
     let file = std::fs::File::open(path).map_err(read_error)?;
-    if path.extension().is_some_and(|e| e == "parquet") {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    {
         let bytes = tempora_sink::parquet::read_json_lines(file).map_err(|e| ScoreError::File {
             path: path.to_path_buf(),
             message: format!("not a Parquet file this can read: {e}"),

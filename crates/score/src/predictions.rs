@@ -10,8 +10,7 @@
 //! some exports).
 
 use std::collections::HashMap;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use chrono::NaiveDate;
 use serde_json::Value;
@@ -83,18 +82,10 @@ pub fn read(path: &Path, columns: &Columns, dates: Dates) -> Result<Vec<Predicti
     let rows = match extension.as_str() {
         "csv" => read_delimited(path, b',', columns, dates)?,
         "tsv" => read_delimited(path, b'\t', columns, dates)?,
-        "parquet" => read_parquet(path, columns, dates)?,
         _ => read_json_lines(path, columns, dates)?,
     };
     check_unique(path, &rows)?;
     Ok(rows)
-}
-
-fn read_error(path: &Path) -> impl Fn(std::io::Error) -> ScoreError + '_ {
-    move |source| ScoreError::Read {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
@@ -105,19 +96,17 @@ fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
     }
 }
 
+/// JSON lines, or a Parquet file read as JSON lines (one per row).
 fn read_json_lines(
     path: &Path,
     columns: &Columns,
     dates: Dates,
 ) -> Result<Vec<Prediction>, ScoreError> {
-    let file = std::fs::File::open(path).map_err(read_error(path))?;
     let mut rows = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(read_error(path))?;
-        if line.trim().is_empty() {
-            continue;
+    for (i, line) in crate::job::read_lines(path)?.iter().enumerate() {
+        if !line.trim().is_empty() {
+            rows.push(json_row(path, i + 1, line, columns, dates)?);
         }
-        rows.push(json_row(path, i + 1, &line, columns, dates)?);
     }
     Ok(rows)
 }
@@ -308,26 +297,6 @@ fn csv_error(path: &Path, error: csv::Error) -> ScoreError {
     }
 }
 
-fn read_parquet(
-    path: &Path,
-    columns: &Columns,
-    dates: Dates,
-) -> Result<Vec<Prediction>, ScoreError> {
-    let file = std::fs::File::open(path).map_err(read_error(path))?;
-    let lines = tempora_sink::parquet::read_json_lines(file).map_err(|e| ScoreError::File {
-        path: path.to_path_buf(),
-        message: format!("not a Parquet file this can read: {e}"),
-    })?;
-    let text = String::from_utf8_lossy(&lines);
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if !line.trim().is_empty() {
-            rows.push(json_row(path, i + 1, line, columns, dates)?);
-        }
-    }
-    Ok(rows)
-}
-
 /// A duplicate id is refused, naming both lines.
 fn check_unique(path: &Path, rows: &[Prediction]) -> Result<(), ScoreError> {
     let mut seen: HashMap<&str, usize> = HashMap::with_capacity(rows.len());
@@ -353,20 +322,11 @@ pub fn system_of(path: &Path) -> String {
         .unwrap_or_else(|| "system".into())
 }
 
-/// A file with its system name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SystemFile {
-    /// The system.
-    pub system: String,
-    /// Its predictions.
-    pub path: PathBuf,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         path
