@@ -1,6 +1,8 @@
 //! A model's summary judged claim by claim against the facts at its article's date
 //! (`tempora score`).
 
+use std::sync::Arc;
+
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -70,14 +72,18 @@ pub enum Tense {
 
 /// A person or an office as a claim names it: the Wikidata entity when the facts
 /// know it, else only the words of the summary.
+///
+/// Its strings (and [`Evidence`]'s) are shared: the same entity and statement
+/// stand in many claims, and a clone is a count, not a copy. They read and write
+/// as plain strings.
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 pub struct ClaimEntity {
     /// Wikidata id, null when the facts do not know the entity.
-    pub id: Option<String>,
+    pub id: Option<Arc<str>>,
     /// The entity's label, or the summary's words when it is not known.
-    pub label: String,
+    pub label: Arc<str>,
 }
 
 /// A statement of the facts that a verdict rests on: the person held the office
@@ -85,15 +91,15 @@ pub struct ClaimEntity {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
     /// `P39` (the person's position held) or `P1308` (the office's holder).
-    pub relation: String,
+    pub relation: Arc<str>,
     /// The person's id.
-    pub person: String,
+    pub person: Arc<str>,
     /// The office's id.
-    pub position: String,
+    pub position: Arc<str>,
     /// Start, cut to its precision (`2021-01-20`, `2019-06`, `2019`), as in facts.
-    pub start: Option<String>,
+    pub start: Option<Arc<str>>,
     /// End, same format; null while held.
-    pub end: Option<String>,
+    pub end: Option<Arc<str>>,
 }
 
 /// A person linked to an office in a summary, and its verdict.

@@ -12,6 +12,7 @@
 //! subject of a P39 fact with every office; `never` needs one of the two.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
 use tempora_records::{ClaimEntity, Evidence, Fact, Tense, Verdict};
@@ -22,10 +23,13 @@ use tempora_records::{ClaimEntity, Evidence, Fact, Tense, Verdict};
 #[derive(Debug, Default)]
 pub struct Holdings {
     /// Every entity's id, by number (sorted).
-    ids: Vec<String>,
-    numbers: HashMap<String, u32>,
-    /// Every entity's label (the first fact that gives one), by number.
+    ids: Vec<Arc<str>>,
+    numbers: HashMap<Arc<str>, u32>,
+    /// Every entity's label (the smallest the facts give), by number.
     labels: Vec<Option<String>>,
+    /// Every entity as a claim names it, by number: built once, shared by every
+    /// claim that names it.
+    entities: Vec<ClaimEntity>,
     /// Every entity's names as the facts give them (label, then aliases).
     names: Vec<Vec<String>>,
     /// Statements of each (person, office), sorted, each once.
@@ -128,16 +132,18 @@ impl Holdings {
             .collect();
         ids.sort_unstable();
         ids.dedup();
-        h.ids = ids.iter().map(|id| id.to_string()).collect();
-        h.numbers = ids
+        h.ids = ids.iter().map(|&id| Arc::from(id)).collect();
+        h.numbers = h
+            .ids
             .iter()
             .enumerate()
-            .map(|(n, id)| (id.to_string(), n as u32))
+            .map(|(n, id)| (id.clone(), n as u32))
             .collect();
+        let relations: [Arc<str>; 2] = [Arc::from("P39"), Arc::from("P1308")];
         h.labels = vec![None; ids.len()];
         h.names = vec![Vec::new(); ids.len()];
         for (person, office, fact) in held {
-            let (p, o) = (h.numbers[&person.id], h.numbers[&office.id]);
+            let (p, o) = (h.numbers[person.id.as_str()], h.numbers[office.id.as_str()]);
             if fact.relation == "P39" {
                 h.whole_offices.insert(p);
             } else {
@@ -161,11 +167,11 @@ impl Holdings {
             h.holders.entry(o).or_default().push(p);
             h.offices.entry(p).or_default().push(o);
             let statement = Evidence {
-                relation: fact.relation.clone(),
-                person: person.id.clone(),
-                position: office.id.clone(),
-                start: fact.start.clone(),
-                end: fact.end.clone(),
+                relation: relations[usize::from(fact.relation != "P39")].clone(),
+                person: h.ids[p as usize].clone(),
+                position: h.ids[o as usize].clone(),
+                start: fact.start.as_deref().map(Arc::from),
+                end: fact.end.as_deref().map(Arc::from),
             };
             let list = h.statements.entry((p, o)).or_default();
             // The same holding from the other side is the same statement; which
@@ -181,6 +187,15 @@ impl Holdings {
                 None => list.push(Term::new(statement)),
             }
         }
+        h.entities = (0..h.ids.len())
+            .map(|n| ClaimEntity {
+                id: Some(h.ids[n].clone()),
+                label: match &h.labels[n] {
+                    Some(label) => Arc::from(label.as_str()),
+                    None => h.ids[n].clone(),
+                },
+            })
+            .collect();
         // Names in an order of their own: the label, then the rest sorted.
         for (names, label) in h.names.iter_mut().zip(&h.labels) {
             names.sort_unstable_by_key(|name| (Some(name) != label.as_ref(), name.clone()));
@@ -216,7 +231,7 @@ impl Holdings {
 
     /// The id of entity number `n`.
     pub fn id(&self, n: u32) -> &str {
-        self.ids.get(n as usize).map_or("", String::as_str)
+        self.ids.get(n as usize).map_or("", |id| id)
     }
 
     /// Every person, by number, with their names (label first).
@@ -241,10 +256,13 @@ impl Holdings {
     /// An entity as a claim names it: id and label (the id where the facts give no
     /// label).
     pub fn entity(&self, n: u32) -> ClaimEntity {
-        ClaimEntity {
-            id: Some(self.id(n).to_string()),
-            label: self.label(n).to_string(),
-        }
+        self.entities
+            .get(n as usize)
+            .cloned()
+            .unwrap_or(ClaimEntity {
+                id: None,
+                label: Arc::from(""),
+            })
     }
 
     /// The label of an entity, or its id.
@@ -320,25 +338,25 @@ impl Holdings {
                 },
             };
         }
-        let dated: Vec<&Term> = statements.iter().filter(|s| s.dated()).collect();
-        if dated.is_empty() {
+        let mut dated = statements.iter().filter(|s| s.dated());
+        let Some(first_dated) = dated.clone().next() else {
             return Judged {
                 verdict: Verdict::Unknown,
                 reason: format!("{who} held {what}, on dates the facts do not state"),
                 evidence,
             };
-        }
-        let held_on_day = dated.iter().find(|s| s.may_hold(day));
-        let ended_before = dated.iter().rev().find(|s| s.ended_by(day));
-        let starts_after = dated.iter().find(|s| s.starts_after(day));
+        };
+        let held_on_day = dated.clone().find(|s| s.may_hold(day));
+        let ended_before = dated.clone().rev().find(|s| s.ended_by(day));
+        let starts_after = dated.find(|s| s.starts_after(day));
         let (verdict, statement) = match (tense, held_on_day, ended_before) {
-            (Tense::Present, Some(s), _) | (Tense::Past, Some(s), None) => (Verdict::Current, *s),
-            (Tense::Present, None, Some(s)) => (Verdict::Outdated, *s),
-            (Tense::Past, _, Some(s)) => (Verdict::Former, *s),
+            (Tense::Present, Some(s), _) | (Tense::Past, Some(s), None) => (Verdict::Current, s),
+            (Tense::Present, None, Some(s)) => (Verdict::Outdated, s),
+            (Tense::Past, _, Some(s)) => (Verdict::Former, s),
             (_, None, None) => match starts_after {
-                Some(s) => (Verdict::NotYet, *s),
+                Some(s) => (Verdict::NotYet, s),
                 // Every dated statement either may hold, ended or starts later.
-                None => (Verdict::Unknown, dated[0]),
+                None => (Verdict::Unknown, first_dated),
             },
         };
         let span = span_words(&statement.evidence);
@@ -358,7 +376,7 @@ impl Holdings {
     }
 }
 
-fn sort_date(date: &Option<String>) -> (bool, &str) {
+fn sort_date(date: &Option<Arc<str>>) -> (bool, &str) {
     (date.is_some(), date.as_deref().unwrap_or(""))
 }
 

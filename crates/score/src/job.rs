@@ -196,44 +196,56 @@ pub fn score_set(
     systems: &[SystemPredictions],
     reference: bool,
 ) -> Scored {
-    // Each article with its context, found by id with one hash.
-    let index: HashMap<&str, (&SetArticle, Context)> = articles
-        .values()
-        .map(|a| {
+    // Each article with its context and its place in the scores' order (set, date,
+    // id), found by id with one hash.
+    let mut order: Vec<&SetArticle> = articles.values().collect();
+    order.sort_unstable_by(|a, b| (&a.set, a.published, &a.id).cmp(&(&b.set, b.published, &b.id)));
+    let index: HashMap<&str, (&SetArticle, Context, u32)> = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &a)| {
             let facts = a.facts.iter().map(|m| &m.fact);
-            (a.id.as_str(), (a, judge.context(Some(&a.document), facts)))
+            let context = judge.context(Some(&a.document), facts);
+            (a.id.as_str(), (a, context, rank as u32))
         })
         .collect();
-    let mut scored = Scored::default();
-    let score =
-        |system: &str, (article, context): &(&SetArticle, Context), summary: &str| ScoredSummary {
-            id: article.id.clone(),
-            system: system.to_string(),
-            set: Some(article.set.clone()),
-            published: article.published,
-            summary: summary.to_string(),
-            claims: judge.claims(summary, article.published, context),
+    // Systems by name: with the articles' ranks, the scores' order in integers
+    // (the whole key settles only what they leave equal: one name given twice).
+    let mut names: Vec<&str> = systems.iter().map(|s| s.system.as_str()).collect();
+    if reference {
+        names.push(REFERENCE);
+    }
+    names.sort_unstable();
+    let rank_of = |name: &str| names.partition_point(|n| *n < name) as u32;
+    let mut keyed: Vec<((u32, u32), ScoredSummary)> = Vec::new();
+    let mut score =
+        |system: &str, (article, context, rank): &(&SetArticle, Context, u32), summary: &str| {
+            let scored = ScoredSummary {
+                id: article.id.clone(),
+                system: system.to_string(),
+                set: Some(article.set.clone()),
+                published: article.published,
+                summary: summary.to_string(),
+                claims: judge.claims(summary, article.published, context),
+            };
+            keyed.push(((rank_of(system), *rank), scored));
         };
     if reference {
         for article in articles.values() {
-            let entry = &index[article.id.as_str()];
-            scored
-                .scores
-                .push(score(REFERENCE, entry, &article.summary));
+            score(REFERENCE, &index[article.id.as_str()], &article.summary);
         }
     }
+    let mut unmatched = Vec::new();
     for system in systems {
         let mut missing = Vec::new();
         for row in &system.rows {
             match index.get(row.id.as_str()) {
-                Some(entry) => scored
-                    .scores
-                    .push(score(&system.system, entry, &row.summary)),
+                Some(entry) => score(&system.system, entry, &row.summary),
                 None => missing.push((row.line, row.id.clone())),
             }
         }
         if !missing.is_empty() {
-            scored.unmatched.push(Unmatched {
+            unmatched.push(Unmatched {
                 system: system.system.clone(),
                 file: system.path.display().to_string(),
                 count: missing.len() as u64,
@@ -241,8 +253,11 @@ pub fn score_set(
             });
         }
     }
-    sort(&mut scored.scores);
-    scored
+    keyed.sort_unstable_by(|(a, sa), (b, sb)| a.cmp(b).then_with(|| key(sa).cmp(&key(sb))));
+    Scored {
+        scores: keyed.into_iter().map(|(_, s)| s).collect(),
+        unmatched,
+    }
 }
 
 /// Scores predictions that carry their own dates (and documents, if any).
@@ -348,4 +363,97 @@ pub fn write(out: &Path, scored: &Scored, facts: &FactsFile) -> Result<Summary, 
     })
     .map_err(write_error(&md))?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{entity, fact};
+
+    fn article(id: &str, set: &str, published: &str) -> SetArticle {
+        SetArticle {
+            id: id.into(),
+            published: published.parse().unwrap(),
+            summary: format!("Prime Minister Ann Hale spoke ({id})."),
+            document: "Ann Hale spoke.".into(),
+            facts: Vec::new(),
+            set: set.into(),
+        }
+    }
+
+    fn system(name: &str, ids: &[&str]) -> SystemPredictions {
+        SystemPredictions {
+            system: name.into(),
+            path: format!("{name}.jsonl").into(),
+            rows: ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| Prediction {
+                    line: i + 1,
+                    id: id.to_string(),
+                    summary: format!("Prime Minister Ann Hale met {name} {i} of {}.", ids.len()),
+                    published: None,
+                    document: None,
+                    set: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// The scores come in the order of their whole key (system, set, date, id,
+    /// summary) whatever the order of systems and rows, a name given twice too.
+    #[test]
+    fn scores_are_in_key_order_whatever_the_inputs_order() {
+        let pm = entity("Q1", "Prime Minister of the United Kingdom", &[]);
+        let hale = entity("Q2", "Ann Hale", &[]);
+        let facts = [fact(&pm, "P1308", &hale, "2010-05-11", None)];
+        let judge = Judge::new(facts.iter()).unwrap();
+        let articles: BTreeMap<String, SetArticle> = [
+            article("z1", "future", "2020-01-02"),
+            article("a2", "future", "2021-03-04"),
+            article("m3", "in_distribution", "2019-05-06"),
+            article("b4", "future", "2020-01-02"),
+        ]
+        .into_iter()
+        .map(|a| (a.id.clone(), a))
+        .collect();
+        let systems = [
+            system("bart", &["m3", "z1", "a2", "b4"]),
+            system("alpha", &["b4", "a2"]),
+            system("bart", &["a2", "z1"]),
+        ];
+        let keys = |scored: &Scored| -> Vec<String> {
+            scored
+                .scores
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}|{:?}|{}|{}|{}",
+                        s.system, s.set, s.published, s.id, s.summary
+                    )
+                })
+                .collect()
+        };
+        let scored = score_set(&judge, &articles, &systems, true);
+        assert_eq!(scored.scores.len(), 12);
+        assert!(
+            scored.scores.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+            "{:#?}",
+            keys(&scored)
+        );
+        let mut reversed = systems.clone();
+        reversed.reverse();
+        for s in &mut reversed {
+            s.rows.reverse();
+        }
+        assert_eq!(
+            keys(&score_set(&judge, &articles, &reversed, true)),
+            keys(&scored)
+        );
+        assert_eq!(scored.scores[0].system, "alpha");
+        assert_eq!(
+            scored.scores.last().map(|s| s.system.as_str()),
+            Some("reference")
+        );
+    }
 }

@@ -277,14 +277,14 @@ impl Judge {
             Ok(p) => self.holdings.entity(*p),
             Err(_) => ClaimEntity {
                 id: None,
-                label: person_words.to_string(),
+                label: person_words.into(),
             },
         };
         let office_entity = match office {
             Some(o) => self.holdings.entity(o),
             None => ClaimEntity {
                 id: None,
-                label: title_words.to_string(),
+                label: title_words.into(),
             },
         };
         let holders_at_date = match office {
@@ -533,6 +533,7 @@ impl CharOffsets {
 mod tests {
     use super::*;
     use crate::testing::{entity, fact};
+    use std::sync::Arc;
     use tempora_records::Tense;
 
     /// Made-up people in real offices' shapes (our own names, Wikidata's label forms).
@@ -599,12 +600,15 @@ mod tests {
         Judge::new(facts().iter()).unwrap()
     }
 
+    /// (claim text, person id, office id, verdict) of a claim.
+    type Seen = (String, Option<Arc<str>>, Option<Arc<str>>, Verdict);
+
     /// (claim text, person id, office id, verdict) of each claim.
     fn judged(
         summary: &str,
         on: &str,
         document: Option<&str>,
-    ) -> Vec<(String, Option<String>, Option<String>, Verdict)> {
+    ) -> Vec<Seen> {
         let judge = judge();
         let context = judge.context(document, []);
         judge
@@ -614,14 +618,14 @@ mod tests {
             .collect()
     }
 
-    fn one(summary: &str, on: &str) -> (String, Option<String>, Option<String>, Verdict) {
+    fn one(summary: &str, on: &str) -> Seen {
         let mut all = judged(summary, on, None);
         assert_eq!(all.len(), 1, "{summary}: {all:?}");
         all.remove(0)
     }
 
-    fn q(id: &str) -> Option<String> {
-        Some(id.to_string())
+    fn q(id: &str) -> Option<Arc<str>> {
+        Some(id.into())
     }
 
     #[test]
@@ -725,7 +729,7 @@ mod tests {
             "2013-05-01",
             None,
         );
-        let verdicts: Vec<(Option<String>, Verdict)> =
+        let verdicts: Vec<(Option<Arc<str>>, Verdict)> =
             all.into_iter().map(|c| (c.1, c.3)).collect();
         assert_eq!(
             verdicts,
