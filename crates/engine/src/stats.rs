@@ -36,7 +36,8 @@ pub struct Missing {
     pub why: String,
     /// How many.
     pub count: u64,
-    /// The first [`MISSING_LISTED`] of them, each with its reason.
+    /// The first [`MISSING_LISTED`] of them in sorted order (not in the order the
+    /// run met them, which concurrent fetches decide), each with its reason.
     pub items: Vec<String>,
 }
 
@@ -67,7 +68,9 @@ impl StageStats {
 
     /// Records sent per output port.
     pub fn ports(&self) -> Vec<(String, u64)> {
-        self.ports.lock().map(|p| p.clone()).unwrap_or_default()
+        let mut ports = self.ports.lock().map(|p| p.clone()).unwrap_or_default();
+        ports.sort();
+        ports
     }
 
     /// Notes one `what` (plural: `pages`) this run could not produce, `why` (the
@@ -82,8 +85,11 @@ impl StageStats {
                 items: Vec::new(),
             });
             m.count += 1;
-            if m.items.len() < MISSING_LISTED {
-                m.items.push(item);
+            // The smallest MISSING_LISTED items, sorted: a rule of the items.
+            let at = m.items.partition_point(|known| *known < item);
+            if at < MISSING_LISTED {
+                m.items.insert(at, item);
+                m.items.truncate(MISSING_LISTED);
             }
         }
     }
@@ -101,7 +107,10 @@ impl StageStats {
 
     /// What [`StageStats::warn`] noted.
     pub fn warnings(&self) -> Vec<String> {
-        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+        // Sorted: which warning came first is the run's timing, not its inputs.
+        let mut warnings = self.warnings.lock().map(|w| w.clone()).unwrap_or_default();
+        warnings.sort();
+        warnings
     }
 
     /// The SHA-256 (hex) of the file named by option `option`, which the stage
@@ -115,7 +124,9 @@ impl StageStats {
 
     /// The digests [`StageStats::read_whole`] noted: (option, SHA-256).
     pub fn digests(&self) -> Vec<(String, String)> {
-        self.digests.lock().map(|d| d.clone()).unwrap_or_default()
+        let mut digests = self.digests.lock().map(|d| d.clone()).unwrap_or_default();
+        digests.sort();
+        digests
     }
 
     /// What this stage could not produce, stamped with the stage's `name`.
@@ -269,5 +280,48 @@ impl StageStats {
             metrics: st.metrics().into_iter().collect(),
             warnings: st.warnings(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a stage notes in any order reads back the same: missing items (the
+    /// smallest listed), warnings, ports and digests sorted.
+    #[test]
+    fn what_a_stage_notes_reads_back_in_one_order() {
+        let items: Vec<String> = (0..MISSING_LISTED + 50)
+            .map(|i| format!("https://example.org/{i:05}"))
+            .collect();
+        let noted = |order: &[String]| {
+            let stats = StageStats::default();
+            for item in order {
+                stats.missing("pages", "could not be fetched", item.clone());
+                stats.warn(&format!("warning {}", &item[item.len() - 1..]));
+            }
+            for port in ["rejected", "out", "kept"] {
+                stats.add_port(port, 1);
+            }
+            stats.read_whole("dump", "ff".into());
+            stats.read_whole("train", "aa".into());
+            (
+                stats.missing_of("fetch"),
+                stats.warnings(),
+                stats.ports(),
+                stats.digests(),
+            )
+        };
+        let forward = noted(&items);
+        let mut reversed = items.clone();
+        reversed.reverse();
+        reversed.swap(3, 700);
+        assert_eq!(noted(&reversed), forward);
+        let missing = forward.0.unwrap();
+        assert_eq!(missing.count, items.len() as u64);
+        assert_eq!(missing.items, items[..MISSING_LISTED]);
+        assert_eq!(forward.1.first().map(String::as_str), Some("warning 0"));
+        assert_eq!(forward.2[0].0, "kept");
+        assert_eq!(forward.3[0].0, "dump");
     }
 }

@@ -395,3 +395,40 @@ fn options_need_exactly_one_source_of_facts() {
     );
     assert!(config.reads().is_empty());
 }
+
+/// The facts in another order (as another dump would give them) select the same
+/// articles with the same facts and mentions in the same order, and reject the
+/// others with the same words.
+#[tokio::test]
+async fn the_facts_order_changes_no_output() {
+    let input = common::fixture_articles();
+    let ctx = ctx("2019-12-31");
+    let with = |facts: Vec<Record>| {
+        let input = input.clone();
+        let ctx = ctx.clone();
+        async move {
+            let side = HashMap::from([("facts".to_string(), facts)]);
+            let out = run_stage(config("facts = \"facts\""), &ctx, input, side)
+                .await
+                .unwrap();
+            let rejected: Vec<String> = out
+                .rejected
+                .iter()
+                .map(|r| serde_json::to_string(r).unwrap())
+                .collect();
+            (out.out().to_vec(), rejected)
+        }
+    };
+    let facts = common::fixture_facts();
+    let first = with(facts.clone()).await;
+    assert!(
+        first.0.iter().any(|r| as_article(r).facts.len() > 1),
+        "the fixtures hold an article with several facts"
+    );
+    let mut reversed = facts.clone();
+    reversed.reverse();
+    assert_eq!(with(reversed).await, first);
+    let mut rotated = facts;
+    rotated.rotate_left(7);
+    assert_eq!(with(rotated).await, first);
+}

@@ -34,7 +34,9 @@ pub struct Mention {
 pub struct FactMatch {
     /// The fact.
     pub fact: Fact,
-    /// Every name of its subject or object found, and where.
+    /// Every name of its subject or object found, and where: the subject's names
+    /// first, then the object's; each side's in the document before the summary;
+    /// then by the name.
     pub mentions: Vec<Mention>,
     /// The article was published on or after the day the pair changed: it states
     /// post-cutoff knowledge (a knowledge conflict).
@@ -169,7 +171,8 @@ pub struct Article {
     /// Dateline stripped from the body, e.g. `WASHINGTON (CNN)`.
     #[serde(default)]
     pub dateline: Option<String>,
-    /// Evolving facts the article names (set by `conflicts`).
+    /// Evolving facts the article names (set by `conflicts`), in the canonical
+    /// order: by subject id, relation, start and object id.
     #[serde(default)]
     pub facts: Vec<FactMatch>,
     /// Name of the date window the article was assigned to (set by `split`).

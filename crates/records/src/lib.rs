@@ -1,7 +1,8 @@
 //! The records of Tempora: the vocabulary its stages share. A Wikidata fact, a
 //! capture the Archive lists, a fetched page, an extracted article, a minimal pair
 //! and a manifest row, each a plain struct, and [`Record`], any of them on a
-//! channel. [`CanonicalUrl`] is the one URL normalizer the stages agree on.
+//! channel. [`CanonicalUrl`] is the one URL normalizer the stages agree on;
+//! [`order`] the one order of the collections records hold.
 //!
 //! The engine moves records without looking inside them: it knows a record's
 //! [`RecordKind`], its JSON and its sort key, and nothing of what an article is.
@@ -14,6 +15,7 @@ mod capture;
 mod fact;
 mod kind;
 mod manifest_entry;
+pub mod order;
 mod pair;
 mod score;
 mod timestamp;

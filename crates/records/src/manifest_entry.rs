@@ -45,6 +45,7 @@ pub struct ManifestEntry {
     /// title, summary, document, dateline): a rebuild that reads the page otherwise
     /// names the article.
     pub text_sha256: String,
-    /// The evolving facts the article names, with the names found (Wikidata, CC0).
+    /// The evolving facts the article names, with the names found (Wikidata, CC0),
+    /// in the article's order (by subject id, relation, start and object id).
     pub facts: Vec<FactMatch>,
 }

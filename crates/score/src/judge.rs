@@ -604,11 +604,7 @@ mod tests {
     type Seen = (String, Option<Arc<str>>, Option<Arc<str>>, Verdict);
 
     /// (claim text, person id, office id, verdict) of each claim.
-    fn judged(
-        summary: &str,
-        on: &str,
-        document: Option<&str>,
-    ) -> Vec<Seen> {
+    fn judged(summary: &str, on: &str, document: Option<&str>) -> Vec<Seen> {
         let judge = judge();
         let context = judge.context(document, []);
         judge

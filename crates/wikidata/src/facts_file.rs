@@ -136,7 +136,8 @@ pub fn read_meta(facts: &Path) -> Result<Option<FactsMeta>, WikidataError> {
         .map_err(|e| file_error(&path, None, format!("not a facts sidecar: {e}")))
 }
 
-/// Writes `facts` as JSONL to `path` and its sidecar, each through a temporary file
+/// Writes `facts` as JSONL to `path`, in the canonical order
+/// ([`Fact::canonical_cmp`]), and its sidecar, each through a temporary file
 /// renamed on success (an interrupted write leaves no file that looks complete).
 ///
 /// # Errors
@@ -146,7 +147,10 @@ pub fn write_facts(path: &Path, facts: &[Fact], meta: &FactsMeta) -> Result<(), 
     let file = AtomicFile::create(path).map_err(err)?;
     {
         let mut out = BufWriter::new(file.as_file());
-        for fact in facts {
+        // In the canonical order: the file's bytes do not depend on the dump's.
+        let mut sorted: Vec<&Fact> = facts.iter().collect();
+        sorted.sort_by(|a, b| a.canonical_cmp(b));
+        for fact in sorted {
             serde_json::to_writer(&mut out, fact)
                 .map_err(|e| file_error(path, None, e.to_string()))?;
             out.write_all(b"\n").map_err(err)?;

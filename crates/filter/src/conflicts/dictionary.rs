@@ -19,7 +19,9 @@ const MIN_QUALIFIER_CHARS: usize = 2;
 /// Everything the selection needs, built once before the first article.
 #[derive(Debug)]
 pub struct Dictionary {
-    /// The evolving facts, in input order.
+    /// The evolving facts, in the canonical order (`tempora_records::order`): every
+    /// number below (facts, entities, names) follows from the facts' content, never
+    /// from the order they came in.
     pub facts: Vec<EvolvingFact>,
     /// Subject and object entity index of each fact.
     pub ends: Vec<(u32, u32)>,
@@ -66,9 +68,10 @@ impl Dictionary {
     /// # Errors
     /// When the names are too many to index.
     pub fn build(
-        facts: Vec<EvolvingFact>,
+        mut facts: Vec<EvolvingFact>,
         options: &ConflictsOptions,
     ) -> Result<Self, FilterError> {
+        facts.sort_by(|a, b| a.fact.canonical_cmp(&b.fact));
         let Entities {
             entities,
             is_position,

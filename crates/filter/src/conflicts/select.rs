@@ -126,7 +126,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
         );
     }
 
-    let matches = full
+    let mut matches: Vec<FactMatch> = full
         .into_iter()
         .map(|f| {
             let evolving = &dict.facts[f as usize];
@@ -155,6 +155,8 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
             }
         })
         .collect();
+    // Facts are numbered in the canonical order already; the call says so.
+    tempora_records::order::sort_fact_matches(&mut matches);
     Verdict::Keep(matches)
 }
 
