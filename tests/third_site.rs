@@ -194,4 +194,18 @@ async fn a_made_up_site_is_added_as_a_profile_and_nothing_else() {
         !card.contains("narayan-etal-2018") && !card.contains("hermann-etal-2015"),
         "{card}"
     );
+    // Its licence names the one site, its exclusion line the one list it was given.
+    assert!(
+        card.contains("the work of the publisher of `gazette` (harbourgazette.example), retrieved"),
+        "{card}"
+    );
+    let excluded = card
+        .lines()
+        .find(|l| l.starts_with("- **Exclusion lists** (stage `unseen`)"))
+        .unwrap_or_else(|| panic!("no exclusion line in {card}"));
+    assert!(
+        excluded.contains("articles listed in CNN/DailyMail's URL lists `list.txt` (modified"),
+        "{excluded}"
+    );
+    assert!(!excluded.contains("XSum"), "{excluded}");
 }

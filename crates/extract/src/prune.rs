@@ -78,87 +78,143 @@ impl AttrKeep {
 /// footers, ... dropped with their content, nested ones included); with `keep`,
 /// without the attributes it does not name either.
 pub fn prune(html: &str, skip: &[String], keep: Option<&AttrKeep>) -> String {
-    let b = html.as_bytes();
-    let mut out = String::with_capacity(html.len());
-    let mut copied = 0;
+    let mut pass = Pass::new(html, skip, keep);
     let mut i = 0;
-    // Attributes are only dropped from tags before this offset's raw text.
-    let mut raw_until = 0;
-    let mut name = Vec::new();
-    while let Some(off) = memchr(b'<', &b[i..]) {
-        let lt = i + off;
+    while let Some(off) = memchr(b'<', &html.as_bytes()[i..]) {
+        i = pass.markup(i + off);
+    }
+    pass.finish()
+}
+
+/// One page's pruning: what of it is in the output so far, and what the pass
+/// has learnt of the markup it went past.
+struct Pass<'p> {
+    html: &'p str,
+    skip: &'p [String],
+    keep: Option<&'p AttrKeep>,
+    out: String,
+    /// Where the bytes not yet copied nor dropped start.
+    copied: usize,
+    /// Where the last raw text seen ends: attributes are only dropped from tags
+    /// after it (a `<p title>` inside `<title>` is text).
+    raw_until: usize,
+    /// An attribute's name in lowercase, buffer reused from tag to tag.
+    name: Vec<u8>,
+}
+
+impl<'p> Pass<'p> {
+    fn new(html: &'p str, skip: &'p [String], keep: Option<&'p AttrKeep>) -> Self {
+        Self {
+            html,
+            skip,
+            keep,
+            out: String::with_capacity(html.len()),
+            copied: 0,
+            raw_until: 0,
+            name: Vec::new(),
+        }
+    }
+
+    /// Handles the `<` at `lt`: drops a comment or an element dropped whole, or
+    /// thins a start tag's attributes; returns where to look for the next `<`.
+    fn markup(&mut self, lt: usize) -> usize {
+        let b = self.html.as_bytes();
         let rest = &b[lt..];
         if rest.starts_with(b"<![CDATA[") {
             // Text in foreign content, up to `]]>`.
-            let end = memmem::find(&b[lt..], b"]]>").map_or(b.len(), |e| lt + e);
-            raw_until = raw_until.max(end);
+            let end = memmem::find(rest, b"]]>").map_or(b.len(), |e| lt + e);
+            self.raw_until = self.raw_until.max(end);
+            return lt + 1;
         }
         if rest.starts_with(b"<!--") {
             let end = memmem::find(&b[lt + 4..], b"-->").map_or(b.len(), |e| lt + 4 + e + 3);
-            out.push_str(&html[copied..lt]);
-            copied = end;
-            i = end;
-            continue;
+            return self.cut(lt, end);
         }
         if !rest.get(1).is_some_and(u8::is_ascii_alphabetic) {
-            i = lt + 1;
-            continue;
+            return lt + 1;
         }
         let open_end = tag_end(b, lt);
-        let self_closing = b[..open_end].ends_with(b"/>");
-        let end = if let Some(name) = opens(rest, DROPPED.iter().copied()) {
-            match name {
-                "script" if is_json_ld(&b[lt..open_end]) => None,
-                "svg" if self_closing => Some(open_end),
-                _ => Some(close_end(b, open_end, name.as_bytes())),
+        if let Some(end) = dropped_end(b, lt, open_end, self.skip) {
+            return self.cut(lt, end);
+        }
+        if let Some(keep) = self.keep.filter(|_| lt >= self.raw_until) {
+            self.drop_attributes(lt, open_end, keep);
+            self.note_raw_text(lt, open_end);
+        }
+        open_end
+    }
+
+    /// Copies what comes before `from` and leaves out `from..to`; returns `to`.
+    fn cut(&mut self, from: usize, to: usize) -> usize {
+        self.out.push_str(&self.html[self.copied..from]);
+        self.copied = to;
+        to
+    }
+
+    /// Leaves out of the start tag at `lt` (ending at `open_end`) the attributes
+    /// `keep` does not name; [`KEEP_ALL`]'s elements keep them all.
+    fn drop_attributes(&mut self, lt: usize, open_end: usize, keep: &AttrKeep) {
+        let b = self.html.as_bytes();
+        if opens(&b[lt..], KEEP_ALL.iter().copied()).is_some() {
+            return;
+        }
+        for attr in attributes(b, lt, open_end).into_iter().flatten() {
+            self.name.clear();
+            self.name.extend(
+                b[attr.start..attr.name_end]
+                    .iter()
+                    .map(u8::to_ascii_lowercase),
+            );
+            if keep.0.contains(self.name.as_slice()) {
+                continue;
             }
-        } else {
-            opens(rest, skip.iter().map(String::as_str)).map(|name| {
-                if self_closing {
-                    open_end
-                } else {
-                    nested_end(b, open_end, name.as_bytes())
-                }
-            })
-        };
-        match end {
-            Some(end) => {
-                out.push_str(&html[copied..lt]);
-                copied = end;
-                i = end;
-            }
-            None => {
-                if let Some(keep) = keep.filter(|_| lt >= raw_until) {
-                    if opens(rest, KEEP_ALL.iter().copied()).is_none() {
-                        let spans = attributes(b, lt, open_end).into_iter().flatten();
-                        let dropped = spans.filter(|a| {
-                            name.clear();
-                            name.extend(b[a.start..a.name_end].iter().map(u8::to_ascii_lowercase));
-                            !keep.0.contains(name.as_slice())
-                        });
-                        for attr in dropped {
-                            out.push_str(&html[copied..attr.start]);
-                            // `<p/x>` must not become the self-closing `<p/>`.
-                            if b[attr.start - 1] == b'/' {
-                                out.push(' ');
-                            }
-                            copied = attr.end;
-                        }
-                    }
-                    if let Some(raw) = opens(rest, RAW_TEXT.iter().copied()) {
-                        raw_until = if raw == "plaintext" {
-                            b.len()
-                        } else {
-                            close_end(b, open_end, raw.as_bytes())
-                        };
-                    }
-                }
-                i = open_end;
+            self.cut(attr.start, attr.end);
+            // `<p/x>` must not become the self-closing `<p/>`.
+            if b[attr.start - 1] == b'/' {
+                self.out.push(' ');
             }
         }
     }
-    out.push_str(&html[copied..]);
-    out
+
+    /// When the start tag at `lt` opens one of [`RAW_TEXT`]'s elements, notes
+    /// where its text ends (`<plaintext>`'s never does).
+    fn note_raw_text(&mut self, lt: usize, open_end: usize) {
+        let b = self.html.as_bytes();
+        if let Some(raw) = opens(&b[lt..], RAW_TEXT.iter().copied()) {
+            self.raw_until = if raw == "plaintext" {
+                b.len()
+            } else {
+                close_end(b, open_end, raw.as_bytes())
+            };
+        }
+    }
+
+    /// The output: what is left of the page after the last `<` handled.
+    fn finish(mut self) -> String {
+        self.out.push_str(&self.html[self.copied..]);
+        self.out
+    }
+}
+
+/// Where the element opening at `lt` (its start tag ending at `open_end`) ends,
+/// when it is dropped whole: one of [`DROPPED`] (JSON-LD scripts excepted) or of
+/// `skip` (nested ones of its name included).
+fn dropped_end(b: &[u8], lt: usize, open_end: usize, skip: &[String]) -> Option<usize> {
+    let rest = &b[lt..];
+    let self_closing = b[..open_end].ends_with(b"/>");
+    if let Some(name) = opens(rest, DROPPED.iter().copied()) {
+        return match name {
+            "script" if is_json_ld(&b[lt..open_end]) => None,
+            "svg" if self_closing => Some(open_end),
+            _ => Some(close_end(b, open_end, name.as_bytes())),
+        };
+    }
+    let name = opens(rest, skip.iter().map(String::as_str))?;
+    Some(if self_closing {
+        open_end
+    } else {
+        nested_end(b, open_end, name.as_bytes())
+    })
 }
 
 /// An attribute of a start tag: its name, and the whole of it (value included).

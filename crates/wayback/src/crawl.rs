@@ -16,7 +16,8 @@ use tempora_records::{Capture, Page};
 
 use crate::error::WaybackError;
 use crate::fetch::Fetcher;
-use crate::output::{Committed, Decision, Outcome, Output, Stored};
+use crate::output::{Committed, Decision, Outcome, Output};
+use crate::state::Stored;
 
 /// Where pages and failures go.
 #[async_trait]

@@ -19,7 +19,7 @@ use tempora_wayback_format::urlkey::urlkey_of;
 
 use crate::error::WaybackError;
 use crate::fetch::Fetched;
-use crate::state::{self, CaptureStatus, State};
+use crate::state::{self, CaptureStatus, State, Stored};
 use crate::warc::{self, WarcWriter};
 
 /// What to do with a capture that arrived.
@@ -33,15 +33,6 @@ pub enum Decision {
     FailedBefore(String),
     /// Skip it, and why.
     Skip(String),
-}
-
-/// Where the state says a fetched capture's page is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stored {
-    /// The WARC file.
-    pub warc_path: String,
-    /// The offset of its record there.
-    pub offset: u64,
 }
 
 /// What a run does with a capture whose page or failure the state holds.

@@ -2,11 +2,12 @@
 //! (all from `run.json` and the files), the report's main tables, the fields, the
 //! licence note and the citations.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
+use tempora_extract::SiteProfile;
 use tempora_records::RecordKind;
 
 use super::layout::{Config, RunJson};
@@ -293,15 +294,11 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
             files.join(", ")
         );
     }
-    for (name, _) in run.stages_of("exclude") {
-        let mut lists = inputs(run, name, "xsum_split");
-        lists.extend(inputs(run, name, "cnndm_urls"));
-        let _ =
-            writeln!(
+    for (name, stage) in run.stages_of("exclude") {
+        let _ = writeln!(
             md,
-            "- **Exclusion lists** (stage `{name}`): articles in XSum or CNN/DailyMail are left \
-             out: {}.",
-            if lists.is_empty() { "none given".into() } else { lists.join(", ") }
+            "- **Exclusion lists** (stage `{name}`): {}.",
+            exclusions(run, name, stage)
         );
     }
     for (name, stage) in run.stages_of("novelty") {
@@ -318,6 +315,38 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
     }
     md.push('\n');
     Ok(())
+}
+
+/// The `exclude` stage's options that name a training set's list: the option,
+/// what its list is, and the option that picks the list's subsets, if any.
+const EXCLUSION_LISTS: [(&str, &str, Option<&str>); 2] = [
+    ("xsum_split", "XSum's split file", Some("xsum_subsets")),
+    ("cnndm_urls", "CNN/DailyMail's URL lists", None),
+];
+
+/// What the `exclude` stage `name` left out: the articles of the lists its
+/// options gave (as `run.json` describes the files), or that it was given none.
+fn exclusions(run: &RunJson, name: &str, stage: &Value) -> String {
+    let lists: Vec<String> = EXCLUSION_LISTS
+        .iter()
+        .filter_map(|(key, what, subsets_key)| {
+            let files = inputs(run, name, key);
+            let files = if files.is_empty() {
+                option(stage, key)?
+            } else {
+                files.join(", ")
+            };
+            let subsets = subsets_key
+                .and_then(|k| option(stage, k))
+                .map_or_else(String::new, |s| format!("the subsets {s} of "));
+            Some(format!("{subsets}{what} {files}"))
+        })
+        .collect();
+    if lists.is_empty() {
+        "none given, so no article was left out as training data".into()
+    } else {
+        format!("articles listed in {} are left out", lists.join(" or in "))
+    }
 }
 
 /// Articles per source and section, from the sets' Parquet files.
@@ -427,7 +456,7 @@ fn fields(md: &mut String, configs: &[Config]) {
 
 /// The site profiles the run's `extract` stages read: the shipped ones and those
 /// of their `profiles` folders (the shipped ones alone if a folder is gone).
-fn site_profiles(run: &RunJson) -> Vec<tempora_extract::SiteProfile> {
+fn site_profiles(run: &RunJson) -> Vec<SiteProfile> {
     let folder = run
         .stages_of("extract")
         .find_map(|(_, stage)| stage.get("profiles").and_then(Value::as_str));
@@ -442,16 +471,30 @@ fn licence_and_citation(
     run: &RunJson,
     configs: &[Config],
 ) -> Result<(), CardError> {
+    let sources = set_sources(dir, configs)?;
+    let profiles = site_profiles(run);
+    licence(md, &profiles, &sources);
     md.push_str(
-        "## Licence\n\nThe articles, summaries and titles are the original publishers' work \
-         (BBC, CNN, ...), retrieved from the Internet Archive; their licences and terms apply, \
-         as they do to XSum and CNN/DailyMail, and the data is for research. The Wikidata facts \
-         are CC0. Tempora's own code is MIT OR Apache-2.0.\n\n## Citation\n\n\
+        "## Citation\n\n\
          Cite TempoSum for the method, the dataset whose style each source follows, and \
          Choubey et al. for the novelty partition:\n\n```bibtex\n",
     );
     md.push_str(TEMPOSUM);
-    let mut sources: Vec<String> = Vec::new();
+    for profile in in_sets(&profiles, &sources) {
+        if let Some(citation) = &profile.citation {
+            md.push_str(citation);
+        }
+    }
+    if configs.iter().any(|c| c.name == "novelty") {
+        md.push_str(CHOUBEY);
+    }
+    md.push_str("```\n");
+    Ok(())
+}
+
+/// The sites (`source`) of the sets' articles, from their Parquet files.
+fn set_sources(dir: &Path, configs: &[Config]) -> Result<BTreeSet<String>, CardError> {
+    let mut sources = BTreeSet::new();
     for file in configs
         .iter()
         .filter(|c| c.name == "sets")
@@ -468,19 +511,52 @@ fn licence_and_citation(
         })?;
         sources.extend(column.into_iter().flatten());
     }
-    // Each site's own dataset (its profile's `citation`): those of the sites in
-    // the sets, or of every site when the sets name none.
-    for profile in site_profiles(run) {
-        let cited = sources.is_empty() || sources.contains(&profile.site);
-        if let (true, Some(citation)) = (cited, &profile.citation) {
-            md.push_str(citation);
-        }
-    }
-    if configs.iter().any(|c| c.name == "novelty") {
-        md.push_str(CHOUBEY);
-    }
-    md.push_str("```\n");
-    Ok(())
+    Ok(sources)
+}
+
+/// The profiles of the sites in the sets, or every profile when the sets name
+/// none: whose publishers' terms apply and whose datasets are cited.
+fn in_sets<'p>(
+    profiles: &'p [SiteProfile],
+    sources: &'p BTreeSet<String>,
+) -> impl Iterator<Item = &'p SiteProfile> {
+    profiles
+        .iter()
+        .filter(|p| sources.is_empty() || sources.contains(&p.site))
+}
+
+/// The licence note: the sites whose publishers' work the articles are (with
+/// their hosts, as their profiles name them) and the datasets of the same sites.
+fn licence(md: &mut String, profiles: &[SiteProfile], sources: &BTreeSet<String>) {
+    let mut sites: Vec<String> = in_sets(profiles, sources)
+        .map(|p| match p.hosts.as_slice() {
+            [] => code(&p.site),
+            hosts => format!("{} ({})", code(&p.site), hosts.join(", ")),
+        })
+        .collect();
+    // A site in the sets whose profile this card cannot load is named all the same.
+    let profiled = |s: &String| profiles.iter().any(|p| &p.site == s);
+    sites.extend(sources.iter().filter(|s| !profiled(s)).map(|s| code(s)));
+    let work = match sites.as_slice() {
+        [] => "the original publishers' work".to_string(),
+        [site] => format!("the work of the publisher of {site}"),
+        [sites @ .., last] => format!(
+            "the work of the publishers of {} and {last}",
+            sites.join(", ")
+        ),
+    };
+    let datasets = if in_sets(profiles, sources).any(|p| p.citation.is_some()) {
+        ", as they do to the datasets whose style the sets follow (cited below)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        md,
+        "## Licence\n\nThe articles, summaries and titles are {work}, retrieved from the \
+         Internet Archive; their licences and terms apply{datasets}, and the data is for \
+         research. The Wikidata facts are CC0. Tempora's own \
+         code is MIT OR Apache-2.0.\n"
+    );
 }
 
 const TEMPOSUM: &str = "@inproceedings{cheang-etal-2023-temposum,
@@ -499,3 +575,185 @@ const CHOUBEY: &str = "@inproceedings{choubey-etal-2023-lexical,
   year = {2023}
 }
 ";
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tempora_extract::profile::{parse_profile, SHIPPED};
+
+    use super::*;
+
+    /// A run whose stage `unseen` is an `exclude` stage with `options`, which
+    /// read the files `inputs` lists as (option, path).
+    fn run_excluding(options: Value, inputs: &[(&str, &str)]) -> RunJson {
+        let mut stage = json!({ "kind": "exclude", "inputs": ["articles"] });
+        stage
+            .as_object_mut()
+            .unwrap()
+            .extend(options.as_object().unwrap().clone());
+        let inputs: Vec<Value> = inputs
+            .iter()
+            .map(|(option, path)| {
+                json!({ "stage": "unseen", "option": option, "path": path,
+                        "modified": "2024-05-01T00:00:00Z", "sha256": "ab12" })
+            })
+            .collect();
+        RunJson {
+            path: "run.json".into(),
+            value: json!({
+                "config": { "pipeline": { "cutoff": "2019-12-31" }, "stages": { "unseen": stage } },
+                "inputs": inputs,
+            }),
+        }
+    }
+
+    /// The card's "Exclusion lists" line of `run`.
+    fn exclusion_line(run: &RunJson) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut md = String::new();
+        built(&mut md, dir.path(), run, &[]).unwrap();
+        md.lines()
+            .find(|l| l.starts_with("- **Exclusion lists**"))
+            .unwrap_or_else(|| panic!("no exclusion line in\n{md}"))
+            .to_string()
+    }
+
+    fn profile(file: &str) -> SiteProfile {
+        let (_, text) = SHIPPED.iter().find(|(f, _)| *f == file).unwrap();
+        parse_profile(file, text).unwrap()
+    }
+
+    fn licence_of(profiles: &[SiteProfile], sources: &[&str]) -> String {
+        let sources = sources.iter().map(|s| s.to_string()).collect();
+        let mut md = String::new();
+        licence(&mut md, profiles, &sources);
+        md
+    }
+
+    #[test]
+    fn a_cnndm_list_alone_is_named_and_xsum_is_not() {
+        let run = run_excluding(
+            json!({ "cnndm_urls": ["lists/all_test.txt"] }),
+            &[("cnndm_urls", "lists/all_test.txt")],
+        );
+        let line = exclusion_line(&run);
+        assert_eq!(
+            line,
+            "- **Exclusion lists** (stage `unseen`): articles listed in CNN/DailyMail's URL \
+             lists `lists/all_test.txt` (modified 2024-05-01, SHA-256 `ab12`) are left out."
+        );
+        assert!(!line.contains("XSum"), "{line}");
+    }
+
+    #[test]
+    fn an_xsum_split_alone_is_named_with_its_subsets_and_cnndm_is_not() {
+        let run = run_excluding(
+            json!({ "xsum_split": "xsum.json", "xsum_subsets": ["train", "validation"] }),
+            &[("xsum_split", "xsum.json")],
+        );
+        let line = exclusion_line(&run);
+        assert!(
+            line.ends_with(
+                "articles listed in the subsets `train`, `validation` of XSum's split file \
+                 `xsum.json` (modified 2024-05-01, SHA-256 `ab12`) are left out."
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("CNN"), "{line}");
+    }
+
+    #[test]
+    fn both_lists_are_named_each_with_its_files() {
+        let run = run_excluding(
+            json!({ "xsum_split": "x.json", "cnndm_urls": ["a.txt", "b.txt"] }),
+            &[
+                ("xsum_split", "x.json"),
+                ("cnndm_urls", "a.txt"),
+                ("cnndm_urls", "b.txt"),
+            ],
+        );
+        let line = exclusion_line(&run);
+        assert!(
+            line.contains("XSum's split file `x.json` (modified"),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "or in CNN/DailyMail's URL lists `a.txt` (modified 2024-05-01, \
+                 SHA-256 `ab12`), `b.txt` (modified"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_list_run_json_does_not_describe_is_named_from_the_options() {
+        let run = run_excluding(json!({ "cnndm_urls": ["a.txt"] }), &[]);
+        assert!(
+            exclusion_line(&run).ends_with("CNN/DailyMail's URL lists `a.txt` are left out."),
+            "{}",
+            exclusion_line(&run)
+        );
+    }
+
+    #[test]
+    fn no_list_given_says_so_and_names_no_dataset() {
+        let line = exclusion_line(&run_excluding(json!({}), &[]));
+        assert_eq!(
+            line,
+            "- **Exclusion lists** (stage `unseen`): none given, so no article was left out as \
+             training data."
+        );
+    }
+
+    #[test]
+    fn the_licence_names_only_the_sites_of_the_runs_profiles() {
+        let bbc_only = licence_of(&[profile("bbc.toml")], &[]);
+        assert!(
+            bbc_only
+                .contains("are the work of the publisher of `bbc` (bbc.co.uk, bbc.com), retrieved"),
+            "{bbc_only}"
+        );
+        assert!(!bbc_only.to_lowercase().contains("cnn"), "{bbc_only}");
+        assert!(!bbc_only.contains("XSum"), "{bbc_only}");
+        assert!(
+            bbc_only
+                .contains("as they do to the datasets whose style the sets follow (cited below)"),
+            "{bbc_only}"
+        );
+    }
+
+    #[test]
+    fn the_licence_names_the_sites_in_the_sets_or_every_site_when_they_name_none() {
+        let both = [profile("bbc.toml"), profile("cnn.toml")];
+        let all = licence_of(&both, &[]);
+        assert!(
+            all.contains("publishers of `bbc` (bbc.co.uk, bbc.com) and `cnn` (cnn.com), retrieved"),
+            "{all}"
+        );
+        let cnn_sets = licence_of(&both, &["cnn"]);
+        assert!(
+            cnn_sets.contains("the publisher of `cnn` (cnn.com), retrieved"),
+            "{cnn_sets}"
+        );
+        assert!(!cnn_sets.to_lowercase().contains("bbc"), "{cnn_sets}");
+        // A site of the sets whose profile is not loaded is named without hosts.
+        let gazette = licence_of(&both, &["cnn", "gazette"]);
+        assert!(
+            gazette.contains("the publishers of `cnn` (cnn.com) and `gazette`, retrieved"),
+            "{gazette}"
+        );
+    }
+
+    #[test]
+    fn the_licence_speaks_of_datasets_only_when_a_site_follows_one() {
+        let mut bare = profile("bbc.toml");
+        bare.citation = None;
+        let text = licence_of(&[bare], &[]);
+        assert!(
+            text.contains("their licences and terms apply, and the data is for research"),
+            "{text}"
+        );
+        assert!(!text.contains("datasets"), "{text}");
+    }
+}

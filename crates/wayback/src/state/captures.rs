@@ -27,6 +27,15 @@ pub enum CaptureStatus {
     },
 }
 
+/// Where the state says a fetched capture's page is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The WARC file.
+    pub warc_path: String,
+    /// The offset of its record there.
+    pub offset: u64,
+}
+
 /// A fetched capture whose page may not have reached durable output downstream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undelivered {
@@ -144,11 +153,7 @@ pub fn status(
 }
 
 /// Where the page of a fetched capture is stored, when it is in a WARC file.
-pub fn stored(
-    conn: &Connection,
-    url: &str,
-    timestamp: &str,
-) -> rusqlite::Result<Option<crate::output::Stored>> {
+pub fn stored(conn: &Connection, url: &str, timestamp: &str) -> rusqlite::Result<Option<Stored>> {
     let place: Option<(Option<String>, Option<i64>)> = conn
         .prepare_cached(
             "SELECT warc_path, warc_offset FROM captures WHERE url = ?1 AND timestamp = ?2 AND state = 'fetched'",
@@ -156,7 +161,7 @@ pub fn stored(
         .query_row((url, timestamp), |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     Ok(match place {
-        Some((Some(warc_path), Some(offset))) => Some(crate::output::Stored {
+        Some((Some(warc_path), Some(offset))) => Some(Stored {
             warc_path,
             offset: u64::try_from(offset).unwrap_or(0),
         }),

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use rusqlite::Connection;
 
-pub use captures::{CaptureStatus, Undelivered};
+pub use captures::{CaptureStatus, Stored, Undelivered};
 pub use queries::QueryRow;
 
 use crate::error::WaybackError;
