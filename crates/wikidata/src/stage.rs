@@ -13,7 +13,7 @@ use tempora_engine::{
     parse_options, OnError, OptionError, PipelineContext, Port, PortId, Stage, StageConfig,
     StageError, StageIo,
 };
-use tempora_records::{Record, RecordKind};
+use tempora_records::{Fact, Record, RecordKind};
 use tokio::sync::mpsc;
 
 use crate::collect::Rejection;
@@ -169,9 +169,13 @@ impl Stage for WikidataStage {
             return Err(StageError::input("no `dump` to read"));
         };
         let read = read_dump(&config, dump, &mut io).await?;
-        let Some(read) = read else {
+        let Some(mut read) = read else {
             return Ok(()); // Cancelled: a source stops without emitting.
         };
+        // In the canonical order, as the facts file holds them: what the stage
+        // emits does not depend on the dump's order, nor on whether it read the
+        // dump or the file.
+        read.facts.sort_by(Fact::canonical_cmp);
         if let Some(file) = &config.options.facts_file {
             let meta = config.wanted_meta(read.facts.len());
             let (file, facts) = (file.clone(), read.facts.clone());
