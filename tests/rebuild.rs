@@ -308,3 +308,30 @@ fn assert_same_files(want: &BTreeMap<String, Vec<u8>>, got: &BTreeMap<String, Ve
         differ.first().map_or(String::new(), |f| first_lines(f))
     );
 }
+
+/// The original's facts in another order than the testkit's (as another dump
+/// gives them: its entities in another order): the rebuild, which reads them in
+/// `manifest.facts.jsonl`'s order, publishes the same bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_set_whose_facts_came_in_another_order_rebuilds_the_same() {
+    let lab = bbc();
+    let files = tempfile::tempdir().unwrap();
+    let facts = std::fs::read_to_string(lab.files.path().join("facts.jsonl")).unwrap();
+    let mut lines: Vec<&str> = facts.lines().collect();
+    assert!(lines.len() > 2, "the model has facts to reorder");
+    lines.reverse();
+    let third = lines.len() / 3;
+    lines.rotate_left(third);
+    let reordered: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert_ne!(reordered, facts);
+    std::fs::write(files.path().join("facts.jsonl"), reordered).unwrap();
+    let other: &'static common::temposum::Lab = Box::leak(Box::new(common::temposum::Lab {
+        shipped: lab.shipped,
+        corpus: lab.corpus.clone(),
+        files,
+        env: lab.env.clone(),
+    }));
+    let original = Original::run(other).await;
+    let server = MockWayback::start(other.corpus.clone()).await.unwrap();
+    original.assert_rebuilt_the_same(&server);
+}

@@ -148,8 +148,12 @@ pub fn write_facts(path: &Path, facts: &[Fact], meta: &FactsMeta) -> Result<(), 
     {
         let mut out = BufWriter::new(file.as_file());
         // In the canonical order: the file's bytes do not depend on the dump's.
+        // Callers that emit the facts too sort them once, before; the rest are
+        // sorted here.
         let mut sorted: Vec<&Fact> = facts.iter().collect();
-        sorted.sort_by(|a, b| a.canonical_cmp(b));
+        if !facts.is_sorted_by(|a, b| a.canonical_cmp(b).is_le()) {
+            sorted.sort_by(|a, b| a.canonical_cmp(b));
+        }
         for fact in sorted {
             serde_json::to_writer(&mut out, fact)
                 .map_err(|e| file_error(path, None, e.to_string()))?;

@@ -176,15 +176,18 @@ impl Stage for WikidataStage {
         // emits does not depend on the dump's order, nor on whether it read the
         // dump or the file.
         read.facts.sort_by(Fact::canonical_cmp);
+        let mut facts = read.facts;
         if let Some(file) = &config.options.facts_file {
-            let meta = config.wanted_meta(read.facts.len());
-            let (file, facts) = (file.clone(), read.facts.clone());
-            tokio::task::spawn_blocking(move || write_facts(&file, &facts, &meta))
-                .await
-                .map_err(|e| StageError::internal(e.to_string()))?
-                .map_err(|e| StageError::external(e.to_string()))?;
+            let meta = config.wanted_meta(facts.len());
+            let file = file.clone();
+            facts = tokio::task::spawn_blocking(move || {
+                write_facts(&file, &facts, &meta).map(|()| facts)
+            })
+            .await
+            .map_err(|e| StageError::internal(e.to_string()))?
+            .map_err(|e| StageError::external(e.to_string()))?;
         }
-        for fact in read.facts {
+        for fact in facts {
             if io.shutdown().is_cancelled() {
                 break;
             }

@@ -126,7 +126,7 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
         );
     }
 
-    let mut matches: Vec<FactMatch> = full
+    let matches: Vec<FactMatch> = full
         .into_iter()
         .map(|f| {
             let evolving = &dict.facts[f as usize];
@@ -148,15 +148,18 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
                     }
                 }
             }
-            FactMatch {
+            let mut matched = FactMatch {
                 fact: evolving.fact.clone(),
                 mentions,
                 after_change: article.published >= evolving.changed,
-            }
+            };
+            matched.sort_mentions();
+            matched
         })
         .collect();
-    // Facts are numbered in the canonical order already; the call says so.
-    tempora_records::order::sort_fact_matches(&mut matches);
+    // The dictionary numbers its facts in the canonical order, and `full` is
+    // in fact order: the matches are in the canonical order already.
+    debug_assert!(matches.is_sorted_by(|a, b| a.canonical_cmp(b).is_le()));
     Verdict::Keep(matches)
 }
 
