@@ -52,7 +52,7 @@ pub fn default_filters() -> Vec<String> {
 }
 
 /// One CDX query (without paging state).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CdxQuery {
     /// URL or pattern (`bbc.co.uk/news/*`).
     pub url: String,

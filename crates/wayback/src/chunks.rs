@@ -26,6 +26,7 @@ use chrono::{Datelike, Days, NaiveDate};
 use tempora_wayback_format::timestamp;
 
 use crate::cdx::CdxQuery;
+use crate::cells::{Cell, Cells};
 use crate::stages::windows::Span;
 
 /// Where the chunks' grid starts: the first year of the Wayback Machine's captures.
@@ -91,14 +92,32 @@ impl Chunking {
     /// The next chunk (ends inclusive, `None` open), or `None` after the last.
     /// A window without a start, or with `chunk_days` 0, is one chunk.
     pub fn next_chunk(&mut self) -> Option<Span> {
+        self.next_chunk_capped(|_| Cap::Grid)
+    }
+
+    /// The day the next chunk starts on, `None` when it is a whole window (or
+    /// there is none).
+    fn next_start(&self) -> Option<NaiveDate> {
+        let &(from, _) = self.windows.front()?;
+        self.next_start.or(from).filter(|_| self.base > 0)
+    }
+
+    /// [`Self::next_chunk`], its end set by `cap` (given the chunk's first day)
+    /// before its window's end cuts it.
+    fn next_chunk_capped(&mut self, cap: impl FnOnce(NaiveDate) -> Cap) -> Option<Span> {
         let &(from, to) = self.windows.front()?;
-        let Some(start) = self.next_start.or(from).filter(|_| self.base > 0) else {
+        let Some(start) = self.next_start() else {
             self.windows.pop_front();
             return Some((from, to));
         };
         let span = i64::from(self.span_days());
         let cell = (start - GRID_START).num_days().div_euclid(span);
-        let end = GRID_START + Days::new(u64::try_from((cell + 1) * span - 1).unwrap_or(0));
+        let grid_end = GRID_START + Days::new(u64::try_from((cell + 1) * span - 1).unwrap_or(0));
+        let end = match cap(start) {
+            Cap::Grid => grid_end,
+            Cap::At(end) => end.max(start),
+            Cap::Before(day) => grid_end.min(day.pred_opt().unwrap_or(day)).max(start),
+        };
         let last = match to {
             Some(to) if end >= to => Some((Some(start), Some(to))),
             None if end >= self.today => Some((Some(start), None)),
@@ -132,6 +151,17 @@ impl Chunking {
     }
 }
 
+/// Where a chunk ends, before its window's end cuts it.
+enum Cap {
+    /// Where the grid cell of its span ends.
+    Grid,
+    /// On this day: where the cell listed before that holds its first day ends.
+    At(NaiveDate),
+    /// Where the grid cell ends, but before this day, where a cell listed
+    /// before starts.
+    Before(NaiveDate),
+}
+
 /// The queries of a chunked listing: every URL pattern of a chunk before the
 /// next, and after each closed chunk its watermark (the next day's first
 /// second: every capture before it is listed).
@@ -154,6 +184,9 @@ pub struct Chunk {
     pub queries: Vec<CdxQuery>,
     /// Every capture before this time has been listed once the queries are done.
     pub watermark: Option<String>,
+    /// The cell listed before whose rows answer every query of the chunk (read
+    /// back from the state, see [`crate::cells`]).
+    pub cell: Option<Cell>,
 }
 
 impl ChunkedListing {
@@ -168,11 +201,56 @@ impl ChunkedListing {
         }
     }
 
-    /// The next chunk's queries, or `None` after the last.
-    pub fn next_chunk(&mut self) -> Option<Chunk> {
-        let (from, to) = self.chunking.next_chunk()?;
-        // A pattern with `{year}` is asked for every year since its window began:
-        // an article of an earlier year can be captured in this chunk.
+    /// The next chunk's queries, or `None` after the last. Its days follow the
+    /// cells listed before (`cells`): a chunk that starts in a cell of every
+    /// query ends where that cell ends and is read back; any other ends before
+    /// the next cell starts, so that only days no listing covered are asked for.
+    pub fn next_chunk(&mut self, cells: &Cells) -> Option<Chunk> {
+        let window = self.chunking.windows.front().copied();
+        let (cap, found) = match self.chunking.next_start() {
+            Some(start) if !cells.is_empty() => self.cap(cells, window, start),
+            _ => (Cap::Grid, None),
+        };
+        let (from, to) = self.chunking.next_chunk_capped(|_| cap)?;
+        let queries = self.queries(from, to);
+        // A cell answers only a chunk that ends where it ends, or with its window.
+        let cell = found.filter(|c| {
+            to.is_some_and(|to| to <= c.to) && queries.iter().all(|q| cells.has(q, *c))
+        });
+        let watermark = to.and_then(|d| d.succ_opt()).map(timestamp::day_start);
+        Some(Chunk {
+            queries,
+            watermark,
+            cell,
+        })
+    }
+
+    /// Where the chunk that starts on `start` in `window` ends, given the cells:
+    /// with the cell of every query that holds `start` (the shortest that does),
+    /// or before the next cell of the first query starts.
+    fn cap(&self, cells: &Cells, window: Option<Span>, start: NaiveDate) -> (Cap, Option<Cell>) {
+        let window_to = window.and_then(|w| w.1);
+        let probe = self.queries(Some(start), Some(start));
+        let Some(first) = probe.first() else {
+            return (Cap::Grid, None);
+        };
+        for cell in cells.holding(first, start) {
+            let end = window_to.map_or(cell.to, |t| t.min(cell.to));
+            let queries = self.queries(Some(start), Some(end));
+            if queries.iter().all(|q| cells.has(q, cell)) {
+                return (Cap::At(cell.to), Some(cell));
+            }
+        }
+        match cells.next_start(first, start) {
+            Some(day) => (Cap::Before(day), None),
+            None => (Cap::Grid, None),
+        }
+    }
+
+    /// The queries of the chunk `from..=to`, one per pattern, and per year for a
+    /// pattern with `{year}`: every year since its window began (an article of
+    /// an earlier year can be captured in this chunk).
+    fn queries(&self, from: Option<NaiveDate>, to: Option<NaiveDate>) -> Vec<CdxQuery> {
         let window_from = self
             .windows
             .iter()
@@ -192,8 +270,7 @@ impl ChunkedListing {
                 });
             }
         }
-        let watermark = to.and_then(|d| d.succ_opt()).map(timestamp::day_start);
-        Some(Chunk { queries, watermark })
+        queries
     }
 
     /// What the last chunk found (see [`Chunking::found`]).
@@ -396,7 +473,7 @@ mod tests {
             template,
         );
         let mut shown = Vec::new();
-        while let Some(chunk) = listing.next_chunk() {
+        while let Some(chunk) = listing.next_chunk(&Cells::default()) {
             listing.found(5_000);
             let queries: Vec<(String, String, String)> = chunk
                 .queries

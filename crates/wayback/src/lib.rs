@@ -16,6 +16,7 @@
 
 pub mod archive;
 pub mod cdx;
+pub mod cells;
 pub mod chunks;
 pub mod crawl;
 pub mod discover;

@@ -18,8 +18,10 @@ use tempora_records::Capture;
 use tempora_wayback_format::timestamp;
 
 use crate::cdx::{CdxClient, CdxQuery, CdxRow, PageAnswer};
+use crate::cells::{Cell, Cells};
 use crate::chunks::{Chunk, ChunkedListing};
 use crate::error::WaybackError;
+use crate::state::listings::Within;
 use crate::state::{self, QueryRow, State};
 
 pub use crate::keep::Keep;
@@ -51,13 +53,14 @@ pub enum Listing {
 }
 
 impl Listing {
-    fn next_chunk(&mut self) -> Option<Chunk> {
+    fn next_chunk(&mut self, cells: &Cells) -> Option<Chunk> {
         match self {
             Self::Queries(queries) => (!queries.is_empty()).then(|| Chunk {
                 queries: std::mem::take(queries),
                 watermark: None,
+                cell: None,
             }),
-            Self::Chunked(chunks) => chunks.next_chunk(),
+            Self::Chunked(chunks) => chunks.next_chunk(cells),
         }
     }
 
@@ -106,11 +109,32 @@ enum Rows {
 }
 
 struct Active {
+    /// The state key of the rows: the query's own, or the cell's it is read from.
     id: String,
     query: CdxQuery,
     resume: Option<String>,
     held: Option<CdxRow>,
     from: Rows,
+    /// The capture times a read from a longer cell keeps.
+    within: Within,
+}
+
+impl Active {
+    /// `query` read back whole from the completed listing kept under `id`
+    /// (`within` those capture times).
+    fn read_back(id: String, query: CdxQuery, within: Within) -> Self {
+        Self {
+            id,
+            query,
+            resume: None,
+            held: None,
+            from: Rows::Cache {
+                after: 0,
+                then_live: false,
+            },
+            within,
+        }
+    }
 }
 
 /// A listing of several queries, one CDX page per step.
@@ -128,8 +152,12 @@ pub struct CdxLister {
     handed_back: bool,
     /// The queries of the chunk being listed, not yet started.
     pending: VecDeque<CdxQuery>,
-    /// The ids of every query of the chunk being listed.
-    chunk_ids: Vec<String>,
+    /// Where the rows of every query of the chunk being listed are kept.
+    chunk_ids: Vec<(String, Within)>,
+    /// The cell listed before that answers the chunk being listed.
+    chunk_cell: Option<Cell>,
+    /// The cells of the state (a run-local listing reads back the days they cover).
+    cells: Cells,
     active: Option<Active>,
     /// The watermark to hand out once the chunk's last query is done.
     mark: Option<String>,
@@ -147,6 +175,8 @@ impl CdxLister {
             handed_back: false,
             pending: VecDeque::new(),
             chunk_ids: Vec::new(),
+            chunk_cell: None,
+            cells: Cells::default(),
             active: None,
             mark: None,
             high_water: None,
@@ -208,21 +238,36 @@ impl CdxLister {
                 .state
                 .call(move |c| {
                     let mut most = 0;
-                    for id in &ids {
-                        most = most.max(state::listings::count(c, id)?);
+                    for (id, within) in &ids {
+                        most = most.max(state::listings::count_within(c, id, within)?);
                     }
                     Ok(most)
                 })
                 .await?;
             self.cfg.listing.found(most);
         }
-        let Some(chunk) = self.cfg.listing.next_chunk() else {
+        let Some(chunk) = self.cfg.listing.next_chunk(&self.cells) else {
             return Ok(false);
         };
-        self.chunk_ids = chunk.queries.iter().map(CdxQuery::id).collect();
+        self.chunk_cell = chunk.cell;
+        self.chunk_ids = chunk.queries.iter().map(|q| self.rows_of(q)).collect();
         self.pending = chunk.queries.into();
         self.mark = chunk.watermark;
         Ok(true)
+    }
+
+    /// Where `query`'s rows are kept: under its own key, or, when the chunk is
+    /// read back from a cell listed before, under the cell's, from the cell's
+    /// first day to the query's last (see [`crate::cells`]).
+    fn rows_of(&self, query: &CdxQuery) -> (String, Within) {
+        match self.chunk_cell {
+            Some(cell) if cell.query(query) != *query => {
+                let cell = cell.query(query);
+                let within = cell.from.clone().zip(query.to.clone());
+                (cell.id(), within)
+            }
+            _ => (query.id(), None),
+        }
     }
 
     /// Before the first query: a run-local listing starts its choice afresh; an
@@ -231,8 +276,12 @@ impl CdxLister {
     async fn begin_run(&mut self) -> Result<Option<Listed>, WaybackError> {
         let source = self.cfg.source.clone();
         if !self.cfg.incremental {
-            self.state
-                .call(move |c| state::listings::run::start(c, &source))
+            self.cells = self
+                .state
+                .call(move |c| {
+                    state::listings::run::start(c, &source)?;
+                    Cells::load(c)
+                })
                 .await?;
             return Ok(None);
         }
@@ -265,6 +314,11 @@ impl CdxLister {
             .call(move |c| state::queries::load(c, &key))
             .await?;
         if !self.cfg.incremental {
+            let (rows, within) = self.rows_of(&query);
+            if row.is_none() && within.is_some() {
+                tracing::debug!(url = %query.url, "CDX listing read back from a longer one");
+                return Ok(Some(Active::read_back(rows, query, within)));
+            }
             return self.start_run_local(id, query, row).await;
         }
         let mut query = query;
@@ -289,6 +343,7 @@ impl CdxLister {
                 resume: row.resume_key.clone(),
                 held: held.map(HeldRow::into_row),
                 from: Rows::Live,
+                within: None,
             }));
         }
         let done_high_water = row.as_ref().and_then(|r| r.done_high_water.clone());
@@ -329,6 +384,7 @@ impl CdxLister {
             resume: None,
             held: None,
             from: Rows::Live,
+            within: None,
         })
     }
 
@@ -353,6 +409,7 @@ impl CdxLister {
                         after: 0,
                         then_live: true,
                     },
+                    within: None,
                 }))
             }
             Some(row) => {
@@ -364,16 +421,7 @@ impl CdxLister {
                         .await?;
                 }
                 tracing::debug!(url = %query.url, "CDX listing read back from the state");
-                Ok(Some(Active {
-                    id,
-                    query,
-                    resume: None,
-                    held: None,
-                    from: Rows::Cache {
-                        after: 0,
-                        then_live: false,
-                    },
-                }))
+                Ok(Some(Active::read_back(id, query, None)))
             }
             None => self.begin(id, query, true).await.map(Some),
         }
@@ -469,11 +517,12 @@ impl CdxLister {
         let (id, keep, source) = (active.id.clone(), self.cfg.keep, self.cfg.source.clone());
         let held = active.held.take();
         let limit = active.query.page_size.max(1);
+        let within = active.within.clone();
         let (captures, held, duplicates, rows, last_seq) = self
             .state
             .call(move |c| {
                 let tx = c.transaction()?;
-                let rows = state::listings::read(&tx, &id, after, limit)?;
+                let rows = state::listings::read(&tx, &id, after, limit, &within)?;
                 let done = rows.len() < limit;
                 let last_seq = rows.last().map_or(after, |(seq, _)| *seq);
                 let count = rows.len() as u64;

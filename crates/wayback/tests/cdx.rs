@@ -22,6 +22,42 @@ fn query(url: &str, page_size: usize, collapse: &[&str]) -> CdxQuery {
     }
 }
 
+/// The captures a chunked listing of `bbc.co.uk/news/*` over the days `window`
+/// (in chunks of `chunk_days` to start with) hands on, keeping the earliest, and
+/// how many watermarks it gave.
+async fn list_chunked(
+    server: &MockWayback,
+    window: (&str, &str),
+    chunk_days: u32,
+    state: State,
+) -> (Vec<Capture>, usize) {
+    use tempora_wayback::chunks::{ChunkedListing, Chunking};
+    let day = |s: &str| s.parse::<chrono::NaiveDate>().ok();
+    let listing = Listing::Chunked(Box::new(ChunkedListing::new(
+        Chunking::new(vec![(day(window.0), day(window.1))], chunk_days, 1_000),
+        vec!["bbc.co.uk/news/*".into()],
+        query("", 1_000, &["urlkey"]),
+    )));
+    let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
+    let mut lister = CdxLister::new(
+        client,
+        state,
+        ListerConfig {
+            listing,
+            keep: Keep::Earliest,
+            incremental: false,
+            overlap_secs: 0,
+            source: "captures".into(),
+        },
+    );
+    let (mut captures, mut watermarks) = (Vec::new(), 0);
+    while let Some(step) = lister.next().await.unwrap() {
+        captures.extend(step.captures);
+        watermarks += usize::from(step.watermark.is_some());
+    }
+    (captures, watermarks)
+}
+
 async fn list_all(server: &MockWayback, keep: Keep, q: CdxQuery, state: State) -> Vec<Capture> {
     let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
     let mut lister = CdxLister::new(
@@ -217,7 +253,6 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
 #[tokio::test]
 async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
     use tempora_testkit::{synthetic, Corpus};
-    use tempora_wayback::chunks::{ChunkedListing, Chunking};
     let start = chrono::NaiveDate::from_ymd_opt(2015, 1, 1)
         .and_then(|d| d.and_hms_opt(6, 0, 0))
         .unwrap();
@@ -229,40 +264,18 @@ async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
     ))
     .await
     .unwrap();
-    let day = |s: &str| s.parse::<chrono::NaiveDate>().ok();
-    let window = vec![(day("2015-01-01"), day("2016-12-31"))];
-    let listing = |chunk_days| {
-        Listing::Chunked(Box::new(ChunkedListing::new(
-            Chunking::new(window.clone(), chunk_days, 1_000),
-            vec!["bbc.co.uk/news/*".into()],
-            query("", 1_000, &["urlkey"]),
-        )))
-    };
-    let list = |listing: Listing, state: State| {
-        let client = common::cdx_client(&server.endpoint(), common::quick(RequestClass::Cdx, 0.0));
-        async move {
-            let mut lister = CdxLister::new(
-                client,
-                state,
-                ListerConfig {
-                    listing,
-                    keep: Keep::Earliest,
-                    incremental: false,
-                    overlap_secs: 0,
-                    source: "captures".into(),
-                },
-            );
-            let (mut captures, mut watermarks) = (Vec::new(), 0);
-            while let Some(step) = lister.next().await.unwrap() {
-                captures.extend(step.captures.into_iter().map(|c| c.url));
-                watermarks += usize::from(step.watermark.is_some());
-            }
-            (captures, watermarks)
-        }
+    let window = ("2015-01-01", "2016-12-31");
+    let server = &server;
+    let list = |chunk_days, state| async move {
+        let (captures, watermarks) = list_chunked(server, window, chunk_days, state).await;
+        (
+            captures.into_iter().map(|c| c.url).collect::<Vec<_>>(),
+            watermarks,
+        )
     };
     let cdx_requests = || server.requests().len();
     let state = State::in_memory().unwrap();
-    let (captures, watermarks) = list(listing(30), state.clone()).await;
+    let (captures, watermarks) = list(30, state.clone()).await;
     let grown = cdx_requests();
     assert_eq!(captures.len(), 730, "every article's capture is listed");
     // 30-day chunks would be 25 requests; the chunks grow to 16 times that.
@@ -270,14 +283,116 @@ async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
     assert_eq!(watermarks, grown, "a watermark after each chunk");
 
     server.clear_log();
-    let (again, _) = list(listing(30), state).await;
+    let (again, _) = list(30, state).await;
     assert_eq!(again, captures, "the rerun lists the same captures");
     assert_eq!(cdx_requests(), 0, "{:?}", server.requests());
 
     // The window in one chunk lists the same captures.
-    let (mut whole, _) = list(listing(0), State::in_memory().unwrap()).await;
+    let (mut whole, _) = list(0, State::in_memory().unwrap()).await;
     let mut captures = captures;
     whole.sort();
     captures.sort();
     assert_eq!(whole, captures);
+}
+
+/// A run with other windows on a state that listed their days reads them back:
+/// a window inside what was listed asks nothing, one that reaches past it asks
+/// only for the days no listing covered. A window that starts inside a listing
+/// is read from that listing's first day: against a fresh listing of the window
+/// it has the first captures, before the window, of URLs a fresh listing finds
+/// only through their later captures in it (see `tempora_wayback::cells`).
+#[tokio::test]
+async fn a_window_inside_what_was_listed_is_read_back_and_new_days_alone_are_asked_for() {
+    use std::collections::BTreeSet;
+    use tempora_testkit::{synthetic, Corpus};
+    let start = chrono::NaiveDate::from_ymd_opt(2015, 1, 1)
+        .and_then(|d| d.and_hms_opt(6, 0, 0))
+        .unwrap();
+    // An article a day for two and a half years, captured when published and
+    // again 60 days later.
+    let articles = synthetic::articles(900, start, 24 * 60);
+    let server = MockWayback::start(Corpus::new(articles.iter().flat_map(|a| {
+        [
+            synthetic::article_capture(a, 30, 500),
+            synthetic::article_capture(a, 60 * 24 * 60, 500),
+        ]
+    })))
+    .await
+    .unwrap();
+    let server = &server;
+    let list = |from, to, state| async move {
+        let (captures, _) = list_chunked(server, (from, to), 30, state).await;
+        captures
+            .into_iter()
+            .map(|c| (c.url, c.timestamp.to_string()))
+            .collect::<BTreeSet<_>>()
+    };
+    let state = State::in_memory().unwrap();
+    list("2015-01-01", "2016-12-31", state.clone()).await;
+    assert!(!server.requests().is_empty());
+
+    // Inside: nothing asked.
+    server.clear_log();
+    let inside = list("2015-08-10", "2016-03-20", state.clone()).await;
+    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
+    let fresh = list("2015-08-10", "2016-03-20", State::in_memory().unwrap()).await;
+    let first_capture = |url: &str| {
+        let a = articles.iter().find(|a| a.url == url).unwrap();
+        synthetic::timestamp(a.published + chrono::Duration::minutes(30))
+    };
+    let window = "20150810000000".."20160321000000";
+    // In the window's days, the fresh listing's captures, but the later
+    // captures of URLs first captured before it; the rest are before it.
+    let mut before = 0;
+    for (url, t) in &inside {
+        if window.contains(&t.as_str()) {
+            assert!(fresh.contains(&(url.clone(), t.clone())), "{url} {t}");
+        } else {
+            assert!(t.as_str() < window.start, "{url} {t}");
+            before += 1;
+        }
+    }
+    assert!(before > 0, "the window starts inside a listing");
+    let more: Vec<_> = fresh.difference(&inside).collect();
+    assert!(!more.is_empty(), "the model has such captures");
+    for (url, _) in &more {
+        assert!(first_capture(url).as_str() < window.start, "{url}");
+    }
+    // Every story first captured in the window is there, with that capture.
+    let published_inside = articles
+        .iter()
+        .filter(|a| {
+            let t = first_capture(&a.url);
+            window.contains(&t.as_str())
+        })
+        .count();
+    assert_eq!(
+        inside
+            .iter()
+            .filter(|(url, t)| window.contains(&t.as_str()) && *t == first_capture(url))
+            .count(),
+        published_inside
+    );
+    assert!(published_inside > 200);
+
+    // Past what was listed: only the new days are asked for.
+    server.clear_log();
+    let beyond = list("2016-06-01", "2017-06-30", state).await;
+    let asked = server.requests();
+    assert!(!asked.is_empty());
+    for request in &asked {
+        let from = request
+            .target
+            .split(['?', '&'])
+            .find_map(|p| p.strip_prefix("from="))
+            .unwrap_or("");
+        assert!(from >= "20170101000000", "{}", request.target);
+    }
+    let fresh = list("2016-06-01", "2017-06-30", State::in_memory().unwrap()).await;
+    for (url, t) in beyond.difference(&fresh) {
+        assert!(t.as_str() < "20160601000000", "{url} {t}");
+    }
+    for (url, _) in fresh.difference(&beyond) {
+        assert!(first_capture(url).as_str() < "20160601000000", "{url}");
+    }
 }

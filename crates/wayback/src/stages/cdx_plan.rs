@@ -213,7 +213,8 @@ fn chunked_requests(
         chunks: 0,
         queries: 0,
     };
-    while let Some(chunk) = listing.next_chunk() {
+    // A fresh listing's chunks: what the state holds is not counted off.
+    while let Some(chunk) = listing.next_chunk(&crate::cells::Cells::default()) {
         let mut most = 0;
         for q in &chunk.queries {
             let (from, to) = (day(&q.from), day(&q.to));

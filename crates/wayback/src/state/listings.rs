@@ -32,6 +32,23 @@ pub fn append(conn: &Connection, id: &str, rows: &[CdxRow]) -> rusqlite::Result<
     Ok(())
 }
 
+/// The first and last capture time a read of a cached listing keeps (a chunk
+/// read back from a longer cell, see [`crate::cells`]).
+pub type Within = Option<(String, String)>;
+
+/// How many rows of the cached listing of query `id` fall `within`.
+pub fn count_within(conn: &Connection, id: &str, within: &Within) -> rusqlite::Result<u64> {
+    let Some((first, last)) = within else {
+        return count(conn, id);
+    };
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM listings WHERE query = ?1 AND timestamp BETWEEN ?2 AND ?3",
+        )?
+        .query_row((id, first, last), |r| r.get(0))?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
 /// How many rows the cached listing of query `id` holds.
 pub fn count(conn: &Connection, id: &str) -> rusqlite::Result<u64> {
     let last: Option<i64> = conn
@@ -48,19 +65,23 @@ pub fn clear(conn: &Connection, id: &str) -> rusqlite::Result<()> {
 }
 
 /// Up to `limit` rows of the cached listing of query `id` after row `after`
-/// (0: from the start), each with its place.
+/// (0: from the start) that fall `within`, each with its place.
 pub fn read(
     conn: &Connection,
     id: &str,
     after: i64,
     limit: usize,
+    within: &Within,
 ) -> rusqlite::Result<Vec<(i64, CdxRow)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT seq, urlkey, timestamp, original, mime, status, digest, length FROM listings
-         WHERE query = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+         WHERE query = ?1 AND seq > ?2 AND timestamp BETWEEN ?4 AND ?5 ORDER BY seq LIMIT ?3",
     )?;
     let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
-    let rows = stmt.query_map((id, after, limit), |r| {
+    let (first, last) = within
+        .as_ref()
+        .map_or(("", "~"), |(f, l)| (f.as_str(), l.as_str()));
+    let rows = stmt.query_map((id, after, limit, first, last), |r| {
         Ok((
             r.get(0)?,
             CdxRow {
