@@ -39,6 +39,7 @@ fn run(
             seed,
             max: MOST_REPLAY_DELAY,
         });
+        server.reorder(Reorder::PageRows { seed });
     }
     let dir = tempfile::tempdir().unwrap();
     run_shipped(lab, &server.endpoint(), dir.path());
