@@ -8,15 +8,15 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 
-use common::temposum::published;
+use common::order::{
+    members, permute, permute_lines, permute_xsum_split, published_content, same_files,
+    INPUT_RECORDS,
+};
 use flate2::read::MultiGzDecoder;
-use flate2::write::GzEncoder;
-use flate2::Compression;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -42,26 +42,6 @@ fn gunzip(path: &Path) -> Vec<u8> {
         .read_to_end(&mut bytes)
         .unwrap();
     bytes
-}
-
-/// `parts` each in a gzip member of its own, one after another.
-fn members(parts: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for part in parts {
-        let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
-        gz.write_all(part).unwrap();
-        out.extend(gz.finish().unwrap());
-    }
-    out
-}
-
-/// Puts `items` in the order `keys` sorts them in.
-fn permute<T: Clone>(items: &[T], keys: &[u64]) -> Vec<T> {
-    let mut keyed: Vec<(u64, usize)> = (0..items.len())
-        .map(|i| (keys[i % keys.len()].rotate_left(i as u32), i))
-        .collect();
-    keyed.sort();
-    keyed.into_iter().map(|(_, i)| items[i].clone()).collect()
 }
 
 /// The demo's dump with its entity lines in another order, one member each.
@@ -106,59 +86,24 @@ fn warc(keys: &[u64]) -> Vec<u8> {
     members(&permute(&records, keys))
 }
 
-/// The published files, the card's lines that name an input file (its path, time
-/// and digest: another file's) left out.
-fn published_content(out: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
-    let mut files = published(out, skip);
-    if let Some(card) = files.get_mut("README.md") {
-        let text = String::from_utf8_lossy(card).into_owned();
-        *card = text
-            .lines()
-            .filter(|l| !l.contains("SHA-256 `"))
-            .collect::<Vec<_>>()
-            .join("\n")
-            .into_bytes();
-    }
-    files
-}
-
-/// The first line that differs, both ways, for the failure message.
-fn first_difference(got: &[u8], expected: &[u8]) -> Option<(String, String)> {
-    let (got, expected) = (
-        String::from_utf8_lossy(got),
-        String::from_utf8_lossy(expected),
-    );
-    got.lines()
-        .zip(expected.lines())
-        .find(|(g, e)| g != e)
-        .map(|(g, e)| (g.to_string(), e.to_string()))
-}
-
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// A file of lines with its lines in another order.
+/// One of the demo's files of lines with its lines in another order.
 fn lines(name: &str, keys: &[u64]) -> String {
-    let text = std::fs::read_to_string(Path::new(DEMO).join(name)).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    permute(&lines, keys)
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect()
+    permute_lines(
+        &std::fs::read_to_string(Path::new(DEMO).join(name)).unwrap(),
+        keys,
+    )
 }
 
 /// XSum's split file with each list in another order.
 fn xsum_split(keys: &[u64]) -> String {
-    let text = std::fs::read_to_string(Path::new(DEMO).join("xsum-split.json")).unwrap();
-    let mut split: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&text).unwrap();
-    for list in split.values_mut() {
-        if let Some(ids) = list.as_array() {
-            *list = permute(ids, keys).into();
-        }
-    }
-    serde_json::to_string(&split).unwrap()
+    permute_xsum_split(
+        &std::fs::read_to_string(Path::new(DEMO).join("xsum-split.json")).unwrap(),
+        keys,
+    )
 }
 
 /// Writes the demo's inputs in the order `keys` gives into `dir`; the overrides
@@ -200,10 +145,7 @@ fn permuted_inputs(dir: &Path, keys: &[u64]) -> Vec<String> {
 fn the_demo_publishes_the_same_bytes_whatever_its_inputs_order() {
     let shipped = tempfile::tempdir().unwrap();
     run_demo(shipped.path(), &[]);
-    // run.json and manifest.inputs.json name the input files with their digests:
-    // those differ (other files), and nothing else does.
-    let skip = ["run.json", "manifest.inputs.json"];
-    let expected = published_content(shipped.path(), &skip);
+    let expected = published_content(shipped.path(), &INPUT_RECORDS);
     assert!(expected.contains_key("future.jsonl") && expected.contains_key("facts.jsonl"));
     // Each case runs the whole demo: a few are enough to reach many orders.
     let mut runner = TestRunner::new(Config {
@@ -215,19 +157,8 @@ fn the_demo_publishes_the_same_bytes_whatever_its_inputs_order() {
             let inputs = tempfile::tempdir().unwrap();
             let out = tempfile::tempdir().unwrap();
             run_demo(out.path(), &permuted_inputs(inputs.path(), &keys));
-            let got = published_content(out.path(), &skip);
-            prop_assert_eq!(
-                got.keys().collect::<Vec<_>>(),
-                expected.keys().collect::<Vec<_>>()
-            );
-            for (name, bytes) in &expected {
-                prop_assert!(
-                    got[name] == *bytes,
-                    "{} differs with the inputs in another order: {:?}",
-                    name,
-                    first_difference(&got[name], bytes)
-                );
-            }
+            let got = published_content(out.path(), &INPUT_RECORDS);
+            same_files(&got, &expected).map_err(TestCaseError::fail)?;
             Ok(())
         })
         .unwrap();

@@ -2,4 +2,5 @@
 
 pub mod crawl_model;
 pub mod nightly;
+pub mod order;
 pub mod temposum;

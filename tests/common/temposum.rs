@@ -1,7 +1,8 @@
 //! The shipped TempoSum pipelines (`temposum-bbc`, `temposum-cnn`) as the
 //! tests run them against the testkit's Archive models, and their published
 //! files as the tests compare them.
-//! Shared by the `rerun` and `rebuild` tests (each test binary uses a part).
+//! Shared by the `rerun`, `rebuild` and `input_order_temposum` tests (each test
+//! binary uses a part).
 
 #![allow(dead_code)]
 
@@ -87,6 +88,50 @@ pub fn cnn() -> &'static Lab {
             ],
         }
     })
+}
+
+impl Lab {
+    /// The same lab with its files' lines in the order `keys` gives: the facts,
+    /// the exclusion lists (XSum's split: each of its lists) and the training
+    /// summaries.
+    pub fn permuted(&self, keys: &[u64]) -> Lab {
+        let files = tempfile::tempdir().unwrap();
+        permute_files(self.files.path(), files.path(), keys);
+        let env = self
+            .env
+            .iter()
+            .map(|(name, path)| {
+                let rel = path.strip_prefix(self.files.path()).unwrap();
+                (*name, files.path().join(rel))
+            })
+            .collect();
+        Lab {
+            shipped: self.shipped,
+            corpus: self.corpus.clone(),
+            files,
+            env,
+        }
+    }
+}
+
+/// Each file under `from` written under `to` with its lines, or a JSON file's
+/// lists, in another order.
+fn permute_files(from: &Path, to: &Path, keys: &[u64]) {
+    for entry in std::fs::read_dir(from).unwrap().map(Result::unwrap) {
+        let (path, target) = (entry.path(), to.join(entry.file_name()));
+        if path.is_dir() {
+            std::fs::create_dir(&target).unwrap();
+            permute_files(&path, &target, keys);
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let permuted = if path.extension().is_some_and(|e| e == "json") {
+            super::order::permute_xsum_split(&text, keys)
+        } else {
+            super::order::permute_lines(&text, keys)
+        };
+        std::fs::write(target, permuted).unwrap();
+    }
 }
 
 /// The lab's shipped pipeline, its facts read from the model's JSONL (no dump)

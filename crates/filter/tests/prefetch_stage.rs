@@ -174,6 +174,57 @@ async fn one_capture_per_article_the_earliest_and_non_articles_are_skipped() {
     assert!(out.rejected.iter().all(|r| r.location.is_some()));
 }
 
+#[tokio::test]
+async fn a_duplicate_names_the_capture_chosen_whatever_the_order_it_came_in() {
+    let urls = [
+        (
+            "https://www.bbc.com/news/uk-politics-11325640",
+            "20101007000000",
+        ),
+        (
+            "http://www.bbc.co.uk/news/mobile/uk-politics-11325640",
+            "20101006000000",
+        ),
+        (
+            "http://www.bbc.co.uk/news/uk-politics-11325640",
+            "20101005000000",
+        ),
+        (
+            "http://www.bbc.co.uk/news/uk-politics-11325640?at_medium=RSS",
+            "20101109000000",
+        ),
+    ];
+    let xsum = format!("xsum_split = {:?}", fixture("exclude/xsum-split.json"));
+    let text = pipeline(r#"["articles"]"#, SETS, &xsum);
+    let mut rejected = Vec::new();
+    for order in [[0, 1, 2, 3], [3, 0, 1, 2], [1, 3, 2, 0], [2, 1, 0, 3]] {
+        let input = order
+            .iter()
+            .map(|&i| capture(urls[i].0, urls[i].1))
+            .collect();
+        let out = run(&text, input).await;
+        assert_eq!(
+            passed(&out),
+            [(urls[2].1.to_string(), urls[2].0.to_string())]
+        );
+        let mut reasons: Vec<(Option<String>, String)> = out
+            .rejected
+            .iter()
+            .map(|r| (r.location.clone(), r.reason.clone()))
+            .collect();
+        reasons.sort();
+        assert_eq!(reasons.len(), 3, "{reasons:?}");
+        assert!(
+            reasons
+                .iter()
+                .all(|(_, r)| r.ends_with(&format!("{} {}", urls[2].1, urls[2].0))),
+            "each duplicate names the capture chosen: {reasons:?}"
+        );
+        rejected.push(reasons);
+    }
+    assert!(rejected.windows(2).all(|w| w[0] == w[1]), "{rejected:?}");
+}
+
 /// Every spelling of one CNN story's URL: index page or not, host, scheme, query.
 const CNN_VARIANTS: [&str; 7] = [
     "https://www.cnn.com/2015/04/02/us/library-late-book-returned/index.html",

@@ -66,7 +66,28 @@ struct Filter {
 
 /// Answers one CDX query against `corpus`; `is_blocked` tells whether a urlkey is excluded.
 pub fn answer(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Answer {
-    match run(corpus, query, is_blocked) {
+    answer_in(corpus, query, is_blocked, None)
+}
+
+/// Answers one CDX query against `corpus` as [`answer`] does, but with the rows
+/// of the answer in the order `seed` and the query draw (a server that does not
+/// sort within a page): the same rows and resume key, in another order.
+pub fn answer_unsorted(
+    corpus: &Corpus,
+    query: &str,
+    is_blocked: impl Fn(&str) -> bool,
+    seed: u64,
+) -> Answer {
+    answer_in(corpus, query, is_blocked, Some(seed))
+}
+
+fn answer_in(
+    corpus: &Corpus,
+    query: &str,
+    is_blocked: impl Fn(&str) -> bool,
+    rows_seed: Option<u64>,
+) -> Answer {
+    match run(corpus, query, is_blocked, rows_seed) {
         Ok(answer) => answer,
         Err(message) => Answer::text(400, message),
     }
@@ -75,7 +96,12 @@ pub fn answer(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -
 // Long on purpose: the CDX server's query semantics (parameters, match type,
 // dates, filters, collapse, paging, output) in the order the server applies
 // them, as its documentation lists them, so the model reads against the spec.
-fn run(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Result<Answer, String> {
+fn run(
+    corpus: &Corpus,
+    query: &str,
+    is_blocked: impl Fn(&str) -> bool,
+    rows_seed: Option<u64>,
+) -> Result<Answer, String> {
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
@@ -199,6 +225,9 @@ fn run(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Resul
     let resume_key = (show_resume && (more || full))
         .then(|| rows.last().map(|r| next_key(&r[0], &r[1])))
         .flatten();
+    if let Some(seed) = rows_seed {
+        crate::order::shuffle(&mut rows, crate::order::draw(seed, query));
+    }
     let body = if json {
         json_body(&rows, &fields, resume_key.as_deref())
     } else {
@@ -458,6 +487,78 @@ mod tests {
             .status,
             400
         );
+    }
+
+    /// Captures of two stories under their URL variants (one urlkey, one time
+    /// for two of them, one URL and time for two others), out of order.
+    fn variants() -> Vec<MockCapture> {
+        vec![
+            MockCapture::html("http://bbc.co.uk:80/news/b", "20200102000000", "b"),
+            MockCapture::redirect(
+                "http://www.bbc.co.uk/news/b",
+                "20200101000000",
+                301,
+                "http://www.bbc.co.uk/news/a",
+            ),
+            MockCapture::html("http://www.bbc.co.uk/news/a", "20200101000000", "a"),
+            MockCapture::html("http://bbc.co.uk:80/news/a", "20200101000000", "a"),
+            MockCapture::html("http://www.bbc.co.uk/news/b", "20200101000000", "b"),
+            MockCapture::html("http://www.bbc.co.uk/news/a", "20200103000000", "a2"),
+            MockCapture::html("https://www.bbc.co.uk/news/a", "20200102000000", "a"),
+        ]
+    }
+
+    #[test]
+    fn captures_held_in_any_order_are_listed_in_index_order() {
+        let query = "url=bbc.co.uk/news/*&fl=urlkey,timestamp,original,digest";
+        let listed = |corpus: &Corpus| body(&answer(corpus, query, |_| false));
+        let expected = listed(&Corpus::new(variants()));
+        let keys: Vec<(&str, &str)> = expected
+            .lines()
+            .map(|l| {
+                let mut cells = l.split(' ');
+                (cells.next().unwrap(), cells.next().unwrap())
+            })
+            .collect();
+        assert_eq!(keys.len(), 7);
+        assert!(
+            keys.windows(2).all(|w| w[0] <= w[1]),
+            "urlkey then timestamp: {expected}"
+        );
+        for seed in 0..20 {
+            let mut given = variants();
+            crate::order::shuffle(&mut given, seed);
+            assert_eq!(listed(&Corpus::new(given.clone())), expected, "seed {seed}");
+            let mut added = Corpus::default();
+            for capture in given {
+                added.add(capture);
+            }
+            assert_eq!(listed(&added), expected, "seed {seed}, one by one");
+            let held = Corpus::new(variants()).reinserted(seed);
+            assert_eq!(listed(&held), expected, "seed {seed}, reinserted");
+        }
+    }
+
+    #[test]
+    fn unsorted_pages_hold_the_same_rows_and_resume_key() {
+        let corpus = Corpus::new(variants());
+        let query = "url=bbc.co.uk/news/*&output=json&limit=5&showResumeKey=true";
+        let rows = |a: &Answer| -> Vec<serde_json::Value> {
+            serde_json::from_slice::<Vec<serde_json::Value>>(&a.body).unwrap()
+        };
+        let sorted = rows(&answer(&corpus, query, |_| false));
+        assert_eq!(sorted.len(), 1 + 5 + 2, "header, rows, empty row, key");
+        let mut orders = std::collections::BTreeSet::new();
+        for seed in 0..10 {
+            let unsorted = rows(&answer_unsorted(&corpus, query, |_| false, seed));
+            assert_eq!(unsorted[0], sorted[0], "the header row first");
+            assert_eq!(unsorted[6..], sorted[6..], "the resume key of index order");
+            let mut body = unsorted[1..6].to_vec();
+            orders.insert(format!("{body:?}"));
+            body.sort_by_key(|r| (r[0].to_string(), r[1].to_string(), r[2].to_string()));
+            assert_eq!(body, sorted[1..6], "seed {seed}: the same rows");
+        }
+        assert!(orders.len() > 1, "seeds give other orders");
     }
 
     #[test]

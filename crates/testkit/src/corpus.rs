@@ -100,10 +100,25 @@ impl MockCapture {
     }
 }
 
-/// A row's place in CDX order: urlkey, timestamp, then URL.
-fn cdx_order((key, capture): &(String, MockCapture)) -> (&str, &str, &str) {
-    (key, &capture.timestamp, &capture.url)
+/// A row's place in CDX order: urlkey, timestamp, then the rest of its line
+/// (URL, MIME type, status, digest, length), as the real index sorts whole lines:
+/// captures added in any order are listed in one order.
+fn cdx_order(
+    (key, capture): &(String, MockCapture),
+) -> (&str, &str, &str, &str, Option<u16>, &str, usize) {
+    (
+        key,
+        &capture.timestamp,
+        &capture.url,
+        &capture.mime,
+        capture.status,
+        &capture.digest,
+        capture.body.len(),
+    )
 }
+
+/// How many captures [`Corpus::reinserted`] adds one by one (each an insert).
+const ADDED_ONE_BY_ONE: usize = 200;
 
 /// The archive: captures in CDX order (urlkey, timestamp).
 #[derive(Debug, Clone, Default)]
@@ -116,9 +131,9 @@ impl Corpus {
     pub fn new(captures: impl IntoIterator<Item = MockCapture>) -> Self {
         let mut captures: Vec<(String, MockCapture)> =
             captures.into_iter().map(|c| (c.urlkey(), c)).collect();
-        // Stable: captures equal in (urlkey, timestamp, URL) stay in the order given,
-        // as `add` would leave them, in one sort rather than an insert each (a
-        // dense model holds hundreds of thousands of captures).
+        // Stable: captures whose lines are equal stay in the order given, as `add`
+        // would leave them, in one sort rather than an insert each (a dense model
+        // holds hundreds of thousands of captures).
         captures.sort_by(|a, b| cdx_order(a).cmp(&cdx_order(b)));
         Self { captures }
     }
@@ -130,6 +145,21 @@ impl Corpus {
             .captures
             .partition_point(|other| cdx_order(other) <= cdx_order(&row));
         self.captures.insert(at, row);
+    }
+
+    /// The same archive, its captures given in the order `seed` draws: held in
+    /// another order, listed in the same one.
+    pub fn reinserted(&self, seed: u64) -> Self {
+        let mut captures: Vec<MockCapture> = self.captures.iter().map(|(_, c)| c.clone()).collect();
+        crate::order::shuffle(&mut captures, seed);
+        // Most in one sort, the last ones added one by one, as a server that
+        // archives more while it answers does.
+        let added = captures.split_off(captures.len().saturating_sub(ADDED_ONE_BY_ONE));
+        let mut corpus = Self::new(captures);
+        for capture in added {
+            corpus.add(capture);
+        }
+        corpus
     }
 
     /// Every capture with its urlkey, in CDX order.

@@ -13,6 +13,9 @@
 //! [`MockWayback::enforce`] adds the Archive's per-IP limits ([`ArchiveLimits`]):
 //! 429s without `Retry-After` above 30 CDX and 600 playback requests a minute, a
 //! firewall for clients that send into them, and answers that take time.
+//! [`MockWayback::reorder`] serves the same archive in another order
+//! ([`Reorder`]): captures held in another order, replays finishing in another
+//! order, a CDX page's rows unsorted.
 
 pub mod cdx;
 pub mod corpus;
@@ -20,6 +23,7 @@ pub mod faults;
 pub mod fuzz;
 pub mod limits;
 pub mod newssite;
+pub mod order;
 pub mod replay;
 pub mod server;
 pub mod surt;
@@ -28,5 +32,6 @@ pub mod synthetic;
 pub use corpus::{Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
 pub use limits::ArchiveLimits;
+pub use order::Reorder;
 pub use server::{MockWayback, Outcome, RequestRecord};
 pub use tempora_wayback_format::digest::sha1_base32;

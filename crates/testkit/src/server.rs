@@ -28,6 +28,7 @@ use crate::cdx::{self, Answer};
 use crate::corpus::{Corpus, MockCapture};
 use crate::faults::{self, Fault, FaultRule, RequestKind};
 use crate::limits::{ArchiveLimits, Enforcer, Verdict};
+use crate::order::{self, Reorder};
 use crate::replay;
 
 type Body = BoxBody<Bytes, io::Error>;
@@ -70,6 +71,10 @@ struct State {
     block_until: Option<Instant>,
     pause_until: Option<Instant>,
     limits: Option<Enforcer>,
+    /// `Reorder::ReplayDelays`: its seed and longest delay.
+    replay_delays: Option<(u64, Duration)>,
+    /// `Reorder::PageRows`: its seed.
+    page_rows: Option<u64>,
     log: Vec<RequestRecord>,
 }
 
@@ -149,6 +154,16 @@ impl MockWayback {
     /// sending into 429s, and every answer after `latency`.
     pub fn enforce(&self, limits: ArchiveLimits) {
         self.shared.lock().limits = Some(Enforcer::new(limits));
+    }
+
+    /// Serves the same archive in another order from now on (see [`Reorder`]).
+    pub fn reorder(&self, reorder: Reorder) {
+        let mut state = self.shared.lock();
+        match reorder {
+            Reorder::Captures { seed } => state.corpus = state.corpus.reinserted(seed),
+            Reorder::ReplayDelays { seed, max } => state.replay_delays = Some((seed, max)),
+            Reorder::PageRows { seed } => state.page_rows = Some(seed),
+        }
     }
 
     /// The most requests of `kind` that arrived within any `window` (a sliding
@@ -345,7 +360,7 @@ async fn handle(
     let now = Instant::now();
     let in_flight = InFlight::enter(&shared);
 
-    let (fault, during_pause, verdict, latency) = {
+    let (fault, during_pause, verdict, latency, reorder_delay) = {
         let mut state = shared.lock();
         let during_pause = state.pause_until.is_some_and(|t| now < t);
         let blocked = state.block_until.is_some_and(|t| now < t);
@@ -361,7 +376,13 @@ async fn handle(
         if let Verdict::Firewall(length) = verdict {
             state.block_until = Some(now + length);
         }
-        (fault, during_pause, verdict, latency)
+        let reorder_delay = match state.replay_delays {
+            Some((seed, max)) if kind == RequestKind::Replay => {
+                order::replay_delay(seed, max, &target)
+            }
+            _ => Duration::ZERO,
+        };
+        (fault, during_pause, verdict, latency, reorder_delay)
     };
     let log = |outcome: Outcome| {
         shared.lock().log.push(RequestRecord {
@@ -374,8 +395,8 @@ async fn handle(
             in_flight: in_flight.at_arrival,
         });
     };
-    if !latency.is_zero() {
-        tokio::time::sleep(latency).await;
+    if !latency.is_zero() || !reorder_delay.is_zero() {
+        tokio::time::sleep(latency + reorder_delay).await;
     }
     match verdict {
         Verdict::Pass => {}
@@ -450,7 +471,11 @@ async fn handle(
         match kind {
             RequestKind::Cdx => {
                 let query = req.uri().query().unwrap_or("");
-                (cdx::answer(&state.corpus, query, is_blocked), true)
+                let answer = match state.page_rows {
+                    Some(seed) => cdx::answer_unsorted(&state.corpus, query, is_blocked, seed),
+                    None => cdx::answer(&state.corpus, query, is_blocked),
+                };
+                (answer, true)
             }
             RequestKind::Replay => {
                 let r = replay::answer(&state.corpus, &shared.base, &target, is_blocked);

@@ -1,6 +1,8 @@
 //! What `prefetch` remembers per article, in SQLite rather than in memory: the
 //! capture it holds (the earliest seen so far) until the article is decided, and
-//! the capture it chose once decided (passed on to fetch, or skipped).
+//! the capture it chose once decided (passed on to fetch, or skipped); and, until
+//! then, the captures it left out, so that each is rejected naming the capture
+//! chosen, not the one held when it came: the same words in any input order.
 //!
 //! The choice is made once and kept: a run killed after choosing and rerun (its
 //! listing hands the captures back), or a later night that lists the article
@@ -28,17 +30,26 @@ CREATE TABLE IF NOT EXISTS prefetch_articles(
   PRIMARY KEY (stage, site, id)
 );
 CREATE INDEX IF NOT EXISTS prefetch_held ON prefetch_articles(stage, decided, timestamp);
+CREATE TABLE IF NOT EXISTS prefetch_dropped(
+  stage TEXT NOT NULL,
+  site TEXT NOT NULL,
+  id TEXT NOT NULL,
+  capture TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS prefetch_dropped_article ON prefetch_dropped(stage, site, id);
 ";
 
 /// What became of one capture offered for its article.
 #[derive(Debug)]
 pub(crate) enum Offer {
-    /// Held as the article's earliest capture so far; `replaced` is the capture
-    /// held before, now a duplicate.
-    Held { replaced: Option<Capture> },
-    /// The article holds an earlier capture, or an earlier run chose another one
-    /// (`decided`): this one is a duplicate.
-    Duplicate { kept: Capture, decided: bool },
+    /// Held as the article's earliest capture so far (the capture held before, if
+    /// any, is left out).
+    Held,
+    /// Left out: the article holds an earlier capture. A duplicate of the capture
+    /// chosen, which [`Choices::decided`] hands back with it.
+    Dropped,
+    /// The article was decided for another capture, `kept`: this one is a duplicate.
+    Duplicate { kept: Capture },
     /// An earlier run chose this very capture (it was killed before the fetch was
     /// recorded, and the listing hands the capture back): to be decided again.
     Chosen,
@@ -80,6 +91,11 @@ impl Choices {
             tempora_wayback::state::sqlite::Sync::Normal,
         )
         .and_then(|()| conn.execute_batch(SCHEMA))
+        // What a killed run left out is offered again by its rerun's listing.
+        .and_then(|()| {
+            conn.execute("DELETE FROM prefetch_dropped WHERE stage = ?1", [stage])
+                .map(drop)
+        })
         .map_err(fail)?;
         Ok(Self {
             conn,
@@ -93,7 +109,8 @@ impl Choices {
     }
 
     /// Offers each capture for its article, in one transaction: the earliest
-    /// capture of an undecided article is held (ties: the smaller URL).
+    /// capture of an undecided article is held (ties: the smaller URL), the others
+    /// are kept aside until it is decided.
     ///
     /// # Errors
     /// Database errors, naming the file.
@@ -108,6 +125,9 @@ impl Choices {
             {
                 let mut find = tx.prepare_cached(
                     "SELECT capture, decided FROM prefetch_articles WHERE stage = ?1 AND site = ?2 AND id = ?3",
+                )?;
+                let mut drop = tx.prepare_cached(
+                    "INSERT INTO prefetch_dropped(stage, site, id, capture) VALUES (?1, ?2, ?3, ?4)",
                 )?;
                 let mut put = tx.prepare_cached(
                     "INSERT INTO prefetch_articles(stage, site, id, timestamp, url, capture)
@@ -127,24 +147,27 @@ impl Choices {
                             .map(|c| (c, decided))
                     });
                     let order = |c: &Capture| (c.timestamp, c.url.clone());
+                    let json = |c: &Capture| serde_json::to_string(c).unwrap_or_default();
                     let offer = match known {
                         Some((kept, true)) if order(&kept) == order(&capture) => Offer::Chosen,
-                        Some((kept, decided)) if decided || order(&kept) <= order(&capture) => {
-                            Offer::Duplicate { kept, decided }
+                        Some((kept, true)) => Offer::Duplicate { kept },
+                        Some((kept, false)) if order(&kept) <= order(&capture) => {
+                            drop.execute((&stage, &key.site, &key.id, json(&capture)))?;
+                            Offer::Dropped
                         }
                         earlier => {
-                            let json = serde_json::to_string(&capture).unwrap_or_default();
+                            if let Some((replaced, _)) = &earlier {
+                                drop.execute((&stage, &key.site, &key.id, json(replaced)))?;
+                            }
                             put.execute((
                                 &stage,
                                 &key.site,
                                 &key.id,
                                 &capture.timestamp,
                                 &capture.url,
-                                json,
+                                json(&capture),
                             ))?;
-                            Offer::Held {
-                                replaced: earlier.map(|(c, _)| c),
-                            }
+                            Offer::Held
                         }
                     };
                     out.push((key, capture, offer));
@@ -201,22 +224,39 @@ impl Choices {
     }
 
     /// Records the articles as decided: their capture is the chosen one for good.
+    /// The captures left out for them ([`Offer::Dropped`]), now duplicates of it.
     ///
     /// # Errors
     /// Database errors, naming the file.
-    pub(crate) fn decided(&mut self, keys: &[ArticleKey]) -> Result<(), StageError> {
+    pub(crate) fn decided(
+        &mut self,
+        keys: &[ArticleKey],
+    ) -> Result<Vec<(ArticleKey, Capture)>, StageError> {
         let stage = self.stage.clone();
-        let work = |conn: &mut Connection| -> rusqlite::Result<()> {
+        let work = |conn: &mut Connection| -> rusqlite::Result<_> {
             let tx = conn.transaction()?;
+            let mut dropped = Vec::new();
             {
                 let mut stmt = tx.prepare_cached(
                     "UPDATE prefetch_articles SET decided = 1 WHERE stage = ?1 AND site = ?2 AND id = ?3",
                 )?;
+                let mut left_out = tx.prepare_cached(
+                    "DELETE FROM prefetch_dropped WHERE stage = ?1 AND site = ?2 AND id = ?3
+                     RETURNING capture",
+                )?;
                 for key in keys {
                     stmt.execute((&stage, &key.site, &key.id))?;
+                    let rows = left_out
+                        .query_map((&stage, &key.site, &key.id), |r| r.get::<_, String>(0))?;
+                    for json in rows {
+                        if let Ok(capture) = serde_json::from_str::<Capture>(&json?) {
+                            dropped.push((key.clone(), capture));
+                        }
+                    }
                 }
             }
-            tx.commit()
+            tx.commit()?;
+            Ok(dropped)
         };
         work(&mut self.conn).map_err(|e| self.error(&e))
     }
@@ -260,12 +300,12 @@ mod tests {
             let early = "https://www.bbc.co.uk/news/uk-1";
             assert!(matches!(
                 offer(&mut c, "1", late, "20200102000000"),
-                Offer::Held { replaced: None }
+                Offer::Held
             ));
-            match offer(&mut c, "1", early, "20200101000000") {
-                Offer::Held { replaced: Some(r) } => assert_eq!(r.url, late),
-                other => panic!("{other:?}"),
-            }
+            assert!(matches!(
+                offer(&mut c, "1", early, "20200101000000"),
+                Offer::Held
+            ));
             // Same time: the smaller URL stands.
             assert!(matches!(
                 offer(
@@ -274,12 +314,20 @@ mod tests {
                     "https://www.bbc.co.uk/news/uk-1?x",
                     "20200101000000"
                 ),
-                Offer::Duplicate { decided: false, .. }
+                Offer::Dropped
             ));
             let held = c.held(None, 10).unwrap();
             assert_eq!(held.len(), 1);
             assert_eq!(held[0].1.url, early);
-            c.decided(&[key("1")]).unwrap();
+            // Left out: the capture held first, and the one after the earliest.
+            let mut dropped: Vec<String> = c
+                .decided(&[key("1")])
+                .unwrap()
+                .into_iter()
+                .map(|(_, c)| c.url)
+                .collect();
+            dropped.sort();
+            assert_eq!(dropped, ["https://www.bbc.co.uk/news/uk-1?x", late]);
             assert!(c.held(None, 10).unwrap().is_empty());
         }
         // A later run: the chosen capture is decided again, any other is a duplicate,
@@ -300,10 +348,7 @@ mod tests {
             "https://www.bbc.co.uk/news/uk-1",
             "20191231000000",
         ) {
-            Offer::Duplicate {
-                kept,
-                decided: true,
-            } => assert_eq!(kept.timestamp, "20200101000000"),
+            Offer::Duplicate { kept } => assert_eq!(kept.timestamp, "20200101000000"),
             other => panic!("{other:?}"),
         }
         // Another stage's choices are its own.
@@ -315,8 +360,51 @@ mod tests {
                 "https://www.bbc.co.uk/news/uk-1",
                 "20191231000000"
             ),
-            Offer::Held { replaced: None }
+            Offer::Held
         ));
+    }
+
+    #[test]
+    fn what_is_left_out_is_the_same_in_any_order_and_a_rerun_starts_afresh() {
+        let captures = [
+            ("https://www.bbc.com/news/uk-1", "20200103000000"),
+            ("https://www.bbc.co.uk/news/mobile/uk-1", "20200102000000"),
+            ("https://www.bbc.co.uk/news/uk-1", "20200101000000"),
+            ("https://www.bbc.co.uk/news/uk-1?x", "20200104000000"),
+        ];
+        let left_out = |order: &[usize]| {
+            let mut c = Choices::open(None, "wanted").unwrap();
+            for &i in order {
+                offer(&mut c, "1", captures[i].0, captures[i].1);
+            }
+            let held = c.held(None, 10).unwrap();
+            let mut dropped: Vec<String> = c
+                .decided(&[key("1")])
+                .unwrap()
+                .into_iter()
+                .map(|(_, c)| c.url)
+                .collect();
+            dropped.sort();
+            (held[0].1.url.clone(), dropped)
+        };
+        let expected = left_out(&[0, 1, 2, 3]);
+        assert_eq!(expected.0, captures[2].0);
+        assert_eq!(expected.1.len(), 3);
+        for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+            assert_eq!(left_out(&order), expected, "{order:?}");
+        }
+        // A killed run's left-out captures are not handed back twice by its rerun.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        {
+            let mut c = Choices::open(Some(&path), "wanted").unwrap();
+            offer(&mut c, "1", captures[2].0, captures[2].1);
+            offer(&mut c, "1", captures[0].0, captures[0].1);
+        }
+        let mut c = Choices::open(Some(&path), "wanted").unwrap();
+        offer(&mut c, "1", captures[0].0, captures[0].1);
+        let dropped = c.decided(&[key("1")]).unwrap();
+        assert_eq!(dropped.len(), 1, "{dropped:?}");
     }
 
     #[test]

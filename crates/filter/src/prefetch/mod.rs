@@ -11,7 +11,9 @@
 //!   no profile for the host; also counted per kind of page (`not_article:
 //!   live_page`, `not_article: no_article_id`, ...), with the keys `extract` uses. `duplicate`: another capture of the same article
 //!   (same site and id, whatever host, port, scheme or query): the earliest
-//!   capture is kept, the closest to publication (ties: the smaller URL). The
+//!   capture is kept, the closest to publication (ties: the smaller URL); each
+//!   other is rejected once its article is decided, naming the capture chosen
+//!   (so the words do not depend on which capture came first). The
 //!   stage holds one capture per article until its input ends, in SQLite (see
 //!   the `choices` module), not in memory; in an incremental pipeline with a
 //!   `state` file the choice outlives the run: a killed run's rerun, or a later
@@ -39,6 +41,7 @@
 
 mod choices;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -326,10 +329,15 @@ impl Prefetch {
             return Ok(false);
         }
         let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
+        let chosen: HashMap<ArticleKey, Capture> = held.iter().cloned().collect();
         for (key, capture) in held {
             self.pass_or_skip(out, &key, capture);
         }
-        self.choices()?.decided(&keys)?;
+        for (key, dropped) in self.choices()?.decided(&keys)? {
+            if let Some(kept) = chosen.get(&key) {
+                Self::duplicate(out, &key, kept, &dropped, false);
+            }
+        }
         Ok(true)
     }
 
@@ -453,13 +461,9 @@ impl Transform for Prefetch {
         let choices = self.choices()?;
         for (key, capture, offer) in choices.offer(offered)? {
             match offer {
-                Offer::Held { replaced: None } => {}
-                Offer::Held {
-                    replaced: Some(later),
-                } => Self::duplicate(out, &key, &capture, &later, false),
-                Offer::Duplicate { kept, decided } => {
-                    Self::duplicate(out, &key, &kept, &capture, decided);
-                }
+                // Rejected once the article is decided, naming the capture chosen.
+                Offer::Held | Offer::Dropped => {}
+                Offer::Duplicate { kept } => Self::duplicate(out, &key, &kept, &capture, true),
                 Offer::Chosen => self.pass_or_skip(out, &key, capture),
             }
         }
