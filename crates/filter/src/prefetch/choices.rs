@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS prefetch_articles(
   timestamp TEXT NOT NULL,
   url TEXT NOT NULL,
   capture TEXT NOT NULL,
+  -- 0: held; 1: decided by this run; 2: decided by an earlier run.
   decided INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (stage, site, id)
 );
@@ -48,8 +49,9 @@ pub(crate) enum Offer {
     /// Left out: the article holds an earlier capture. A duplicate of the capture
     /// chosen, which [`Choices::decided`] hands back with it.
     Dropped,
-    /// The article was decided for another capture, `kept`: this one is a duplicate.
-    Duplicate { kept: Capture },
+    /// The article was decided for another capture, `kept` (`earlier_run`: by a
+    /// run before this one): this one is a duplicate.
+    Duplicate { kept: Capture, earlier_run: bool },
     /// An earlier run chose this very capture (it was killed before the fetch was
     /// recorded, and the listing hands the capture back): to be decided again.
     Chosen,
@@ -96,6 +98,15 @@ impl Choices {
             conn.execute("DELETE FROM prefetch_dropped WHERE stage = ?1", [stage])
                 .map(drop)
         })
+        // What runs before this one decided, said so in a duplicate's reason (a
+        // duplicate of this run's choice reads the same whenever it came).
+        .and_then(|()| {
+            conn.execute(
+                "UPDATE prefetch_articles SET decided = 2 WHERE stage = ?1 AND decided = 1",
+                [stage],
+            )
+            .map(drop)
+        })
         .map_err(fail)?;
         Ok(Self {
             conn,
@@ -136,9 +147,9 @@ impl Choices {
                        timestamp = excluded.timestamp, url = excluded.url, capture = excluded.capture",
                 )?;
                 for (key, capture) in captures {
-                    let known: Option<(String, bool)> = find
+                    let known: Option<(String, i64)> = find
                         .query_row((&stage, &key.site, &key.id), |r| {
-                            Ok((r.get(0)?, r.get::<_, i64>(1)? != 0))
+                            Ok((r.get(0)?, r.get::<_, i64>(1)?))
                         })
                         .optional()?;
                     let known = known.and_then(|(json, decided)| {
@@ -149,9 +160,12 @@ impl Choices {
                     let order = |c: &Capture| (c.timestamp, c.url.clone());
                     let json = |c: &Capture| serde_json::to_string(c).unwrap_or_default();
                     let offer = match known {
-                        Some((kept, true)) if order(&kept) == order(&capture) => Offer::Chosen,
-                        Some((kept, true)) => Offer::Duplicate { kept },
-                        Some((kept, false)) if order(&kept) <= order(&capture) => {
+                        Some((kept, 1..)) if order(&kept) == order(&capture) => Offer::Chosen,
+                        Some((kept, decided @ 1..)) => Offer::Duplicate {
+                            kept,
+                            earlier_run: decided == 2,
+                        },
+                        Some((kept, _)) if order(&kept) <= order(&capture) => {
                             drop.execute((&stage, &key.site, &key.id, json(&capture)))?;
                             Offer::Dropped
                         }
@@ -329,6 +343,14 @@ mod tests {
             dropped.sort();
             assert_eq!(dropped, ["https://www.bbc.co.uk/news/uk-1?x", late]);
             assert!(c.held(None, 10).unwrap().is_empty());
+            // A later capture in the same run: a duplicate of this run's choice.
+            assert!(matches!(
+                offer(&mut c, "1", late, "20200103000000"),
+                Offer::Duplicate {
+                    earlier_run: false,
+                    ..
+                }
+            ));
         }
         // A later run: the chosen capture is decided again, any other is a duplicate,
         // even an earlier one.
@@ -348,7 +370,10 @@ mod tests {
             "https://www.bbc.co.uk/news/uk-1",
             "20191231000000",
         ) {
-            Offer::Duplicate { kept } => assert_eq!(kept.timestamp, "20200101000000"),
+            Offer::Duplicate {
+                kept,
+                earlier_run: true,
+            } => assert_eq!(kept.timestamp, "20200101000000"),
             other => panic!("{other:?}"),
         }
         // Another stage's choices are its own.

@@ -463,7 +463,9 @@ impl Transform for Prefetch {
             match offer {
                 // Rejected once the article is decided, naming the capture chosen.
                 Offer::Held | Offer::Dropped => {}
-                Offer::Duplicate { kept } => Self::duplicate(out, &key, &kept, &capture, true),
+                Offer::Duplicate { kept, earlier_run } => {
+                    Self::duplicate(out, &key, &kept, &capture, earlier_run);
+                }
                 Offer::Chosen => self.pass_or_skip(out, &key, capture),
             }
         }
