@@ -461,10 +461,19 @@ impl CdxLister {
             .state
             .call(move |c| {
                 let tx = c.transaction()?;
-                let (valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = page
+                let (mut valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = page
                     .rows
                     .into_iter()
                     .partition(|row| !row.original.is_empty());
+                // In index order, as the protocol gives them, whatever the server:
+                // `keep` decides on a URL's rows one after the other.
+                valid.sort_by(|a, b| {
+                    (&a.urlkey, a.timestamp, &a.original).cmp(&(
+                        &b.urlkey,
+                        b.timestamp,
+                        &b.original,
+                    ))
+                });
                 let high_water = valid.iter().map(|r| r.timestamp).max();
                 state::listings::append(&tx, &id, &valid)?;
                 let mut picker = Picker::new(&tx, keep, scope, &source, held);

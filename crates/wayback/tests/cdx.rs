@@ -116,6 +116,23 @@ async fn pages_follow_resume_keys_until_the_last_page() {
     assert!(with_key >= 2);
 }
 
+/// A server that does not sort the rows of a page: `keep` decides on them in
+/// index order all the same.
+#[tokio::test]
+async fn keep_decides_on_index_order_whatever_order_a_page_comes_in() {
+    let sorted = MockWayback::start(listing_corpus()).await.unwrap();
+    for keep in [Keep::Earliest, Keep::Latest, Keep::All] {
+        let q = query("bbc.co.uk/news/*", 100, &[]);
+        let want = list_all(&sorted, keep, q.clone(), State::in_memory().unwrap()).await;
+        for seed in 0..4 {
+            let unsorted = MockWayback::start(listing_corpus()).await.unwrap();
+            unsorted.reorder(tempora_testkit::Reorder::PageRows { seed });
+            let got = list_all(&unsorted, keep, q.clone(), State::in_memory().unwrap()).await;
+            assert_eq!(got, want, "{keep:?}, seed {seed}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn keep_modes_and_local_dedupe() {
     let server = MockWayback::start(listing_corpus()).await.unwrap();
