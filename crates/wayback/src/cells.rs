@@ -3,24 +3,22 @@
 //! days a cell covers reads them back from the state instead of asking the
 //! Archive (see [`crate::chunks::ChunkedListing::next_chunk`]), so a run with
 //! other windows (a new cutoff) asks the CDX server only for days no listing
-//! covered.
+//! covered. A listing never hands on a capture outside its own days.
 //!
 //! A cell's rows are each URL's first capture in the cell (the server's
-//! `collapse=urlkey`), so they answer a chunk that starts where the cell starts
-//! exactly: the first capture in a shorter span from the same start is the
-//! same one, if it falls in that span. A window that now starts inside a cell
-//! listed before is read from the cell's first day: the captures before the
-//! window are of stories published before it (a page is published before its
-//! first capture), which `prefetch` leaves out before fetching, and a story
-//! whose first capture came before the window is not listed again through a
-//! later capture in it. A fresh run, which lists from the window's first day,
-//! lists that later capture (or a later URL variant of the story), fetches it
-//! and rejects the story as in no window. Either way the sets are the same,
-//! and only the rejections of stories published before the window differ in
-//! `rejected.jsonl`; this run asks the Archive for none of them. (The one
-//! exception: a story published in an earlier window of the same run and first
-//! captured only after it, in unlisted days inside the cell; a fresh run would
-//! keep it through a later capture, if the Archive has one.)
+//! `collapse=urlkey`), so they answer exactly a chunk that starts where the
+//! cell starts: the first capture in a shorter span from the same start is the
+//! same one, if it falls in that span. A chunk that starts later than its cell
+//! (the first chunk of a window that now starts inside a cell listed before;
+//! within a window, this run listed the days before) is answered by the cell's
+//! rows of its days, which lack a URL first captured before the chunk and
+//! captured again in it. Such a URL's story was published before the window
+//! (a page is published before its first capture), so it cannot be in the
+//! window's set: a fresh run lists that later capture, fetches it and rejects
+//! the story; this run does not list it. The sets are the same; `rejected.jsonl`
+//! lacks those rejections. (The one exception: a story published in an earlier
+//! window of the same run and first captured only after it, in days no window
+//! lists, inside the cell; a fresh run keeps it through that later capture.)
 
 use std::collections::HashMap;
 

@@ -257,15 +257,14 @@ impl CdxLister {
     }
 
     /// Where `query`'s rows are kept: under its own key, or, when the chunk is
-    /// read back from a cell listed before, under the cell's, from the cell's
-    /// first day to the query's last (see [`crate::cells`]).
+    /// read back from a cell listed before, under the cell's, within the query's
+    /// days (see [`crate::cells`]).
     fn rows_of(&self, query: &CdxQuery) -> (String, Within) {
         match self.chunk_cell {
-            Some(cell) if cell.query(query) != *query => {
-                let cell = cell.query(query);
-                let within = cell.from.clone().zip(query.to.clone());
-                (cell.id(), within)
-            }
+            Some(cell) if cell.query(query) != *query => (
+                cell.query(query).id(),
+                query.from.clone().zip(query.to.clone()),
+            ),
             _ => (query.id(), None),
         }
     }

@@ -13,6 +13,7 @@ use super::describe::{
 use super::options::ArchiveOptions;
 use super::windows::Span;
 use crate::cdx::INDEX_LINES_PER_BLOCK;
+use crate::cells::Cells;
 
 /// `wayback-cdx`: one query per window and URL pattern, and its listing's cost.
 pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
@@ -22,8 +23,15 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
     let mut basis = Vec::new();
     let rows_per_query =
         listed_rows(o, ctx, &archive, (&query_windows, &queries), &mut basis).await;
-    let listing = chunked_requests(o, &query_windows, &queries, &rows_per_query);
+    let cells = held_cells(o);
+    let listing = chunked_requests(o, &query_windows, &queries, &rows_per_query, &cells);
     basis.push(chunking_basis(o, &listing, archive.cdx_rate));
+    if listing.read_back > 0 {
+        basis.push(format!(
+            "{} of the {} chunks are read back from the crawl state's listings (no request)",
+            listing.read_back, listing.chunks
+        ));
+    }
     let requests = listing.requests;
     let mut captures: u64 = rows_per_query.iter().sum();
     if let Some(max) = o.max_captures {
@@ -189,17 +197,33 @@ struct ChunkedRequests {
     first_chunk: u64,
     chunks: u64,
     queries: u64,
+    /// Chunks read back from the state's listings.
+    read_back: u64,
+}
+
+/// The listings the stage's crawl state holds (none without one, or when it
+/// cannot be read: the dry run then plans a fresh listing). Read-only, so a
+/// crawl running meanwhile is not disturbed.
+fn held_cells(o: &CdxOptions) -> Cells {
+    let Some(path) = o.state.as_deref().filter(|p| p.is_file()) else {
+        return Cells::default();
+    };
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| Cells::load(&c))
+        .unwrap_or_default()
 }
 
 /// The chunked listing as it would go if each chunk query listed its share of
 /// days of the rows `rows_per_query` gives its window's query of the same
 /// pattern, in pages of `limit` rows (at least one request each): the chunks
-/// adapt to those rows as a run's adapt to what it lists.
+/// adapt to those rows as a run's adapt to what it lists, and follow `cells`,
+/// the listings the state holds, which are read back without a request.
 fn chunked_requests(
     o: &CdxOptions,
     windows: &[Span],
     queries: &[crate::cdx::CdxQuery],
     rows_per_query: &[u64],
+    cells: &Cells,
 ) -> ChunkedRequests {
     let day = |t: &Option<String>| {
         t.as_deref()
@@ -212,9 +236,9 @@ fn chunked_requests(
         first_chunk: 0,
         chunks: 0,
         queries: 0,
+        read_back: 0,
     };
-    // A fresh listing's chunks: what the state holds is not counted off.
-    while let Some(chunk) = listing.next_chunk(&crate::cells::Cells::default()) {
+    while let Some(chunk) = listing.next_chunk(cells) {
         let mut most = 0;
         for q in &chunk.queries {
             let (from, to) = (day(&q.from), day(&q.to));
@@ -233,9 +257,12 @@ fn chunked_requests(
                 });
             let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
             most = most.max(rows);
-            out.requests += rows.div_ceil(o.limit.max(1) as u64).max(1);
+            if chunk.cell.is_none() {
+                out.requests += rows.div_ceil(o.limit.max(1) as u64).max(1);
+            }
             out.queries += 1;
         }
+        out.read_back += u64::from(chunk.cell.is_some());
         listing.found(most);
         out.chunks += 1;
         if out.chunks == 1 {
