@@ -15,8 +15,10 @@
 //! captured again in it. Such a URL's story was published before the window
 //! (a page is published before its first capture), so it cannot be in the
 //! window's set: a fresh run lists that later capture, fetches it and rejects
-//! the story; this run does not list it. The sets are the same; `rejected.jsonl`
-//! lacks those rejections. (The one exception: a story published in an earlier
+//! the story; this run does not list it (and `prefetch`, which keeps each
+//! story's first capture in the state, leaves out before fetching one it meets
+//! through another URL first captured in the chunk). The sets are the same;
+//! `rejected.jsonl` differs in those stories. (The one exception: a story published in an earlier
 //! window of the same run and first captured only after it, in days no window
 //! lists, inside the cell; a fresh run keeps it through that later capture.)
 

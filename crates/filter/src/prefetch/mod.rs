@@ -24,8 +24,9 @@
 //!   CNN URLs are in the URL);
 //! - a `split` stage: `outside_windows`, the article cannot be published in any
 //!   of the pipeline's windows (`[pipeline.sets]`): it was published on or before
-//!   the capture day, and after and before what its id tells (the profile's
-//!   `id_dates`).
+//!   the capture day (or the day of its first capture any run listed, which
+//!   the `state` file keeps: see the `first_seen` module), and after and before
+//!   what its id tells (the profile's `id_dates`).
 //!
 //! The choice is exact whatever the order of the input: an article is decided
 //! once no capture still to come can be earlier than the one it holds, that is
@@ -40,6 +41,7 @@
 //! 12% of 321 real pages), so what `conflicts` decides is left to `conflicts`.
 
 mod choices;
+mod first_seen;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -60,6 +62,7 @@ use tempora_records::{Capture, Record, RecordKind};
 
 use crate::exclude::{ExcludeConfig, ExcludeOptions, Exclusions};
 use choices::{Choices, Offer};
+use first_seen::FirstSeen;
 
 /// Options of the `prefetch` stage.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -74,7 +77,9 @@ pub struct PrefetchOptions {
     /// SQLite file that keeps the capture chosen for each article, so that an
     /// incremental pipeline's rerun or later night holds to it (the crawl's state
     /// file will do: the table is its own). Any other pipeline, and a run without
-    /// it, decides every article again each run, in a temporary file.
+    /// it, decides every article again each run, in a temporary file. Every
+    /// pipeline keeps there each article's first capture any run listed (the
+    /// story was published by then), which a run with other sets reads.
     #[serde(default)]
     pub state: Option<PathBuf>,
 }
@@ -283,8 +288,10 @@ impl StageConfig for PrefetchConfig {
             // pipeline's later nights hold to them. A pipeline that makes its outputs
             // anew decides every article again from what it lists (the same listing
             // gives the same choice), whatever earlier runs with other sets chose.
-            state: self.options.state.filter(|_| ctx.incremental),
+            state: self.options.state.clone().filter(|_| ctx.incremental),
+            crawl_state: self.options.state,
             choices: None,
+            first_seen: None,
         })))
     }
 }
@@ -297,6 +304,11 @@ struct Prefetch {
     exclusions: Vec<Exclusions>,
     stage: String,
     state: Option<PathBuf>,
+    /// The crawl state, where the earliest capture of each article any run
+    /// offered is kept (every pipeline: a fact, not a choice).
+    crawl_state: Option<PathBuf>,
+    /// The earliest capture offered per article (opened by `prepare`).
+    first_seen: Option<FirstSeen>,
     /// The capture held or chosen for each article seen (opened by `prepare`).
     choices: Option<Choices>,
 }
@@ -396,7 +408,13 @@ impl Prefetch {
                 .extractor
                 .profile(&key.site)
                 .map_or((None, None), |p| p.published_bounds(&key.id));
-            let captured = capture_day(&capture.timestamp);
+            // A capture of the story an earlier run listed, before this one's.
+            let seen = self
+                .first_seen
+                .as_ref()
+                .and_then(|s| s.first(key).ok().flatten())
+                .filter(|t| t.as_str() < capture.timestamp.as_str());
+            let captured = capture_day(seen.as_deref().unwrap_or(capture.timestamp.as_str()));
             let to = match (until, captured) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -404,10 +422,14 @@ impl Prefetch {
             if !windows.could_hold(from, to) {
                 let show =
                     |d: Option<NaiveDate>| d.map_or_else(|| "open".into(), |d| d.to_string());
+                let by = match &seen {
+                    Some(t) => format!("its capture of {t}, which an earlier listing found,"),
+                    None => "capture time".to_string(),
+                };
                 return Some(Skip {
                     key: "outside_windows",
                     reason: format!(
-                        "published between {} and {} (capture time and article id): in no window of [pipeline.sets]",
+                        "published between {} and {} ({by} and article id): in no window of [pipeline.sets]",
                         show(from),
                         show(to)
                     ),
@@ -426,6 +448,11 @@ fn capture_day(timestamp: &str) -> Option<NaiveDate> {
 impl Transform for Prefetch {
     fn prepare(&mut self, _side: &mut SideInputs) -> Result<(), StageError> {
         self.choices = Some(Choices::open(self.state.as_deref(), &self.stage)?);
+        self.first_seen = self
+            .crawl_state
+            .as_deref()
+            .map(FirstSeen::open)
+            .transpose()?;
         self.exclusions = self
             .exclude
             .iter()
@@ -457,6 +484,9 @@ impl Transform for Prefetch {
                 }
             };
             offered.push((key, *capture));
+        }
+        if let Some(seen) = self.first_seen.as_mut() {
+            seen.record(offered.iter().map(|(k, c)| (k, c)))?;
         }
         let choices = self.choices()?;
         for (key, capture, offer) in choices.offer(offered)? {
