@@ -277,10 +277,11 @@ impl Choices {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn capture(url: &str, timestamp: &str) -> Capture {
+    /// A capture of `url` at `timestamp`, for the stage's tests.
+    pub(in crate::prefetch) fn capture(url: &str, timestamp: &str) -> Capture {
         Capture {
             url: url.into(),
             timestamp: timestamp.parse().unwrap(),

@@ -96,15 +96,7 @@ mod tests {
     use super::*;
 
     fn capture(timestamp: &str) -> Capture {
-        Capture {
-            url: "https://www.bbc.co.uk/news/uk-1".into(),
-            timestamp: timestamp.parse().unwrap(),
-            status: Some(200),
-            mime: "text/html".into(),
-            digest: "D".into(),
-            length: None,
-            source: "captures".into(),
-        }
+        super::super::choices::tests::capture("https://www.bbc.co.uk/news/uk-1", timestamp)
     }
 
     #[test]
