@@ -6,8 +6,8 @@
 //! inside the new window) while an earlier run listed it before the window: the
 //! story was published before the window, whatever the later page says.
 //!
-//! Within one run it adds nothing: an article is decided once the listing is
-//! past the earliest capture it holds, which is then its earliest offered.
+//! Recorded when an article is decided, with the capture it holds then, its
+//! earliest this run: within one run it adds nothing, it tells later runs.
 
 use std::path::Path;
 
@@ -53,7 +53,7 @@ impl FirstSeen {
         Ok(Self { conn, path: shown })
     }
 
-    /// Records the captures offered, each against its article's earliest.
+    /// Records each article's capture against its earliest.
     ///
     /// # Errors
     /// Database errors, naming the file.

@@ -341,6 +341,11 @@ impl Prefetch {
             return Ok(false);
         }
         let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
+        // Each article's earliest capture this run (the one it holds), against
+        // the earliest any run listed: read back by `decide`.
+        if let Some(seen) = self.first_seen.as_mut() {
+            seen.record(held.iter().map(|(k, c)| (k, c)))?;
+        }
         let chosen: HashMap<ArticleKey, Capture> = held.iter().cloned().collect();
         for (key, capture) in held {
             self.pass_or_skip(out, &key, capture);
@@ -484,9 +489,6 @@ impl Transform for Prefetch {
                 }
             };
             offered.push((key, *capture));
-        }
-        if let Some(seen) = self.first_seen.as_mut() {
-            seen.record(offered.iter().map(|(k, c)| (k, c)))?;
         }
         let choices = self.choices()?;
         for (key, capture, offer) in choices.offer(offered)? {
