@@ -9,6 +9,7 @@
 //! Recorded when an article is decided, with the capture it holds then, its
 //! earliest this run: within one run it adds nothing, it tells later runs.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
@@ -53,11 +54,39 @@ impl FirstSeen {
         Ok(Self { conn, path: shown })
     }
 
+    /// For each article and the capture it holds (its earliest this run): the
+    /// earlier capture a run before listed, if there is one; and records the
+    /// held capture where none as early is known. A run that lists nothing
+    /// new (a rerun) only reads.
+    ///
+    /// # Errors
+    /// Database errors, naming the file.
+    pub(crate) fn earlier(
+        &mut self,
+        held: &[(ArticleKey, Capture)],
+    ) -> Result<HashMap<ArticleKey, String>, StageError> {
+        let mut earlier = HashMap::new();
+        let mut new = Vec::new();
+        for (key, capture) in held {
+            match self.first(key)? {
+                Some(t) if t.as_str() < capture.timestamp.as_str() => {
+                    earlier.insert(key.clone(), t);
+                }
+                Some(t) if t.as_str() == capture.timestamp.as_str() => {}
+                _ => new.push((key, capture)),
+            }
+        }
+        if !new.is_empty() {
+            self.record(new.into_iter())?;
+        }
+        Ok(earlier)
+    }
+
     /// Records each article's capture against its earliest.
     ///
     /// # Errors
     /// Database errors, naming the file.
-    pub(crate) fn record<'a>(
+    fn record<'a>(
         &mut self,
         offered: impl Iterator<Item = (&'a ArticleKey, &'a Capture)>,
     ) -> Result<(), StageError> {
@@ -111,10 +140,16 @@ mod tests {
             let mut seen = FirstSeen::open(&path).unwrap();
             assert_eq!(seen.first(&key).unwrap(), None);
             let (late, early) = (capture("20200301000000"), capture("20200101000000"));
-            seen.record([(&key, &late), (&key, &early)].into_iter())
-                .unwrap();
-            seen.record(std::iter::once((&key, &late))).unwrap();
+            // The first run holds the late capture: nothing earlier is known.
+            let held = [(key.clone(), late.clone())];
+            assert!(seen.earlier(&held).unwrap().is_empty());
+            assert_eq!(seen.first(&key).unwrap().as_deref(), Some("20200301000000"));
+            // A run that holds an earlier one records it.
+            assert!(seen.earlier(&[(key.clone(), early)]).unwrap().is_empty());
             assert_eq!(seen.first(&key).unwrap().as_deref(), Some("20200101000000"));
+            // One that holds the late one again learns of the earlier.
+            let known = seen.earlier(&held).unwrap();
+            assert_eq!(known.get(&key).map(String::as_str), Some("20200101000000"));
         }
         let seen = FirstSeen::open(&path).unwrap();
         assert_eq!(seen.first(&key).unwrap().as_deref(), Some("20200101000000"));

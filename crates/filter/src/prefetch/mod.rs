@@ -342,13 +342,15 @@ impl Prefetch {
         }
         let keys: Vec<ArticleKey> = held.iter().map(|(k, _)| k.clone()).collect();
         // Each article's earliest capture this run (the one it holds), against
-        // the earliest any run listed: read back by `decide`.
-        if let Some(seen) = self.first_seen.as_mut() {
-            seen.record(held.iter().map(|(k, c)| (k, c)))?;
-        }
+        // the earliest any run listed.
+        let earlier = match self.first_seen.as_mut() {
+            Some(seen) => seen.earlier(&held)?,
+            None => HashMap::new(),
+        };
         let chosen: HashMap<ArticleKey, Capture> = held.iter().cloned().collect();
         for (key, capture) in held {
-            self.pass_or_skip(out, &key, capture);
+            let seen = earlier.get(&key).map(String::as_str);
+            self.pass_or_skip(out, &key, capture, seen);
         }
         for (key, dropped) in self.choices()?.decided(&keys)? {
             if let Some(kept) = chosen.get(&key) {
@@ -387,9 +389,16 @@ impl Prefetch {
         Self::skip(out, dropped, skip);
     }
 
-    /// Passes the chosen capture of `key` on to fetch, or skips it with its reason.
-    fn pass_or_skip(&self, out: &mut Emitted, key: &ArticleKey, capture: Capture) {
-        match self.decide(key, &capture) {
+    /// Passes the chosen capture of `key` on to fetch, or skips it with its
+    /// reason; `seen`: an earlier capture of the story an earlier run listed.
+    fn pass_or_skip(
+        &self,
+        out: &mut Emitted,
+        key: &ArticleKey,
+        capture: Capture,
+        seen: Option<&str>,
+    ) {
+        match self.decide(key, &capture, seen) {
             Some(skip) => Self::skip(out, &capture, skip),
             None => {
                 out.count("to_fetch", 1);
@@ -398,8 +407,9 @@ impl Prefetch {
         }
     }
 
-    /// What the held capture of `key` tells about its article, once all captures are in.
-    fn decide(&self, key: &ArticleKey, capture: &Capture) -> Option<Skip> {
+    /// What the held capture of `key` tells about its article, once all captures
+    /// are in (with `seen`, the earlier capture an earlier run listed).
+    fn decide(&self, key: &ArticleKey, capture: &Capture, seen: Option<&str>) -> Option<Skip> {
         for lists in &self.exclusions {
             if let Some((why, _)) = lists.verdict(&key.id, &capture.url, &key.site) {
                 return Some(Skip {
@@ -413,13 +423,7 @@ impl Prefetch {
                 .extractor
                 .profile(&key.site)
                 .map_or((None, None), |p| p.published_bounds(&key.id));
-            // A capture of the story an earlier run listed, before this one's.
-            let seen = self
-                .first_seen
-                .as_ref()
-                .and_then(|s| s.first(key).ok().flatten())
-                .filter(|t| t.as_str() < capture.timestamp.as_str());
-            let captured = capture_day(seen.as_deref().unwrap_or(capture.timestamp.as_str()));
+            let captured = capture_day(seen.unwrap_or(capture.timestamp.as_str()));
             let to = match (until, captured) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -427,7 +431,7 @@ impl Prefetch {
             if !windows.could_hold(from, to) {
                 let show =
                     |d: Option<NaiveDate>| d.map_or_else(|| "open".into(), |d| d.to_string());
-                let by = match &seen {
+                let by = match seen {
                     Some(t) => format!("its capture of {t}, which an earlier listing found,"),
                     None => "capture time".to_string(),
                 };
@@ -498,7 +502,15 @@ impl Transform for Prefetch {
                 Offer::Duplicate { kept, earlier_run } => {
                     Self::duplicate(out, &key, &kept, &capture, earlier_run);
                 }
-                Offer::Chosen => self.pass_or_skip(out, &key, capture),
+                Offer::Chosen => {
+                    // Chosen by an earlier run: what the runs before it listed.
+                    let seen = match &self.first_seen {
+                        Some(s) => s.first(&key)?,
+                        None => None,
+                    }
+                    .filter(|t| t.as_str() < capture.timestamp.as_str());
+                    self.pass_or_skip(out, &key, capture, seen.as_deref());
+                }
             }
         }
         Ok(())
