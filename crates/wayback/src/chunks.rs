@@ -92,7 +92,7 @@ impl Chunking {
     /// The next chunk (ends inclusive, `None` open), or `None` after the last.
     /// A window without a start, or with `chunk_days` 0, is one chunk.
     pub fn next_chunk(&mut self) -> Option<Span> {
-        self.next_chunk_capped(|_| Cap::Grid)
+        self.next_chunk_capped(Cap::Grid)
     }
 
     /// The day the next chunk starts on, `None` when it is a whole window (or
@@ -102,9 +102,8 @@ impl Chunking {
         self.next_start.or(from).filter(|_| self.base > 0)
     }
 
-    /// [`Self::next_chunk`], its end set by `cap` (given the chunk's first day)
-    /// before its window's end cuts it.
-    fn next_chunk_capped(&mut self, cap: impl FnOnce(NaiveDate) -> Cap) -> Option<Span> {
+    /// [`Self::next_chunk`], its end set by `cap` before its window's end cuts it.
+    fn next_chunk_capped(&mut self, cap: Cap) -> Option<Span> {
         let &(from, to) = self.windows.front()?;
         let Some(start) = self.next_start() else {
             self.windows.pop_front();
@@ -113,7 +112,7 @@ impl Chunking {
         let span = i64::from(self.span_days());
         let cell = (start - GRID_START).num_days().div_euclid(span);
         let grid_end = GRID_START + Days::new(u64::try_from((cell + 1) * span - 1).unwrap_or(0));
-        let end = match cap(start) {
+        let end = match cap {
             Cap::Grid => grid_end,
             Cap::At(end) => end.max(start),
             Cap::Before(day) => grid_end.min(day.pred_opt().unwrap_or(day)).max(start),
@@ -211,7 +210,7 @@ impl ChunkedListing {
             Some(start) if !cells.is_empty() => self.cap(cells, window, start),
             _ => (Cap::Grid, None),
         };
-        let (from, to) = self.chunking.next_chunk_capped(|_| cap)?;
+        let (from, to) = self.chunking.next_chunk_capped(cap)?;
         let queries = self.queries(from, to);
         // A cell answers only a chunk that ends where it ends, or with its window.
         let cell = found.filter(|c| {

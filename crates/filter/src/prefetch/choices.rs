@@ -71,43 +71,24 @@ impl Choices {
     /// # Errors
     /// When the file cannot be opened or is not a SQLite database.
     pub(crate) fn open(path: Option<&Path>, stage: &str) -> Result<Self, StageError> {
-        let shown = path.map_or_else(
-            || "a temporary file".to_string(),
-            |p| p.display().to_string(),
-        );
+        let (conn, shown) = open_state(path)?;
         let fail = |e: rusqlite::Error| StageError::input(format!("state {shown}: {e}"));
-        if let Some(parent) = path
-            .and_then(Path::parent)
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| StageError::input(format!("state {shown}: {e}")))?;
-        }
-        // An empty name is SQLite's private temporary file, removed on close.
-        let mut conn = Connection::open(path.unwrap_or(Path::new(""))).map_err(fail)?;
-        // Shared with the crawl's connections to the same file. NORMAL: in WAL mode
-        // a commit survives a killed process (not a power cut, where the last
-        // choices are made again from the handed-back listing).
-        tempora_wayback::state::sqlite::prepare_shared(
-            &mut conn,
-            tempora_wayback::state::sqlite::Sync::Normal,
-        )
-        .and_then(|()| conn.execute_batch(SCHEMA))
-        // What a killed run left out is offered again by its rerun's listing.
-        .and_then(|()| {
-            conn.execute("DELETE FROM prefetch_dropped WHERE stage = ?1", [stage])
+        conn.execute_batch(SCHEMA)
+            // What a killed run left out is offered again by its rerun's listing.
+            .and_then(|()| {
+                conn.execute("DELETE FROM prefetch_dropped WHERE stage = ?1", [stage])
+                    .map(drop)
+            })
+            // What runs before this one decided, said so in a duplicate's reason (a
+            // duplicate of this run's choice reads the same whenever it came).
+            .and_then(|()| {
+                conn.execute(
+                    "UPDATE prefetch_articles SET decided = 2 WHERE stage = ?1 AND decided = 1",
+                    [stage],
+                )
                 .map(drop)
-        })
-        // What runs before this one decided, said so in a duplicate's reason (a
-        // duplicate of this run's choice reads the same whenever it came).
-        .and_then(|()| {
-            conn.execute(
-                "UPDATE prefetch_articles SET decided = 2 WHERE stage = ?1 AND decided = 1",
-                [stage],
-            )
-            .map(drop)
-        })
-        .map_err(fail)?;
+            })
+            .map_err(fail)?;
         Ok(Self {
             conn,
             stage: stage.to_string(),
@@ -276,6 +257,38 @@ impl Choices {
     }
 }
 
+/// Opens the SQLite file at `path` (creating its folder), or a private
+/// temporary file without one, as the crawl's connections to the same file are
+/// opened; with the name its errors give.
+///
+/// # Errors
+/// When the file cannot be opened or is not a SQLite database.
+pub(crate) fn open_state(path: Option<&Path>) -> Result<(Connection, String), StageError> {
+    let shown = path.map_or_else(
+        || "a temporary file".to_string(),
+        |p| p.display().to_string(),
+    );
+    let fail = |e: String| StageError::input(format!("state {shown}: {e}"));
+    if let Some(parent) = path
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(parent).map_err(|e| fail(e.to_string()))?;
+    }
+    // An empty name is SQLite's private temporary file, removed on close.
+    let mut conn =
+        Connection::open(path.unwrap_or(Path::new(""))).map_err(|e| fail(e.to_string()))?;
+    // Shared with the crawl's connections to the same file. NORMAL: in WAL mode
+    // a commit survives a killed process (not a power cut, where the last
+    // choices are made again from the handed-back listing).
+    tempora_wayback::state::sqlite::prepare_shared(
+        &mut conn,
+        tempora_wayback::state::sqlite::Sync::Normal,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    Ok((conn, shown))
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -298,6 +311,18 @@ pub(super) mod tests {
             site: "bbc".into(),
             id: id.into(),
         }
+    }
+
+    /// Decides article `id`: the URLs of the captures left out for it, sorted.
+    fn decided_dropped(choices: &mut Choices, id: &str) -> Vec<String> {
+        let mut urls: Vec<String> = choices
+            .decided(&[key(id)])
+            .unwrap()
+            .into_iter()
+            .map(|(_, c)| c.url)
+            .collect();
+        urls.sort();
+        urls
     }
 
     fn offer(choices: &mut Choices, id: &str, url: &str, ts: &str) -> Offer {
@@ -335,14 +360,10 @@ pub(super) mod tests {
             assert_eq!(held.len(), 1);
             assert_eq!(held[0].1.url, early);
             // Left out: the capture held first, and the one after the earliest.
-            let mut dropped: Vec<String> = c
-                .decided(&[key("1")])
-                .unwrap()
-                .into_iter()
-                .map(|(_, c)| c.url)
-                .collect();
-            dropped.sort();
-            assert_eq!(dropped, ["https://www.bbc.co.uk/news/uk-1?x", late]);
+            assert_eq!(
+                decided_dropped(&mut c, "1"),
+                ["https://www.bbc.co.uk/news/uk-1?x", late]
+            );
             assert!(c.held(None, 10).unwrap().is_empty());
             // A later capture in the same run: a duplicate of this run's choice.
             assert!(matches!(
@@ -404,14 +425,7 @@ pub(super) mod tests {
                 offer(&mut c, "1", captures[i].0, captures[i].1);
             }
             let held = c.held(None, 10).unwrap();
-            let mut dropped: Vec<String> = c
-                .decided(&[key("1")])
-                .unwrap()
-                .into_iter()
-                .map(|(_, c)| c.url)
-                .collect();
-            dropped.sort();
-            (held[0].1.url.clone(), dropped)
+            (held[0].1.url.clone(), decided_dropped(&mut c, "1"))
         };
         let expected = left_out(&[0, 1, 2, 3]);
         assert_eq!(expected.0, captures[2].0);

@@ -38,19 +38,9 @@ impl FirstSeen {
     /// # Errors
     /// When the file cannot be opened or is not a SQLite database.
     pub(crate) fn open(path: &Path) -> Result<Self, StageError> {
-        let shown = path.display().to_string();
-        let fail = |e: rusqlite::Error| StageError::input(format!("state {shown}: {e}"));
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| StageError::input(format!("state {shown}: {e}")))?;
-        }
-        let mut conn = Connection::open(path).map_err(fail)?;
-        tempora_wayback::state::sqlite::prepare_shared(
-            &mut conn,
-            tempora_wayback::state::sqlite::Sync::Normal,
-        )
-        .and_then(|()| conn.execute_batch(SCHEMA))
-        .map_err(fail)?;
+        let (conn, shown) = super::choices::open_state(Some(path))?;
+        conn.execute_batch(SCHEMA)
+            .map_err(|e| StageError::input(format!("state {shown}: {e}")))?;
         Ok(Self { conn, path: shown })
     }
 
