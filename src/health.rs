@@ -5,50 +5,69 @@
 
 use std::sync::Arc;
 
-use tempora_engine::{ConfigError, PipelineFile, Review, RunReport};
+use tempora_engine::{ConfigError, PipelineFile, Review, RunReport, Verdict};
 use tempora_health::{Health, HealthSettings};
 
 /// The file's `[pipeline.health]` settings; a problem with them is added to the
-/// file's problems (the plan reports it with the rest, at its line) and the
-/// defaults stand in.
+/// file's problems (the plan reports it with the rest, at its key's line) and
+/// the defaults stand in.
 pub fn settings(file: &mut PipelineFile) -> HealthSettings {
-    let table = file
-        .table
-        .get("pipeline")
-        .and_then(|p| p.get("health"))
-        .map(|h| h.as_table().cloned().ok_or(()));
-    let table = match table {
-        None => None,
-        Some(Ok(table)) => Some(table),
-        Some(Err(())) => {
-            file.problems.push(ConfigError::pipeline(
-                "health",
-                "must be a table: `[pipeline.health]` with `runs`, `min_runs`, `factor`, `share_change`, `sigmas`, `enabled`",
-            ));
+    let Some(table) = file.table.get("pipeline").and_then(|p| p.get("health")) else {
+        return HealthSettings::default();
+    };
+    let mut problem = |key: Option<&str>, message: String| {
+        let key = key.map_or_else(|| "health".to_string(), |k| format!("health.{k}"));
+        file.problems.push(ConfigError::pipeline(&key, message));
+    };
+    let Some(table) = table.as_table().cloned() else {
+        problem(None, "must be a table: `[pipeline.health]` with `runs`, `min_runs`, `factor`, `share_change`, `sigmas`, `enabled`".into());
+        return HealthSettings::default();
+    };
+    let settings: HealthSettings = match tempora_engine::parse_options(table) {
+        Ok(settings) => settings,
+        Err(errors) => {
+            for e in errors {
+                problem(e.key.as_deref().filter(|k| !k.is_empty()), e.message);
+            }
             return HealthSettings::default();
         }
     };
-    HealthSettings::from_table(table.as_ref()).unwrap_or_else(|problems| {
-        for (key, message) in problems {
-            let key = key.map_or_else(|| "health".to_string(), |k| format!("health.{k}"));
-            file.problems.push(ConfigError::pipeline(&key, message));
-        }
-        HealthSettings::default()
-    })
+    let problems = settings.problems();
+    if problems.is_empty() {
+        return settings;
+    }
+    for (key, message) in problems {
+        problem(Some(key), message);
+    }
+    HealthSettings::default()
 }
 
 /// The check the runtime runs on a completed incremental run.
 pub fn review(settings: HealthSettings, rebuild: bool) -> Review {
     Review(Arc::new(
-        move |report: &RunReport, out: &std::path::Path| {
+        move |report: &RunReport, out: &std::path::Path| -> Arc<dyn Verdict> {
+            // The health crate reads runs as `run.json` reads (see its docs).
             let run = serde_json::to_value(report).unwrap_or_default();
-            let health = tempora_health::check_run(&run, out, &settings, rebuild);
-            serde_json::to_value(health).unwrap_or_default()
+            Arc::new(Checked(tempora_health::check_run(
+                &run, out, &settings, rebuild,
+            )))
         },
     ))
 }
 
+/// The check's verdict as the engine keeps it.
+#[derive(Debug)]
+struct Checked(Health);
+
+impl Verdict for Checked {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(&self.0)
+            .unwrap_or_else(|e| format!("the verdict cannot be written: {e}").into())
+    }
+}
+
 /// The check recorded in `report`, if the run was checked.
-pub fn of(report: &RunReport) -> Option<Health> {
-    serde_json::from_value(report.health.clone()?).ok()
+pub fn of(report: &RunReport) -> Option<&Health> {
+    let verdict: &dyn std::any::Any = report.health.as_deref()?;
+    verdict.downcast_ref::<Checked>().map(|c| &c.0)
 }

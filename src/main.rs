@@ -13,6 +13,7 @@ mod exit;
 mod health;
 mod memory;
 mod pipeline;
+mod prepare;
 mod registry;
 mod release;
 

@@ -9,11 +9,11 @@ use anyhow::Context as _;
 use tempora_engine::progress::suspend;
 use tempora_engine::runtime::PreflightError;
 use tempora_engine::{
-    ConfigErrors, DryRun, ErrorDomain, PipelineFile, Plan, ProgressMode, RunOptions, RunReport,
-    RunStatus,
+    ConfigErrors, DryRun, ErrorDomain, Plan, ProgressMode, RunOptions, RunReport, RunStatus,
 };
 
 use crate::exit::{self, Outcome};
+use crate::prepare::{Prepared, Refusal, Refused};
 use crate::registry::registry;
 
 /// A pipeline file and overrides.
@@ -62,36 +62,22 @@ pub struct RunArgs {
     pub rebuild: bool,
 }
 
-fn plan(args: &PipelineArgs) -> Result<Plan, ExitCode> {
-    let registry = registry();
-    PipelineFile::load(&args.pipeline, &args.set)
-        .and_then(|mut file| {
-            crate::health::settings(&mut file);
-            tempora_manifest::attach::attach(&mut file, &registry);
-            if let Some(release) = crate::release::settings(&mut file) {
-                crate::release::give_to_sinks(&mut file, &release);
-            }
-            Plan::new(file, &registry)
-        })
-        .map_err(bad_file)
-}
-
-fn bad_file(e: ConfigErrors) -> ExitCode {
+fn bad_file(e: &ConfigErrors) -> ExitCode {
     eprintln!("error: {e}");
     exit::usage()
+}
+
+/// `args`' file prepared, or the exit code of its refusal (said on stderr).
+fn prepared(args: &PipelineArgs) -> Result<Prepared, ExitCode> {
+    crate::prepare::load(&args.pipeline, &args.set).map_err(|r| bad_file(r.errors()))
 }
 
 /// `tempora run --dry-run`: the plan, even when input files or variables are
 /// missing; those problems after it, and exit 2 when there is any.
 fn dry_run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let draft =
-        PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set).and_then(|mut file| {
-            crate::health::settings(&mut file);
-            Plan::draft(file, &registry())
-        });
-    let (plan, problems) = match draft {
-        Ok(draft) => draft,
-        Err(e) => return Ok(bad_file(e)),
+    let Prepared { plan, problems, .. } = match prepared(&args.pipeline) {
+        Ok(prepared) => prepared,
+        Err(code) => return Ok(code),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -111,8 +97,8 @@ fn dry_run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 
 /// `tempora validate`: every problem at once, exit 2 when there is any.
 pub fn validate(args: &PipelineArgs) -> ExitCode {
-    match plan(args) {
-        Ok(plan) => {
+    match prepared(args).and_then(|p| p.runnable().map_err(|r| bad_file(&r.errors))) {
+        Ok(Prepared { plan, .. }) => {
             println!(
                 "{}: ok ({} stages, cutoff {}, output in {})",
                 plan.file,
@@ -131,16 +117,12 @@ pub fn validate(args: &PipelineArgs) -> ExitCode {
 /// The graph is drawn from the file alone: unset variables and input files
 /// not there yet do not stop it (as `--dry-run`); a problem of the file does.
 pub fn graph(args: &PipelineArgs) -> ExitCode {
-    let draft = PipelineFile::load(&args.pipeline, &args.set).and_then(|mut file| {
-        crate::health::settings(&mut file);
-        Plan::draft(file, &registry())
-    });
-    match draft {
-        Ok((plan, _)) => {
+    match prepared(args) {
+        Ok(Prepared { plan, .. }) => {
             print!("{}", plan.to_dot());
             ExitCode::SUCCESS
         }
-        Err(e) => bad_file(e),
+        Err(code) => code,
     }
 }
 
@@ -158,33 +140,31 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
     if args.dry_run {
         return Ok(dry_run(args)?);
     }
-    let mut file = match PipelineFile::load(&args.pipeline.pipeline, &args.pipeline.set) {
-        Ok(file) => file,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit::usage());
-        }
+    let prepared = match crate::prepare::load(&args.pipeline.pipeline, &args.pipeline.set) {
+        Ok(prepared) => prepared,
+        Err(Refusal::Unread(e)) => return Ok(bad_file(&e)),
+        Err(Refusal::Refused(refused)) => return Ok(refuse(&refused, &run_options(args.progress))),
     };
-    let health = crate::health::settings(&mut file);
     let options = RunOptions {
         overrides: args.pipeline.set.clone(),
         rebuild: args.rebuild,
-        review: Some(crate::health::review(health, args.rebuild)),
+        review: Some(crate::health::review(prepared.health.clone(), args.rebuild)),
         ..run_options(args.progress)
     };
-    let registry = registry();
-    let manifest = tempora_manifest::attach::attach(&mut file, &registry);
-    let release = crate::release::settings(&mut file);
-    if let Some(release) = &release {
-        crate::release::give_to_sinks(&mut file, release);
+    let pins = prepared.manifest.then_some(ManifestPins::OfThisRun);
+    run_prepared(prepared, options, pins)
+}
+
+/// Says why a file does not run, and records the refusal in its output
+/// folder's `run.json` when there is one to write.
+pub fn refuse(refused: &Refused, options: &RunOptions) -> ExitCode {
+    eprintln!("error: {}", refused.errors);
+    if let Some(out) =
+        tempora_engine::record_refused(&refused.file, &refused.errors, options, &registry())
+    {
+        eprintln!("recorded in {}", out.join("run.json").display());
     }
-    run_file(
-        file,
-        &registry,
-        options,
-        manifest.then_some(ManifestPins::OfThisRun),
-        release,
-    )
+    exit::usage()
 }
 
 /// The options of a run shown with `progress`, stamped with this binary's version.
@@ -211,28 +191,20 @@ pub enum ManifestPins {
     Original(Box<tempora_manifest::inputs::ManifestInputs>),
 }
 
-/// Runs `file` (`tempora run` and `tempora rebuild`); with `manifest`, the run
-/// publishes a manifest and writes its pins beside it; with `release` (read with
-/// the file), it commits to what it held back once it has published.
+/// Runs a prepared file (`tempora run` and `tempora rebuild`); with `manifest`,
+/// the run writes the manifest's pins beside it; with a release, it commits to
+/// what it held back once it has published.
 ///
 /// # Errors
 /// Only when the async runtime cannot start.
-pub fn run_file(
-    file: PipelineFile,
-    registry: &tempora_engine::Registry,
+pub fn run_prepared(
+    prepared: Prepared,
     options: RunOptions,
     manifest: Option<ManifestPins>,
-    release: Option<tempora_sink::release::WithholdOption>,
 ) -> Outcome<ExitCode> {
-    let plan = match Plan::new(file.clone(), registry) {
-        Ok(plan) => plan,
-        Err(e) => {
-            eprintln!("error: {e}");
-            if let Some(out) = tempora_engine::record_refused(&file, &e, &options, registry) {
-                eprintln!("recorded in {}", out.join("run.json").display());
-            }
-            return Ok(exit::usage());
-        }
+    let Prepared { plan, release, .. } = match prepared.runnable() {
+        Ok(prepared) => prepared,
+        Err(refused) => return Ok(refuse(&refused, &options)),
     };
     let out = plan.context.out.clone();
     let declared = tempora_manifest::inputs::declared(&plan);
@@ -426,7 +398,7 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
         println!("warning: stage `{}` {}", w.stage, w.why);
     }
     for line in crate::health::of(report)
-        .iter()
+        .into_iter()
         .flat_map(tempora_health::Health::lines)
     {
         println!("{line}");

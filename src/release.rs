@@ -1,7 +1,8 @@
 //! A withheld part of each set (`[pipeline.release]`), wired into `tempora run`:
 //! the table read with the file's other problems (a key that cannot be read is
-//! one, before any request), given to every file sink, and the folder's
-//! commitment (`withheld.json`) written once the run has published.
+//! one, before any request), offered to every stage that writes files when the
+//! file is prepared (`crate::prepare`), and the folder's commitment
+//! (`withheld.json`) written once the run has published.
 
 use std::path::{Path, PathBuf};
 
@@ -61,41 +62,16 @@ pub fn settings(file: &mut PipelineFile) -> Option<WithholdOption> {
     };
     match Withhold::load(&option) {
         Ok(_) => Some(option),
-        Err(message) => {
-            let at = if message.starts_with("`withhold`") {
-                "withhold"
-            } else {
-                "key"
-            };
-            problem(at, message);
+        Err(message) if message.starts_with("`withhold`") => {
+            problem("withhold", message);
             None
         }
-    }
-}
-
-/// Gives `option` to every `jsonl` and `parquet` sink of `file` that does not
-/// set its own `withhold`.
-pub fn give_to_sinks(file: &mut PipelineFile, option: &WithholdOption) {
-    let Ok(value) = toml::Value::try_from(option) else {
-        return;
-    };
-    let Some(stages) = file
-        .table
-        .get_mut("stages")
-        .and_then(toml::Value::as_table_mut)
-    else {
-        return;
-    };
-    for (_, stage) in stages.iter_mut() {
-        let Some(stage) = stage.as_table_mut() else {
-            continue;
-        };
-        let sink = matches!(
-            stage.get("kind").and_then(toml::Value::as_str),
-            Some("jsonl" | "parquet")
-        );
-        if sink && !stage.contains_key("withhold") {
-            stage.insert("withhold".into(), value.clone());
+        // The key file is the environment's, as an input file is: a draft
+        // still shows the plan.
+        Err(message) => {
+            file.problems
+                .push(ConfigError::pipeline("release.key", message).about_environment());
+            None
         }
     }
 }

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::said::said;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -45,14 +46,6 @@ fn output(mut cmd: Command) -> Output {
         .stderr(Stdio::piped())
         .output()
         .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Runs a night with `out` (holding the last night's files) on a filesystem
@@ -140,7 +133,7 @@ async fn a_full_disk_names_the_file_keeps_the_last_night_and_a_rerun_catches_up(
     let out = whole.path().join("out");
     let run = |server: &MockWayback, dir: &Path, out: &Path| {
         let o = output(tempora(&args(server, dir, out)));
-        assert!(o.status.success(), "{}", text(&o));
+        assert!(o.status.success(), "{}", said(&o));
     };
     run(&server, whole.path(), &out);
     for c in &second {
@@ -159,12 +152,12 @@ async fn a_full_disk_names_the_file_keeps_the_last_night_and_a_rerun_catches_up(
         server.add_capture(c.clone());
     }
     let failed = night_on_a_full_disk(&server, dir.path(), &out);
-    let said = text(&failed);
-    assert!(!failed.status.success(), "{said}");
+    let told = said(&failed);
+    assert!(!failed.status.success(), "{told}");
     assert_ne!(
         failed.status.code(),
         Some(99),
-        "the small filesystem was not made: {said}"
+        "the small filesystem was not made: {told}"
     );
     assert!(
         [
@@ -173,14 +166,14 @@ async fn a_full_disk_names_the_file_keeps_the_last_night_and_a_rerun_catches_up(
             "disk I/O error"
         ]
         .iter()
-        .any(|e| said.contains(e)),
-        "{said}"
+        .any(|e| told.contains(e)),
+        "{told}"
     );
-    let named = said
+    let named = told
         .lines()
         .filter(|l| l.contains("error"))
         .any(|l| l.contains(&format!("{}", dir.path().display())));
-    assert!(named, "no file named: {said}");
+    assert!(named, "no file named: {told}");
     assert_eq!(std::fs::read(out.join("articles.jsonl")).unwrap(), night1);
 
     // Room again: the rerun ends as the night that never failed.

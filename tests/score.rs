@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::said::said;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -31,14 +32,6 @@ fn tempora(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// The demo run into a fresh folder: its output folder.
 fn demo(dir: &Path) -> PathBuf {
     let out = dir.join("out");
@@ -48,7 +41,7 @@ fn demo(dir: &Path) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")),
         &["run", DEMO, "--progress", "off", "--set", &set],
     );
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     out
 }
 
@@ -75,7 +68,7 @@ fn the_demo_predictions_are_scored_as_the_guide_shows() {
         &fresh,
     ];
     let run = tempora(dir.path(), &args);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let scores = lines(&out.join("scores/scores.jsonl"));
     // Three systems of three summaries each.
     assert_eq!(scores.len(), 9);
@@ -169,7 +162,7 @@ fn the_demo_predictions_are_scored_as_the_guide_shows() {
         "stale",
     ];
     let again = tempora(dir.path(), &args);
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
     assert_eq!(
         std::fs::read(out.join("scores/scores.jsonl")).unwrap(),
         first
@@ -200,7 +193,7 @@ fn predictions_of_any_data_set_carry_their_dates() {
         scores.to_str().unwrap(),
     ];
     let run = tempora(dir.path(), &args);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let rows = lines(&scores.join("scores.jsonl"));
     let verdict = |id: &str| {
         let row = rows.iter().find(|r| r["id"] == id).unwrap();
@@ -239,11 +232,11 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         "{\"id\": \"55738746\", \"summary\": \"President Joe Biden spoke.\"}\n{\"id\": \"999\", \"summary\": \"x\"}\n",
     );
     let run = tempora(dir.path(), &["score", set, "--predictions", &unknown]);
-    assert_eq!(run.status.code(), Some(23), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(23), "{}", said(&run));
     assert!(
-        text(&run).contains("unknown.jsonl: 1 predictions with an id the set does not hold, not scored: 999 (line 2)"),
+        said(&run).contains("unknown.jsonl: 1 predictions with an id the set does not hold, not scored: 999 (line 2)"),
         "{}",
-        text(&run)
+        said(&run)
     );
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
@@ -265,20 +258,20 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         "{\"id\": \"55738746\", \"summary\": \"a\"}\n{\"id\": \"55738746\", \"summary\": \"b\"}\n",
     );
     let run = tempora(dir.path(), &["score", set, "--predictions", &twice]);
-    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(1), "{}", said(&run));
     assert!(
-        text(&run).contains("twice.jsonl:2: id \"55738746\" again (first on line 1)"),
+        said(&run).contains("twice.jsonl:2: id \"55738746\" again (first on line 1)"),
         "{}",
-        text(&run)
+        said(&run)
     );
     // A missing column, with file and line.
     let no_summary = write("cols.csv", "id,text\n55738746,a\n");
     let run = tempora(dir.path(), &["score", set, "--predictions", &no_summary]);
-    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(1), "{}", said(&run));
     assert!(
-        text(&run).contains("cols.csv:1: no column `summary` (the header has: id, text)"),
+        said(&run).contains("cols.csv:1: no column `summary` (the header has: id, text)"),
         "{}",
-        text(&run)
+        said(&run)
     );
     // A missing date without a set, with file and line.
     let undated = write("undated.jsonl", "{\"id\": \"a\", \"summary\": \"b\"}\n");
@@ -293,15 +286,15 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
             &undated,
         ],
     );
-    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(1), "{}", said(&run));
     assert!(
-        text(&run).contains("undated.jsonl:1: no `published` date"),
+        said(&run).contains("undated.jsonl:1: no `published` date"),
         "{}",
-        text(&run)
+        said(&run)
     );
     // Usage: no set and no facts; names that do not pair with the files.
     let run = tempora(dir.path(), &["score", "--predictions", &undated]);
-    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(2), "{}", said(&run));
     let run = tempora(
         dir.path(),
         &[
@@ -315,7 +308,7 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
             "b",
         ],
     );
-    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert_eq!(run.status.code(), Some(2), "{}", said(&run));
 }
 
 /// How the judge did on one set of pairs.
@@ -491,7 +484,7 @@ async fn lab_pairs(lab: &'static Lab) -> PairFigures {
             pairs.to_str().unwrap(),
         ],
     );
-    assert_eq!(made.status.code(), Some(0), "{}", text(&made));
+    assert_eq!(made.status.code(), Some(0), "{}", said(&made));
     judge_pairs(&out, &pairs)
 }
 

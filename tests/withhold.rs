@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::said::said;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -34,14 +35,6 @@ fn tempora(dir: &Path, args: &[&str]) -> Output {
         .env("RUST_LOG", "warn")
         .output()
         .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The article ids of every JSONL file under `dir` (articles' and manifest rows'
@@ -91,7 +84,7 @@ async fn the_withheld_part_is_kept_out_committed_and_revealed_only_untouched() {
     let first = tokio::task::block_in_place(|| {
         tempora(dir.path(), &["run", "pipeline.toml", "--progress", "off"])
     });
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first));
+    assert_eq!(first.status.code(), Some(0), "{}", said(&first));
     let (withheld, published) = ids(&out);
     assert!(
         withheld.is_disjoint(&published),
@@ -125,7 +118,7 @@ async fn the_withheld_part_is_kept_out_committed_and_revealed_only_untouched() {
     let again = tokio::task::block_in_place(|| {
         tempora(dir.path(), &["run", "pipeline.toml", "--progress", "off"])
     });
-    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
     assert_eq!(ids(&out).0, withheld);
     assert_eq!(
         std::fs::read(out.join("withheld/future.jsonl")).unwrap(),
@@ -137,18 +130,18 @@ async fn the_withheld_part_is_kept_out_committed_and_revealed_only_untouched() {
     changed.extend_from_slice(&future[..future.iter().position(|b| *b == b'\n').unwrap() + 1]);
     std::fs::write(out.join("withheld/future.jsonl"), &changed).unwrap();
     let refused = tempora(dir.path(), &["reveal", "out"]);
-    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert_eq!(refused.status.code(), Some(1), "{}", said(&refused));
     assert!(
-        text(&refused).contains("withheld/future.jsonl changed since it was committed to"),
+        said(&refused).contains("withheld/future.jsonl changed since it was committed to"),
         "{}",
-        text(&refused)
+        said(&refused)
     );
     assert!(!std::fs::read_to_string(out.join("withheld.json"))
         .unwrap()
         .contains("revealed"));
     std::fs::write(out.join("withheld/future.jsonl"), &future).unwrap();
     let revealed = tempora(dir.path(), &["reveal", "out"]);
-    assert_eq!(revealed.status.code(), Some(0), "{}", text(&revealed));
+    assert_eq!(revealed.status.code(), Some(0), "{}", said(&revealed));
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(card.contains("future_withheld"), "{card}");
     assert!(
@@ -168,12 +161,12 @@ async fn a_missing_key_is_refused_before_any_request() {
     let out = tokio::task::block_in_place(|| {
         tempora(dir.path(), &["run", "pipeline.toml", "--progress", "off"])
     });
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let said = text(&out);
-    assert!(said.contains("pipeline.release.key"), "{said}");
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let told = said(&out);
+    assert!(told.contains("pipeline.release.key"), "{told}");
     assert!(
-        said.contains("cannot read the release key secret/release.key: No such file or directory"),
-        "{said}"
+        told.contains("cannot read the release key secret/release.key: No such file or directory"),
+        "{told}"
     );
     assert!(
         server.requests().is_empty(),
@@ -181,5 +174,5 @@ async fn a_missing_key_is_refused_before_any_request() {
         server.requests().len()
     );
     let validate = tempora(dir.path(), &["validate", "pipeline.toml"]);
-    assert_eq!(validate.status.code(), Some(2), "{}", text(&validate));
+    assert_eq!(validate.status.code(), Some(2), "{}", said(&validate));
 }

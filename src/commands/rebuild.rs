@@ -11,8 +11,7 @@ use tempora_manifest::read::read_manifest;
 use tempora_manifest::rebuild::{rebuild_pipeline, ArchiveFlags};
 
 use crate::exit::{self, Outcome};
-use crate::pipeline::{run_file, run_options, ManifestPins, ProgressArg};
-use crate::registry::registry;
+use crate::pipeline::{refuse as refuse_run, run_options, run_prepared, ManifestPins, ProgressArg};
 
 /// Arguments of `tempora rebuild`.
 #[derive(Debug, clap::Args)]
@@ -101,20 +100,19 @@ pub fn run(args: &RebuildArgs) -> Outcome<ExitCode> {
         manifest.display(),
         rows.len()
     );
-    let registry = registry();
     let options = tempora_engine::RunOptions {
         overrides: args.set.clone(),
         rebuilt_from: Some(serde_json::to_value(&inputs).context("the manifest's inputs")?),
         ..run_options(args.progress)
     };
-    // What the original run held back, committed to once this one has published.
-    let release = crate::release::settings(&mut file.clone());
-    run_file(
-        file,
-        &registry,
+    let prepared = match crate::prepare::prepare(file) {
+        Ok(prepared) => prepared,
+        Err(refused) => return Ok(refuse_run(&refused, &options)),
+    };
+    run_prepared(
+        prepared,
         options,
         Some(ManifestPins::Original(Box::new(inputs))),
-        release,
     )
 }
 

@@ -3,4 +3,5 @@
 pub mod crawl_model;
 pub mod nightly;
 pub mod order;
+pub mod said;
 pub mod temposum;

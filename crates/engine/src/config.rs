@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use crate::error::{ConfigError, ConfigErrors};
+use crate::key_path::{KeyPath, Override};
 use crate::options::deserialize_located;
 
 /// A pipeline file after overrides and `${VAR}` substitution, not yet validated.
@@ -275,17 +276,9 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 
 /// Applies `a.b.0.c=value` (or `a.b[0].c=value`); the value is TOML (`2023-06-30`, `42`, `["x"]`) or else a string.
 fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
-    let (path, raw) = assignment
-        .split_once('=')
-        .ok_or("expected KEY.PATH=VALUE")?;
-    // `sets[1].from`, as errors print it, is `sets.1.from`.
-    let path = path.trim().replace('[', ".").replace(']', "");
-    let keys: Vec<&str> = path.split('.').collect();
-    if keys.iter().any(|k| k.is_empty()) {
-        return Err("empty key in the path".into());
-    }
+    let Override { path, value, .. } = Override::parse(assignment)?;
+    let keys: Vec<&str> = path.keys().collect();
     known_set(table, &keys)?;
-    let value = parse_value(raw.trim());
     let (last, parents) = keys.split_last().ok_or("empty key")?;
     let mut node = table
         .entry(parents.first().copied().unwrap_or(last).to_string())
@@ -333,17 +326,12 @@ fn known_set(table: &toml::Table, keys: &[&str]) -> Result<(), String> {
 /// The `--set` among `overrides` that wrote `path` or the stage it is in, for a
 /// problem the file has no line for.
 pub fn override_of<'a>(overrides: &'a [String], path: &str) -> Option<&'a str> {
-    let table = |p: &str| -> String {
-        let mut parts = p.split(['.', '[']);
-        match (parts.next(), parts.next()) {
-            (Some("stages"), Some(stage)) => format!("stages.{stage}"),
-            (Some(first), _) => first.to_string(),
-            _ => String::new(),
-        }
-    };
-    overrides.iter().map(String::as_str).find(|o| {
-        let key = o.split_once('=').map_or(*o, |(k, _)| k).trim();
-        key == path || (key.starts_with("stages.") && table(key) == table(path))
+    let path = KeyPath::parse(path).ok()?;
+    overrides.iter().map(String::as_str).find(|given| {
+        let Ok(o) = Override::parse(given) else {
+            return false;
+        };
+        o.path == path || (o.path.keys().next() == Some("stages") && o.path.table() == path.table())
     })
 }
 
@@ -353,20 +341,17 @@ pub fn applied_override<'a>(
     table: &'a toml::Table,
     assignment: &str,
 ) -> (String, Option<&'a toml::Value>) {
-    let path = assignment
-        .split_once('=')
-        .map_or(assignment, |(p, _)| p)
-        .trim();
-    let mut keys = path.split('.');
-    let mut node = keys.next().and_then(|k| table.get(k));
-    for key in keys {
-        node = match node {
-            Some(toml::Value::Table(t)) => t.get(key),
-            Some(toml::Value::Array(items)) => key.parse().ok().and_then(|i: usize| items.get(i)),
-            _ => None,
-        };
+    match Override::parse(assignment) {
+        Ok(o) => (o.path.to_string(), o.path.get(table)),
+        Err(_) => (
+            assignment
+                .split_once('=')
+                .map_or(assignment, |(p, _)| p)
+                .trim()
+                .to_string(),
+            None,
+        ),
     }
-    (path.to_string(), node)
 }
 
 fn child<'a>(
@@ -397,13 +382,6 @@ fn index<'a>(items: &'a mut [toml::Value], key: &str) -> Result<&'a mut toml::Va
     items
         .get_mut(i)
         .ok_or_else(|| format!("index {i} is out of range (the list has {len} items)"))
-}
-
-fn parse_value(raw: &str) -> toml::Value {
-    toml::from_str::<toml::Table>(&format!("v = {raw}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
 }
 
 /// Substitutes `${VAR}` in every string and turns TOML dates into ISO strings, so
@@ -545,9 +523,17 @@ mod tests {
         let given = "stages.split.sets.1.from=2021-06-30";
         let file = parse(text, &[given]).unwrap();
         let (key, value) = applied_override(&file.table, given);
-        assert_eq!(key, "stages.split.sets.1.from");
+        // Recorded as the problems print a key path.
+        assert_eq!(key, "stages.split.sets[1].from");
         // A TOML date, turned into the ISO string the stages read.
         assert_eq!(value, Some(&toml::Value::String("2021-06-30".into())));
+        // The bracket spelling is the same key, read back the same.
+        let brackets = "stages.split.sets[1].from=2021-06-30";
+        let file = parse(text, &[brackets]).unwrap();
+        assert_eq!(
+            applied_override(&file.table, brackets),
+            (key, Some(&toml::Value::String("2021-06-30".into())))
+        );
         assert_eq!(
             applied_override(&file.table, "stages.split.sets.7.from=x").1,
             None

@@ -33,6 +33,7 @@ pub struct Peer<'a> {
     pub kind: &'a str,
     config: &'a dyn AsAny,
     shared: Option<&'a dyn Any>,
+    gives: &'static [&'static str],
 }
 
 impl<'a> Peer<'a> {
@@ -40,6 +41,12 @@ impl<'a> Peer<'a> {
     /// [`crate::StageConfig::shared`]), as `T`, if it shares a `T`.
     pub fn shared<T: 'static>(&self) -> Option<&'a T> {
         self.shared?.downcast_ref::<T>()
+    }
+
+    /// Whether its records carry the path-template field `field` (see
+    /// [`crate::StageConfig::gives_fields`]).
+    pub fn gives(&self, field: &str) -> bool {
+        self.gives.contains(&field)
     }
 
     /// Its configuration as the kind's own type `T`, if it is one.
@@ -59,12 +66,22 @@ pub struct Peers<'a> {
 }
 
 impl<'a> Peers<'a> {
-    /// The peers of stage `me`: `(name, kind, configuration, what it shares)` of
-    /// every other configured stage, `(producer, consumer)` for every input and
-    /// side input, and the stages of the file that could not be configured.
+    /// The peers of stage `me`: `(name, kind, configuration, what it shares, the
+    /// fields it gives)` of every other configured stage, `(producer, consumer)`
+    /// for every input and side input, and the stages of the file that could not
+    /// be configured.
+    #[allow(clippy::type_complexity)]
     pub fn new(
         me: &'a str,
-        stages: impl IntoIterator<Item = (&'a str, &'a str, &'a dyn AsAny, Option<&'a dyn Any>)>,
+        stages: impl IntoIterator<
+            Item = (
+                &'a str,
+                &'a str,
+                &'a dyn AsAny,
+                Option<&'a dyn Any>,
+                &'static [&'static str],
+            ),
+        >,
         edges: impl IntoIterator<Item = (&'a str, &'a str)>,
         unconfigured: impl IntoIterator<Item = &'a str>,
     ) -> Self {
@@ -76,12 +93,13 @@ impl<'a> Peers<'a> {
             me,
             stages: stages
                 .into_iter()
-                .map(|(name, kind, config, shared)| {
+                .map(|(name, kind, config, shared, gives)| {
                     let peer = Peer {
                         name,
                         kind,
                         config,
                         shared,
+                        gives,
                     };
                     (name, peer)
                 })
@@ -145,8 +163,14 @@ mod tests {
         let peers = Peers::new(
             "a",
             [
-                ("a", "one", &One as &dyn AsAny, None),
-                ("b", "two", &Two as &dyn AsAny, Some(&7u32 as &dyn Any)),
+                ("a", "one", &One as &dyn AsAny, None, &[][..]),
+                (
+                    "b",
+                    "two",
+                    &Two as &dyn AsAny,
+                    Some(&7u32 as &dyn Any),
+                    &["split"],
+                ),
             ],
             [("a", "b"), ("b", "c")],
             ["broken"],
@@ -155,6 +179,7 @@ mod tests {
         let b = peers.get("b").unwrap();
         assert_eq!((b.name, b.kind), ("b", "two"));
         assert!(b.config::<Two>().is_some());
+        assert!(b.gives("split") && !b.gives("novelty"));
         assert!(b.config::<One>().is_none());
         assert_eq!(b.shared::<u32>(), Some(&7));
         assert!(b.shared::<String>().is_none());

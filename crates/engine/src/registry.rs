@@ -100,6 +100,15 @@ pub trait StageConfig: AsAny + Send {
         None
     }
 
+    /// The path-template fields its records carry that records before it may
+    /// lack (`split`, `novelty`, `relation`: see
+    /// [`Record::template_field`](tempora_records::Record::template_field)): a
+    /// sink whose path names one checks that a stage before it gives it. Default:
+    /// none.
+    fn gives_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Side inputs the stage needs.
     fn side_inputs(&self) -> Vec<SideInput> {
         Vec::new()
@@ -134,6 +143,16 @@ pub trait StageConfig: AsAny + Send {
     /// incremental folder's fingerprint.
     fn fingerprint(&self) -> Vec<(String, String)> {
         Vec::new()
+    }
+
+    /// Takes the part of each set a pipeline holds back from publication
+    /// (`[pipeline.release]`, read by the binary and handed over as it read it):
+    /// this stage's files then leave the held-back records out. Returns whether it
+    /// took it. A stage that [`writes`](Self::writes) files and does not take it
+    /// makes a pipeline with `[pipeline.release]` refuse to start, so a new kind of
+    /// sink never publishes what the release holds back. Default: does not.
+    fn hold_back(&mut self, _release: &dyn std::any::Any) -> bool {
+        false
     }
 
     /// Non-empty files under `pipeline.out` that this run would replace rather than add

@@ -40,8 +40,8 @@ pub struct RunOptions {
     pub rebuilt_from: Option<serde_json::Value>,
     /// How an incremental pipeline's completed run is checked against the runs
     /// before it (`tempora_health` in the binary): called with the run's report
-    /// and the output folder before `run.json` is written; what it returns is
-    /// recorded as `run.json`'s `health`. `None`: no check.
+    /// and the output folder before `run.json` is written; its verdict is kept in
+    /// the report and recorded as `run.json`'s `health`. `None`: no check.
     pub review: Option<Review>,
 }
 
@@ -52,7 +52,15 @@ pub struct Review(pub std::sync::Arc<ReviewFn>);
 
 /// What a [`Review`] calls: the run's report and its output folder in, the
 /// verdict out.
-pub type ReviewFn = dyn Fn(&RunReport, &Path) -> serde_json::Value + Send + Sync;
+pub type ReviewFn = dyn Fn(&RunReport, &Path) -> std::sync::Arc<dyn Verdict> + Send + Sync;
+
+/// A [`Review`]'s verdict, kept as its own type from the check to the exit
+/// code (the binary reads it back by downcasting); `run.json` records it as
+/// [`Verdict::to_json`] gives it.
+pub trait Verdict: std::any::Any + std::fmt::Debug + Send + Sync {
+    /// The verdict as `run.json`'s `health` records it.
+    fn to_json(&self) -> serde_json::Value;
+}
 
 impl std::fmt::Debug for Review {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

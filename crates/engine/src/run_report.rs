@@ -119,8 +119,18 @@ pub struct RunReport {
     pub rebuilt_from: Option<serde_json::Value>,
     /// An incremental pipeline's completed run checked against the runs before it
     /// (see [`crate::RunOptions::review`]): `status`, findings, figures.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub health: Option<serde_json::Value>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "verdict_json"
+    )]
+    pub health: Option<std::sync::Arc<dyn crate::run_options::Verdict>>,
+}
+
+fn verdict_json<S: serde::Serializer>(
+    verdict: &Option<std::sync::Arc<dyn crate::run_options::Verdict>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&verdict.as_ref().map(|v| v.to_json()), serializer)
 }
 
 /// One warning of a completed run (see [`RunReport::warnings`]).

@@ -55,9 +55,22 @@ impl HealthSettings {
         let settings: Self = toml::Value::Table(table.clone())
             .try_into()
             .map_err(|e: toml::de::Error| vec![(None, e.message().to_string())])?;
+        let problems = settings.problems();
+        if problems.is_empty() {
+            Ok(settings)
+        } else {
+            Err(problems
+                .into_iter()
+                .map(|(key, message)| (Some(key.to_string()), message))
+                .collect())
+        }
+    }
+
+    /// What is wrong with settings of the right types: each key and why.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let settings = self;
         let mut problems = Vec::new();
-        let mut problem =
-            |key: &str, message: String| problems.push((Some(key.to_string()), message));
+        let mut problem = |key: &'static str, message: String| problems.push((key, message));
         if settings.runs == 0 {
             problem("runs", "must be at least 1 earlier run".into());
         }
@@ -88,11 +101,7 @@ impl HealthSettings {
                 format!("must be 0 or more, is {}", settings.sigmas),
             );
         }
-        if problems.is_empty() {
-            Ok(settings)
-        } else {
-            Err(problems)
-        }
+        problems
     }
 }
 

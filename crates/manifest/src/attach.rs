@@ -1,6 +1,7 @@
 //! The manifest's stages, added to every pipeline that publishes sets.
 
-use tempora_engine::{PipelineFile, Plan, Registry, Role};
+use tempora_engine::plan::PlannedStage;
+use tempora_engine::Role;
 
 use tempora_records::RecordKind;
 
@@ -15,32 +16,32 @@ pub const SINKS: [&str; 3] = [
     "write_manifest_facts",
 ];
 
-/// Adds the `manifest` stage and its sinks to `file` when it publishes articles
-/// (a `jsonl` or `parquet` sink fed articles), is not incremental (an
-/// accumulating folder's records are the nights' own) and names no stage
-/// `manifest` or `write_manifest*` itself. Returns whether it did. A file that
-/// does not plan is left as it is: planning it again reports its problems.
-pub fn attach(file: &mut PipelineFile, registry: &Registry) -> bool {
-    let Ok(plan) = Plan::new(file.clone(), registry) else {
-        return false;
-    };
-    if plan.incremental_stage().is_some()
-        || plan
-            .stages
+/// The `manifest` stage and its sinks, to add to a pipeline whose configured
+/// stages are `stages` when it publishes articles (a sink fed articles), is not
+/// incremental (an accumulating folder's records are the nights' own) and names
+/// no stage `manifest` or `write_manifest*` itself; else none (an empty table).
+/// Given to the plan as [`tempora_engine::Additions::stages`].
+pub fn stages(stages: &[PlannedStage]) -> toml::Table {
+    let mut added = toml::Table::new();
+    let incremental = stages
+        .iter()
+        .any(|s| s.config.as_ref().is_some_and(|c| c.incremental()));
+    if incremental
+        || stages
             .iter()
             .any(|s| s.kind == STAGE || s.name == STAGE || SINKS.contains(&s.name.as_str()))
     {
-        return false;
+        return added;
     }
     let kind_of = |stage: &str, port: &str| {
-        plan.stages
+        stages
             .iter()
             .find(|s| s.name == stage)
             .and_then(|s| s.outputs.iter().find(|p| p.name == port))
             .map(|p| p.kind)
     };
     let mut articles: Vec<String> = Vec::new();
-    for sink in plan.stages.iter().filter(|s| s.role == Role::Sink) {
+    for sink in stages.iter().filter(|s| s.role == Role::Sink) {
         for input in &sink.inputs {
             let name = input.to_string();
             if kind_of(&input.stage, &input.port) == Some(RecordKind::Article)
@@ -51,23 +52,15 @@ pub fn attach(file: &mut PipelineFile, registry: &Registry) -> bool {
         }
     }
     if articles.is_empty() {
-        return false;
+        return added;
     }
-    let facts: Vec<String> = plan
-        .stages
+    let facts: Vec<String> = stages
         .iter()
         .filter(|s| s.role == Role::Source && s.outputs.iter().any(|p| p.kind == RecordKind::Fact))
         .map(|s| s.name.clone())
         .collect();
-    let Some(stages) = file
-        .table
-        .get_mut("stages")
-        .and_then(toml::Value::as_table_mut)
-    else {
-        return false;
-    };
     let mut add = |name: &str, table: toml::Table| {
-        stages.insert(name.to_string(), toml::Value::Table(table));
+        added.insert(name.to_string(), toml::Value::Table(table));
     };
     let mut manifest = toml::Table::new();
     manifest.insert("kind".into(), STAGE.into());
@@ -84,7 +77,7 @@ pub fn attach(file: &mut PipelineFile, registry: &Registry) -> bool {
     if facts.len() == 1 {
         add(SINKS[2], sink("jsonl", facts, FACTS_FILE));
     }
-    true
+    added
 }
 
 fn sink(kind: &str, inputs: Vec<String>, path: &str) -> toml::Table {

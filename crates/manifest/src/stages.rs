@@ -113,6 +113,15 @@ impl StageConfig for Of {
         })]
     }
 
+    /// An article read back as its row says is in its set, with its scores.
+    fn gives_fields(&self) -> &'static [&'static str] {
+        match self {
+            Self::Check(_) => &["split"],
+            Self::Novelty(_) => &["split", "novelty"],
+            Self::Entries | Self::Captures(_) => &[],
+        }
+    }
+
     fn reads(&self) -> Vec<(String, PathBuf)> {
         match self {
             Self::Entries => Vec::new(),

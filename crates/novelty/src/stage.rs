@@ -95,6 +95,10 @@ impl NoveltyConfig {
 }
 
 impl StageConfig for NoveltyConfig {
+    fn gives_fields(&self) -> &'static [&'static str] {
+        &["novelty"]
+    }
+
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Article)]
     }

@@ -56,8 +56,8 @@ pub struct SinkOptions {
     pub sort: bool,
     /// Hold back a share of the articles (and their manifest rows and pairs),
     /// chosen by a keyed hash of the article id, under `withheld/` in the output
-    /// folder: `{ share = 0.2, key = "path/to/key" }`. Set on every sink by the
-    /// pipeline's `[pipeline.release]` (`withhold`, `key`); see `tempora reveal`.
+    /// folder: `{ share = 0.2, key = "path/to/key" }`. Without it, the
+    /// pipeline's `[pipeline.release]` (`withhold`, `key`) holds; see `tempora reveal`.
     #[serde(default)]
     pub withhold: Option<crate::release::WithholdOption>,
 }
@@ -105,34 +105,19 @@ impl SinkConfig {
     }
 }
 
-/// The path placeholders a record may lack, each with the stage kinds after
-/// which records carry it (sources of files carry what the files hold) and
-/// what such a stage does, in words.
-const GIVEN_BY: [(&str, &[&str], &str); 3] = [
+/// The path-template fields a record may lack, each with what a stage that
+/// gives it does, in words (see [`StageConfig::gives_fields`]).
+const GIVEN_BY: [(&str, &str); 3] = [
     (
-        "{split}",
-        &[
-            "split",
-            "manifest-check",
-            "manifest-novelty",
-            "jsonl-source",
-            "parquet-source",
-        ],
+        "split",
         "puts records in sets (a `split` stage, or a source of files a split wrote)",
     ),
     (
-        "{novelty}",
-        &[
-            "novelty",
-            "manifest-novelty",
-            "jsonl-source",
-            "parquet-source",
-        ],
+        "novelty",
         "scores novelty (a `novelty` stage, or a source of files one wrote)",
     ),
     (
-        "{relation}",
-        &["wikidata", "jsonl-source", "parquet-source"],
+        "relation",
         "gives facts (a `wikidata` stage, or a source of facts files)",
     ),
 ];
@@ -149,17 +134,17 @@ impl StageConfig for SinkConfig {
         let me = peers.me();
         GIVEN_BY
             .iter()
-            .filter(|(placeholder, ..)| self.options.path.contains(placeholder))
-            .filter(|(_, kinds, _)| {
+            .filter(|(field, _)| self.options.path.contains(&format!("{{{field}}}")))
+            .filter(|(field, _)| {
                 !peers
                     .iter()
-                    .any(|p| kinds.contains(&p.kind) && peers.is_downstream(p.name, me))
+                    .any(|p| p.gives(field) && peers.is_downstream(p.name, me))
             })
-            .map(|(placeholder, _, does)| {
+            .map(|(field, does)| {
                 OptionError::at(
                     "path",
                     format!(
-                        "has `{placeholder}`, but no stage before this sink {does}: every \
+                        "has `{{{field}}}`, but no stage before this sink {does}: every \
                          record would be rejected"
                     ),
                 )
@@ -169,6 +154,15 @@ impl StageConfig for SinkConfig {
 
     fn writes(&self) -> Vec<(String, String)> {
         vec![("path".to_string(), self.options.path.clone())]
+    }
+
+    /// Takes the pipeline's release unless the sink sets its own `withhold`.
+    fn hold_back(&mut self, release: &dyn std::any::Any) -> bool {
+        let Some(release) = release.downcast_ref::<crate::release::WithholdOption>() else {
+            return false;
+        };
+        self.options.withhold.get_or_insert_with(|| release.clone());
+        true
     }
 
     fn replaced_files(&self, ctx: &PipelineContext) -> Vec<(String, PathBuf)> {

@@ -42,6 +42,11 @@ pub(crate) struct SourceConfig {
 }
 
 impl StageConfig for SourceConfig {
+    /// Records read from files carry what the files hold.
+    fn gives_fields(&self) -> &'static [&'static str] {
+        &["split", "novelty", "relation"]
+    }
+
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(self.options.record)]
     }

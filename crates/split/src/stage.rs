@@ -60,6 +60,10 @@ impl SplitConfig {
 
 #[async_trait(?Send)]
 impl StageConfig for SplitConfig {
+    fn gives_fields(&self) -> &'static [&'static str] {
+        &["split"]
+    }
+
     fn outputs(&self) -> Vec<Port> {
         self.windows
             .windows()

@@ -118,6 +118,10 @@ impl WikidataConfig {
 }
 
 impl StageConfig for WikidataConfig {
+    fn gives_fields(&self) -> &'static [&'static str] {
+        &["relation"]
+    }
+
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Fact)]
     }

@@ -84,7 +84,7 @@ fn kind_of<'r>(
     None
 }
 
-fn configure_stage(
+pub(super) fn configure_stage(
     name: &str,
     body: &toml::Table,
     registry: &Registry,
@@ -174,9 +174,9 @@ pub(super) fn link_stages(
                 &me,
                 stages.iter().filter_map(|s| {
                     let config = s.config.as_deref()?;
-                    let shared = config.shared();
+                    let (shared, gives) = (config.shared(), config.gives_fields());
                     let config: &dyn crate::peers::AsAny = config;
-                    Some((s.name.as_str(), s.kind.as_str(), config, shared))
+                    Some((s.name.as_str(), s.kind.as_str(), config, shared, gives))
                 }),
                 edges,
                 unconfigured.iter().map(|u| u.name.as_str()),

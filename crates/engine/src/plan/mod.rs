@@ -76,6 +76,23 @@ pub struct PlannedStage {
     pub config: Option<Box<dyn StageConfig>>,
 }
 
+/// What a command adds to a pipeline file's own stages, planned with them in the
+/// same pass: the part of each set held back, and stages added from what the
+/// file's stages are (the binary's manifest stages).
+#[derive(Default)]
+pub struct Additions<'a> {
+    /// The part of each set held back (`[pipeline.release]`, as the binary read
+    /// it), offered to every stage that writes files
+    /// ([`StageConfig::hold_back`]): a stage that writes files and cannot take it
+    /// is a problem of the file.
+    pub release: Option<&'a dyn std::any::Any>,
+    /// Stages to add once the file's own are configured without a problem, given
+    /// those (`[stages.NAME]` tables by name; none added when empty). They are
+    /// checked with the rest and recorded in the resolved document.
+    #[allow(clippy::type_complexity)]
+    pub stages: Option<&'a dyn Fn(&[PlannedStage]) -> toml::Table>,
+}
+
 /// A validated pipeline.
 pub struct Plan {
     /// The pipeline file's path.
@@ -117,6 +134,18 @@ impl Plan {
         file: PipelineFile,
         registry: &Registry,
     ) -> Result<(Plan, Vec<ConfigError>), ConfigErrors> {
+        Self::draft_with(file, registry, &Additions::default())
+    }
+
+    /// [`Plan::draft`] of `file` with `additions`: the one planning of a command.
+    ///
+    /// # Errors
+    /// Every problem found when any is about the file itself.
+    pub fn draft_with(
+        mut file: PipelineFile,
+        registry: &Registry,
+        additions: &Additions<'_>,
+    ) -> Result<(Plan, Vec<ConfigError>), ConfigErrors> {
         let mut errors = Vec::new();
         for key in file.table.keys() {
             if key != "pipeline" && key != "stages" {
@@ -126,9 +155,20 @@ impl Plan {
             }
         }
         let context = pipeline_context(&file, &mut errors);
-        let (mut stages, unconfigured) =
+        let (mut stages, mut unconfigured) =
             configure_stages(&file.table, registry, &context, &mut errors);
+        if let Some(add) = additions.stages.filter(|_| errors.is_empty()) {
+            add_stages(&mut file, add(&stages), registry, &context, &mut errors)
+                .into_iter()
+                .for_each(|added| match added {
+                    Ok(stage) => stages.push(stage),
+                    Err(stage) => unconfigured.push(stage),
+                });
+        }
         link_stages(&mut stages, &unconfigured, &mut errors);
+        if let Some(release) = additions.release {
+            hold_back(&mut stages, release, &mut errors);
+        }
         let declared: Vec<&str> = file
             .table
             .get("stages")
@@ -186,6 +226,60 @@ impl Plan {
             .iter()
             .find(|s| s.config.as_ref().is_some_and(|c| c.incremental()))
             .map(|s| s.name.as_str())
+    }
+}
+
+/// Configures `added` and writes it into `file`'s stages, so the resolved
+/// document holds every stage that ran.
+fn add_stages(
+    file: &mut PipelineFile,
+    added: toml::Table,
+    registry: &Registry,
+    context: &PipelineContext,
+    errors: &mut Vec<ConfigError>,
+) -> Vec<Result<PlannedStage, configure::Unconfigured>> {
+    let Some(stages) = file
+        .table
+        .get_mut("stages")
+        .and_then(toml::Value::as_table_mut)
+    else {
+        return Vec::new();
+    };
+    added
+        .into_iter()
+        .filter_map(|(name, body)| {
+            let configured =
+                configure::configure_stage(&name, body.as_table()?, registry, context, errors);
+            stages.insert(name, body);
+            Some(configured)
+        })
+        .collect()
+}
+
+/// Offers `release` to every stage that writes files; one that cannot take it
+/// is a problem: it would publish the held-back records.
+fn hold_back(
+    stages: &mut [PlannedStage],
+    release: &dyn std::any::Any,
+    errors: &mut Vec<ConfigError>,
+) {
+    for stage in stages {
+        let Some(config) = stage.config.as_mut() else {
+            continue;
+        };
+        if config.writes().is_empty() || config.hold_back(release) {
+            continue;
+        }
+        errors.push(ConfigError::stage(
+            &stage.name,
+            Some("kind"),
+            format!(
+                "kind `{}` writes files but cannot hold records back, and \
+                 `[pipeline.release]` holds back part of each set: its files would \
+                 publish what is held back (use a sink that can, or no release)",
+                stage.kind
+            ),
+        ));
     }
 }
 

@@ -1,0 +1,120 @@
+//! One preparation of a pipeline file for every command that reads one
+//! (`validate`, `run`, `run --dry-run`, `graph`, `rebuild`): its
+//! `[pipeline.health]` and `[pipeline.release]` tables read once into their
+//! types, the manifest's stages added and the release offered to every stage
+//! that writes files, all planned in one pass. So what `graph` draws and
+//! `--dry-run` lists is what `run` runs, and every command reports the same
+//! problems.
+
+use tempora_engine::plan::PlannedStage;
+use tempora_engine::{Additions, ConfigError, ConfigErrors, PipelineFile, Plan};
+use tempora_health::HealthSettings;
+use tempora_sink::release::WithholdOption;
+
+use crate::registry::registry;
+
+/// A pipeline file planned with what the binary adds.
+pub struct Prepared {
+    /// The plan: the file's stages and the manifest's.
+    pub plan: Plan,
+    /// Problems of the environment (an unset variable, a missing input file or
+    /// release key): shown after a draft's plan, refused by a run.
+    pub problems: Vec<ConfigError>,
+    /// `[pipeline.health]` (its defaults without the table).
+    pub health: HealthSettings,
+    /// `[pipeline.release]`, when the file holds part of each set back.
+    pub release: Option<WithholdOption>,
+    /// Whether the manifest's stages were added: the run then writes the
+    /// manifest's inputs beside them.
+    pub manifest: bool,
+    /// The file as read, for the record of a refused run.
+    file: PipelineFile,
+}
+
+/// A file that cannot run: every problem, and the file they are in.
+pub struct Refused {
+    /// Every problem, each with its key path and line.
+    pub errors: ConfigErrors,
+    /// The file as read.
+    pub file: Box<PipelineFile>,
+}
+
+/// Prepares `file`: every problem of the file itself refuses it; problems of
+/// the environment come back with the plan ([`Prepared::problems`]).
+///
+/// # Errors
+/// Any problem of the file itself.
+pub fn prepare(mut file: PipelineFile) -> Result<Prepared, Refused> {
+    let health = crate::health::settings(&mut file);
+    let release = crate::release::settings(&mut file);
+    let added = std::cell::Cell::new(false);
+    let add = |stages: &[PlannedStage]| {
+        let table = tempora_manifest::attach::stages(stages);
+        added.set(!table.is_empty());
+        table
+    };
+    let additions = Additions {
+        release: release.as_ref().map(|r| r as &dyn std::any::Any),
+        stages: Some(&add),
+    };
+    match Plan::draft_with(file.clone(), &registry(), &additions) {
+        Ok((plan, problems)) => Ok(Prepared {
+            plan,
+            problems,
+            health,
+            release,
+            manifest: added.get(),
+            file,
+        }),
+        Err(errors) => Err(Refused {
+            errors,
+            file: Box::new(file),
+        }),
+    }
+}
+
+/// Loads and prepares the file at `path` with `overrides` (`--set`).
+///
+/// # Errors
+/// The file cannot be read or is not TOML (no file to record then), or any
+/// problem of the file itself.
+pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Prepared, Refusal> {
+    let file = PipelineFile::load(path, overrides).map_err(Refusal::Unread)?;
+    prepare(file).map_err(Refusal::Refused)
+}
+
+/// Why a file named on the command line does not run.
+pub enum Refusal {
+    /// It cannot be read, or is not TOML.
+    Unread(ConfigErrors),
+    /// It has problems.
+    Refused(Refused),
+}
+
+impl Refusal {
+    /// Every problem.
+    pub fn errors(&self) -> &ConfigErrors {
+        match self {
+            Self::Unread(errors) | Self::Refused(Refused { errors, .. }) => errors,
+        }
+    }
+}
+
+impl Prepared {
+    /// For a command that runs: the plan, refused while any problem is left.
+    ///
+    /// # Errors
+    /// The environment's problems.
+    pub fn runnable(self) -> Result<Self, Refused> {
+        if self.problems.is_empty() {
+            return Ok(self);
+        }
+        Err(Refused {
+            errors: ConfigErrors {
+                file: self.plan.file,
+                errors: self.problems,
+            },
+            file: Box::new(self.file),
+        })
+    }
+}
