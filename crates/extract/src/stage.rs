@@ -10,6 +10,7 @@ use tempora_engine::{
     parse_options, Batch, Emitted, OptionError, PipelineContext, Port, Role, Stage, StageConfig,
     StageError, StageKind, Transform, TransformStage,
 };
+use tempora_records::counters::ExtractCount;
 use tempora_records::{Record, RecordKind};
 use tempora_wayback_format::digest::sha1_base32;
 
@@ -105,7 +106,7 @@ impl ExtractOptions {
 /// The registered kind.
 pub fn kind() -> StageKind {
     StageKind {
-        name: "extract",
+        name: ExtractCount::STAGE_KIND,
         about: "Extracts articles (title, reference summary, body, publication date) from archived news pages with per-site layout profiles",
         role: Role::Transform,
         accepts: &[RecordKind::Page],
@@ -226,21 +227,20 @@ impl Transform for ExtractStage {
         for (record, result) in results {
             match result {
                 Ok(extraction) => {
-                    out.count(&format!("layout {}", extraction.layout), 1);
-                    out.count(
-                        &format!(
-                            "section {}/{}",
-                            extraction.article.source, extraction.article.section
-                        ),
-                        1,
-                    );
-                    if let Some(source) = extraction.article.summary_source {
-                        out.count(&format!("summary_source {}", source.as_str()), 1);
+                    let article = &extraction.article;
+                    out.count(&ExtractCount::Layout(&extraction.layout).name(), 1);
+                    let section = ExtractCount::Section {
+                        source: &article.source,
+                        section: &article.section,
+                    };
+                    out.count(&section.name(), 1);
+                    if let Some(source) = article.summary_source {
+                        out.count(&ExtractCount::SummarySource(source.as_str()).name(), 1);
                     }
                     out.push(Record::Article(Box::new(extraction.article)));
                 }
                 Err(rejection) => {
-                    out.count(&format!("rejected: {}", rejection.kind), 1);
+                    out.count(&ExtractCount::Rejected(&rejection.kind).name(), 1);
                     reject(out, record, rejection.reason);
                 }
             }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDateTime;
 use serde_json::Value;
+use tempora_records::counters::{ExtractCount, FetchCount, ListingMetric};
 
 /// Articles kept (what reached the sinks).
 pub const KEPT: &str = "articles kept";
@@ -65,13 +66,13 @@ impl RunFigures {
             ..Tally::default()
         };
         for stage in run["stages"].as_array().into_iter().flatten() {
-            match stage["kind"].as_str() {
-                Some("extract") => tally.extract(stage),
-                Some("wayback-cdx") => tally.listing(&stage["metrics"]),
-                Some("wayback-fetch") => {
-                    let counter = |name: &str| stage["counters"][name].as_u64().unwrap_or(0);
-                    tally.fetched += counter("fetched");
-                    tally.failed += counter("failed");
+            match stage["kind"].as_str().unwrap_or_default() {
+                ExtractCount::STAGE_KIND => tally.extract(stage),
+                ListingMetric::STAGE_KIND => tally.listing(&stage["metrics"]),
+                FetchCount::STAGE_KIND => {
+                    let counter = |c: FetchCount| stage["counters"][c.name()].as_u64().unwrap_or(0);
+                    tally.fetched += counter(FetchCount::Fetched);
+                    tally.failed += counter(FetchCount::Failed);
                 }
                 _ => {}
             }
@@ -128,12 +129,19 @@ impl Tally {
         self.articles_read += stage["records_out"].as_u64().unwrap_or(0);
         for (name, n) in stage["counters"].as_object().into_iter().flatten() {
             let n = n.as_u64().unwrap_or(0);
-            if let Some(section) = name.strip_prefix("section ") {
-                add(&mut self.figures.counts, format!("articles {section}"), n);
-            } else if let Some(source) = name.strip_prefix("summary_source ") {
-                add(&mut self.summaries, format!("summaries from {source}"), n);
-            } else if let Some(reason) = name.strip_prefix("rejected: ") {
-                add(&mut self.rejected, format!("pages rejected as {reason}"), n);
+            match ExtractCount::parse(name) {
+                Some(ExtractCount::Section { source, section }) => add(
+                    &mut self.figures.counts,
+                    format!("articles {source}/{section}"),
+                    n,
+                ),
+                Some(ExtractCount::SummarySource(source)) => {
+                    add(&mut self.summaries, format!("summaries from {source}"), n);
+                }
+                Some(ExtractCount::Rejected(reason)) => {
+                    add(&mut self.rejected, format!("pages rejected as {reason}"), n);
+                }
+                Some(ExtractCount::Layout(_)) | None => {}
             }
         }
     }
@@ -142,12 +150,16 @@ impl Tally {
     fn listing(&mut self, metrics: &Value) {
         let counts = &mut self.figures.counts;
         self.figures.lists = true;
-        for (pattern, n) in metrics["listed"].as_object().into_iter().flatten() {
+        for (pattern, n) in metrics[ListingMetric::Listed.name()]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
             let n = n.as_u64().unwrap_or(0);
             add(counts, format!("captures listed {pattern}"), n);
             add(counts, "captures listed".into(), n);
         }
-        let until = metrics["listed_until"]
+        let until = metrics[ListingMetric::ListedUntil.name()]
             .as_str()
             .and_then(|t| NaiveDateTime::parse_from_str(t, "%Y%m%d%H%M%S").ok());
         self.figures.listed_until = self.figures.listed_until.max(until);

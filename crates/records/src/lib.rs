@@ -12,6 +12,7 @@
 mod article;
 pub mod canonical_url;
 mod capture;
+pub mod counters;
 mod fact;
 mod kind;
 mod manifest_entry;

@@ -6,6 +6,7 @@ use tempora_engine::{
     DescribeContext, OptionError, Peers, PipelineContext, Port, PortId, Stage, StageConfig,
     StageError, StageIo, StagePlan, Watermark,
 };
+use tempora_records::counters::ListingMetric;
 use tempora_records::{Record, RecordKind};
 
 pub use super::cdx_options::{configure, CdxOptions};
@@ -230,9 +231,9 @@ impl Listed {
             .into_iter()
             .map(|(p, n)| (p, n.into()))
             .collect();
-        stats.set_metric("listed", counts.into());
+        stats.set_metric(ListingMetric::Listed.name(), counts.into());
         if let Some(until) = self.until {
-            stats.set_metric("listed_until", until.into());
+            stats.set_metric(ListingMetric::ListedUntil.name(), until.into());
         }
     }
 }

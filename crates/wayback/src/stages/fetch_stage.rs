@@ -10,6 +10,7 @@ use tempora_engine::{
     parse_options, DescribeContext, Estimate, OptionError, Peers, PipelineContext, Port, PortId,
     Requests, Stage, StageConfig, StageError, StageIo, StagePlan,
 };
+use tempora_records::counters::FetchCount;
 use tempora_records::{Capture, Page, Record, RecordKind};
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
@@ -263,8 +264,8 @@ impl Stage for FetchStage {
         let tally = crawl.summary();
         let stats = io.stats().clone();
         for (name, n) in [
-            ("fetched", tally.fetched),
-            ("failed", tally.failed),
+            (FetchCount::Fetched.name(), tally.fetched),
+            (FetchCount::Failed.name(), tally.failed),
             ("skipped", tally.skipped),
             ("replayed", tally.replayed),
             ("to_retry", tally.retryable),

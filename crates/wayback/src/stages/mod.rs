@@ -19,7 +19,7 @@ use tempora_records::RecordKind;
 pub fn kinds() -> Vec<StageKind> {
     vec![
         StageKind {
-            name: "wayback-cdx",
+            name: tempora_records::counters::ListingMetric::STAGE_KIND,
             about: "Lists Wayback captures of URL patterns with the CDX API: polite, resumable, incremental.",
             role: Role::Source,
             accepts: &[],
@@ -39,7 +39,7 @@ pub fn kinds() -> Vec<StageKind> {
             configure: feeds_stage::configure,
         },
         StageKind {
-            name: "wayback-fetch",
+            name: tempora_records::counters::FetchCount::STAGE_KIND,
             about: "Fetches captures as raw archived pages (id_ URLs), politely; optional WARC output; kill-safe with `state`.",
             role: Role::Transform,
             accepts: &[RecordKind::Capture],

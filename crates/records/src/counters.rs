@@ -1,0 +1,123 @@
+//! The counters and metrics stages record in `run.json` that other code reads
+//! back (a refresh's health check): each name owned by one type, which writes it
+//! and reads it, so a stage that renames one breaks the reader at compile time,
+//! not silently in a figure that is always 0.
+
+/// What the `extract` stage counts, one per page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtractCount<'a> {
+    /// An article read with this layout of its site's profile.
+    Layout(&'a str),
+    /// An article of this site and section.
+    Section {
+        /// The site (`bbc`).
+        source: &'a str,
+        /// Its section (`sport`, `news/world`).
+        section: &'a str,
+    },
+    /// An article whose summary came from this source (`SummarySource`'s name).
+    SummarySource(&'a str),
+    /// A page rejected for this reason (the rejection's kind).
+    Rejected(&'a str),
+}
+
+impl<'a> ExtractCount<'a> {
+    /// The kind of stage that counts these.
+    pub const STAGE_KIND: &'static str = "extract";
+
+    const LAYOUT: &'static str = "layout ";
+    const SECTION: &'static str = "section ";
+    const SUMMARY_SOURCE: &'static str = "summary_source ";
+    const REJECTED: &'static str = "rejected: ";
+
+    /// The counter's name in `run.json`.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Layout(layout) => format!("{}{layout}", Self::LAYOUT),
+            Self::Section { source, section } => format!("{}{source}/{section}", Self::SECTION),
+            Self::SummarySource(source) => format!("{}{source}", Self::SUMMARY_SOURCE),
+            Self::Rejected(kind) => format!("{}{kind}", Self::REJECTED),
+        }
+    }
+
+    /// The count a counter's name stands for, if it is one of these.
+    pub fn parse(name: &'a str) -> Option<Self> {
+        if let Some(layout) = name.strip_prefix(Self::LAYOUT) {
+            return Some(Self::Layout(layout));
+        }
+        if let Some(rest) = name.strip_prefix(Self::SECTION) {
+            let (source, section) = rest.split_once('/')?;
+            return Some(Self::Section { source, section });
+        }
+        if let Some(source) = name.strip_prefix(Self::SUMMARY_SOURCE) {
+            return Some(Self::SummarySource(source));
+        }
+        name.strip_prefix(Self::REJECTED).map(Self::Rejected)
+    }
+}
+
+/// What the `wayback-fetch` stage counts, one per capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FetchCount {
+    /// A page fetched (in a WARC file).
+    Fetched,
+    /// A page that failed after every attempt.
+    Failed,
+}
+
+impl FetchCount {
+    /// The kind of stage that counts these.
+    pub const STAGE_KIND: &'static str = "wayback-fetch";
+
+    /// The counter's name in `run.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fetched => "fetched",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// The metrics of the `wayback-cdx` stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListingMetric {
+    /// Captures listed, per URL pattern (an object).
+    Listed,
+    /// The newest capture the listing handed on (`YYYYMMDDhhmmss`).
+    ListedUntil,
+}
+
+impl ListingMetric {
+    /// The kind of stage that records these.
+    pub const STAGE_KIND: &'static str = "wayback-cdx";
+
+    /// The metric's name in `run.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Listed => "listed",
+            Self::ListedUntil => "listed_until",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_extract_count_reads_back_as_itself() {
+        for count in [
+            ExtractCount::Layout("story"),
+            ExtractCount::Section {
+                source: "bbc",
+                section: "news/world",
+            },
+            ExtractCount::SummarySource("first_paragraph"),
+            ExtractCount::Rejected("no_bold_intro"),
+        ] {
+            assert_eq!(ExtractCount::parse(&count.name()), Some(count));
+        }
+        assert_eq!(ExtractCount::parse("fetched"), None);
+        assert_eq!(ExtractCount::parse("section nosite"), None);
+    }
+}
