@@ -69,7 +69,7 @@ fn bad_file(e: &ConfigErrors) -> ExitCode {
 
 /// `args`' file prepared, or the exit code of its refusal (said on stderr).
 fn prepared(args: &PipelineArgs) -> Result<Prepared, ExitCode> {
-    crate::prepare::load(&args.pipeline, &args.set).map_err(|r| bad_file(r.errors()))
+    crate::prepare::load(&args.pipeline, &args.set, false).map_err(|r| bad_file(r.errors()))
 }
 
 /// `tempora run --dry-run`: the plan, even when input files or variables are
@@ -140,14 +140,14 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
     if args.dry_run {
         return Ok(dry_run(args)?);
     }
-    let prepared = match crate::prepare::load(&args.pipeline.pipeline, &args.pipeline.set) {
+    let loaded = crate::prepare::load(&args.pipeline.pipeline, &args.pipeline.set, args.rebuild);
+    let prepared = match loaded {
         Ok(prepared) => prepared,
         Err(Refusal::Unread(e)) => return Ok(bad_file(&e)),
         Err(Refusal::Refused(refused)) => return Ok(refuse(&refused, &run_options(args.progress))),
     };
     let options = RunOptions {
         overrides: args.pipeline.set.clone(),
-        rebuild: args.rebuild,
         review: Some(crate::health::review(prepared.health.clone(), args.rebuild)),
         ..run_options(args.progress)
     };

@@ -39,12 +39,14 @@ pub struct Refused {
     pub file: Box<PipelineFile>,
 }
 
-/// Prepares `file`: every problem of the file itself refuses it; problems of
-/// the environment come back with the plan ([`Prepared::problems`]).
+/// Prepares `file`, for a run that makes an incremental pipeline's set anew
+/// when `rebuild` (`run --rebuild`): every problem of the file itself refuses
+/// it; problems of the environment come back with the plan
+/// ([`Prepared::problems`]).
 ///
 /// # Errors
 /// Any problem of the file itself.
-pub fn prepare(mut file: PipelineFile) -> Result<Prepared, Refused> {
+pub fn prepare(mut file: PipelineFile, rebuild: bool) -> Result<Prepared, Refused> {
     let health = crate::health::settings(&mut file);
     let release = crate::release::settings(&mut file);
     let added = std::cell::Cell::new(false);
@@ -56,6 +58,7 @@ pub fn prepare(mut file: PipelineFile) -> Result<Prepared, Refused> {
     let additions = Additions {
         release: release.as_ref().map(|r| r as &dyn std::any::Any),
         stages: Some(&add),
+        rebuild,
     };
     match Plan::draft_with(file.clone(), &registry(), &additions) {
         Ok((plan, problems)) => Ok(Prepared {
@@ -73,14 +76,19 @@ pub fn prepare(mut file: PipelineFile) -> Result<Prepared, Refused> {
     }
 }
 
-/// Loads and prepares the file at `path` with `overrides` (`--set`).
+/// Loads and prepares the file at `path` with `overrides` (`--set`), as
+/// [`prepare`].
 ///
 /// # Errors
 /// The file cannot be read or is not TOML (no file to record then), or any
 /// problem of the file itself.
-pub fn load(path: &std::path::Path, overrides: &[String]) -> Result<Prepared, Refusal> {
+pub fn load(
+    path: &std::path::Path,
+    overrides: &[String],
+    rebuild: bool,
+) -> Result<Prepared, Refusal> {
     let file = PipelineFile::load(path, overrides).map_err(Refusal::Unread)?;
-    prepare(file).map_err(Refusal::Refused)
+    prepare(file, rebuild).map_err(Refusal::Refused)
 }
 
 /// Why a file named on the command line does not run.

@@ -105,7 +105,7 @@ pub fn run(args: &RebuildArgs) -> Outcome<ExitCode> {
         rebuilt_from: Some(serde_json::to_value(&inputs).context("the manifest's inputs")?),
         ..run_options(args.progress)
     };
-    let prepared = match crate::prepare::prepare(file) {
+    let prepared = match crate::prepare::prepare(file, false) {
         Ok(prepared) => prepared,
         Err(refused) => return Ok(refuse_run(&refused, &options)),
     };

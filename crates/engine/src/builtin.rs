@@ -100,6 +100,7 @@ pub fn test_kinds() -> Vec<StageKind> {
     ]
 }
 
+#[derive(Clone)]
 struct Generate(GenerateOptions);
 
 impl StageConfig for Generate {
@@ -113,8 +114,8 @@ impl StageConfig for Generate {
             .map(|p| ("from_file".to_string(), p.clone()))
             .collect()
     }
-    fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        Ok(Box::new(*self))
+    fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(self.clone()))
     }
 }
 
@@ -177,7 +178,7 @@ impl StageConfig for Pass {
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Capture)]
     }
-    fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(PassThrough {
             fail_after: self.1.then_some(self.0.fail_after),
             seen: 0,
@@ -221,7 +222,7 @@ impl StageConfig for Count {
             .map(|p| ("path".to_string(), p.clone()))
             .collect()
     }
-    fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(CountSink {
             delay: Duration::from_millis(self.0.delay_ms),
             counted: Arc::new(AtomicU64::new(0)),

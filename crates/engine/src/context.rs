@@ -23,16 +23,46 @@ pub struct PipelineContext {
     pub out: PathBuf,
     /// Records per channel.
     pub channel_capacity: usize,
-    /// This run: its start and name (the `{run}` and `{date}` of sink paths). Set when
-    /// the run starts; until then, the time the pipeline was read.
+    /// The run: its start and name (the `{run}` and `{date}` of sink paths). In a
+    /// plan, the time the pipeline was planned; the runtime builds the stages with
+    /// a copy of the plan's context naming the run once it has claimed its folder
+    /// (a second run in the same second takes a suffix).
     pub run: RunId,
-    /// Whether the pipeline is incremental (a stage brings only what is new since
-    /// its last run, and the outputs accumulate): set when the run starts. Without
-    /// it, every run makes its outputs anew from everything it lists.
-    pub incremental: bool,
+    /// How the run treats what earlier runs left: decided when the plan is made,
+    /// before any stage is checked.
+    pub mode: RunMode,
+}
+
+/// How a run treats what earlier runs of its pipeline left in its folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunMode {
+    /// Every run makes its outputs anew from everything it lists.
+    #[default]
+    Fresh,
+    /// A stage brings only what is new since its last run (see
+    /// [`crate::StageConfig::incremental`]) and the outputs accumulate.
+    Incremental,
     /// An incremental pipeline's run that makes the whole accumulated set anew
     /// (`tempora run --rebuild`): its appending sinks write their files anew.
-    pub rebuild: bool,
+    Rebuild,
+}
+
+impl RunMode {
+    /// The mode of a pipeline that is `incremental`, run with `rebuild` asked
+    /// (which a pipeline that is not incremental needs not: it is fresh).
+    pub fn of(incremental: bool, rebuild: bool) -> Self {
+        match (incremental, rebuild) {
+            (false, _) => Self::Fresh,
+            (true, false) => Self::Incremental,
+            (true, true) => Self::Rebuild,
+        }
+    }
+
+    /// Whether the pipeline is incremental (night or rebuild): its folder keeps
+    /// every run's records under `runs/`.
+    pub fn incremental_pipeline(self) -> bool {
+        self != Self::Fresh
+    }
 }
 
 impl PipelineContext {
@@ -47,8 +77,7 @@ impl PipelineContext {
             out,
             channel_capacity: 256,
             run: RunId::default(),
-            incremental: false,
-            rebuild: false,
+            mode: RunMode::Fresh,
         }
     }
 }

@@ -69,10 +69,7 @@ impl DryRun {
                 records_in,
                 online,
             };
-            let described = match &stage.config {
-                Some(config) => config.describe(&ctx).await,
-                None => StagePlan::default(),
-            };
+            let described = stage.config.describe(&ctx).await;
             records_out.push((
                 stage.name.clone(),
                 described.estimate.as_ref().and_then(|e| e.records_out),

@@ -41,9 +41,7 @@ impl Fingerprint {
         }
         let stages = plan.resolved.get("stages").and_then(toml::Value::as_table);
         for stage in &plan.stages {
-            let Some(config) = &stage.config else {
-                continue;
-            };
+            let config = &stage.config;
             let operational = config.operational();
             let table = stages
                 .and_then(|t| t.get(&stage.name))

@@ -45,7 +45,7 @@ pub type NamedInput = (String, String, PathBuf);
 pub fn named_by(plan: &Plan) -> Vec<NamedInput> {
     plan.stages
         .iter()
-        .filter_map(|s| Some((s, s.config.as_ref()?)))
+        .map(|s| (s, &s.config))
         .flat_map(|(s, config)| {
             config
                 .reads()

@@ -43,7 +43,7 @@ pub mod transform;
 pub mod windows;
 
 pub use config::PipelineFile;
-pub use context::PipelineContext;
+pub use context::{PipelineContext, RunMode};
 pub use cost::{CrawlCost, RequestKind, Requests};
 pub use describe::{DescribeContext, Estimate, Query, StagePlan};
 pub use dry_run::DryRun;

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::context::{PipelineContext, RunMode};
 use crate::error::StageError;
 use crate::fingerprint::Fingerprint;
 use crate::plan::Plan;
@@ -98,13 +99,13 @@ pub(crate) fn same_configuration(
 /// earlier run's file (a rebuild replaces them on purpose); on a refusal the
 /// (empty) folder is removed again.
 pub(crate) fn keep_earlier_runs(
-    plan: &mut Plan,
+    plan: &Plan,
+    context: &mut PipelineContext,
     incremental: &str,
-    rebuild: bool,
 ) -> Result<PathBuf, PreflightError> {
-    let out = plan.context.out.clone();
-    let folder = plan
-        .context
+    let out = context.out.clone();
+    let rebuild = context.mode == RunMode::Rebuild;
+    let folder = context
         .run
         .claim_folder(&out)
         .map_err(|source| PreflightError::OutDir {
@@ -115,10 +116,7 @@ pub(crate) fn keep_earlier_runs(
     // matches them too without writing them.
     let own = [out.join("run.json"), out.join("rejected.jsonl")];
     for stage in plan.stages.iter().filter(|_| !rebuild) {
-        let Some(config) = &stage.config else {
-            continue;
-        };
-        let replaced = config.replaced_files(&plan.context);
+        let replaced = stage.config.replaced_files(context);
         if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !own.contains(p)) {
             let _ = std::fs::remove_dir(&folder);
             return Err(PreflightError::WouldReplace {

@@ -175,11 +175,13 @@ pub trait StageConfig: AsAny + Send {
         StagePlan::default()
     }
 
-    /// Builds the running stage. May touch the environment (open files, databases).
+    /// Builds the running stage, reading the options (the plan stays whole). May
+    /// touch the environment (open files, databases). `ctx` is the plan's context
+    /// naming this run.
     ///
     /// # Errors
     /// When a resource cannot be opened; the runtime names the stage.
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError>;
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError>;
 }
 
 /// Parses a kind's options from the stage's TOML table (without `kind` and `inputs`).

@@ -29,11 +29,6 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
     /// The `--set` overrides as given (`KEY.PATH=VALUE`).
     pub overrides: Vec<String>,
-    /// An incremental pipeline makes its whole accumulated set anew from the
-    /// crawl state, as a pipeline that is not incremental does each run, and
-    /// replaces what earlier nights added (`tempora run --rebuild`): the way on
-    /// after a change of what decides its records.
-    pub rebuild: bool,
     /// What the outputs were first built with, when this run rebuilds them from
     /// a manifest (recorded in `run.json` as `rebuilt_from`; the dataset card
     /// describes that build).
@@ -81,7 +76,6 @@ impl Default for RunOptions {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
             overrides: Vec::new(),
-            rebuild: false,
             rebuilt_from: None,
             review: None,
         }

@@ -232,7 +232,13 @@ impl RunReport {
     }
 
     /// [`RunReport::new`] for a validated pipeline.
-    pub(crate) fn of_plan(plan: &Plan, options: &RunOptions, started_at: DateTime<Utc>) -> Self {
+    /// `context` is the plan's naming this run.
+    pub(crate) fn of_plan(
+        plan: &Plan,
+        context: &crate::PipelineContext,
+        options: &RunOptions,
+        started_at: DateTime<Utc>,
+    ) -> Self {
         let mut report = Self::new(
             &plan.context.name,
             &plan.file,
@@ -240,7 +246,7 @@ impl RunReport {
             options,
             started_at,
         );
-        report.run = plan.context.run.label().to_string();
+        report.run = context.run.label().to_string();
         report.cost = CrawlCost::declared(&plan.request_kinds);
         report
     }

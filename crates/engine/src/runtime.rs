@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::atomic_file::AtomicFile;
+use crate::context::{PipelineContext, RunMode};
 use crate::cost::CrawlCost;
 use crate::error::StageError;
 use crate::fingerprint::FINGERPRINT;
@@ -56,6 +57,8 @@ pub async fn run(plan: Plan, options: RunOptions) -> Result<RunReport, Preflight
 /// A pipeline whose stages are running.
 pub struct Running {
     plan: Plan,
+    /// The plan's context naming this run.
+    context: PipelineContext,
     options: RunOptions,
     stats: Vec<Arc<StageStats>>,
     tasks: JoinSet<(usize, Result<(), StageError>, Duration)>,
@@ -80,12 +83,13 @@ pub struct Running {
 /// # Errors
 /// When the output directory is not writable, a sink of an incremental pipeline would
 /// replace an earlier run's file, or a stage cannot be built; no stage has started then.
-pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
+pub fn start(plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
-    let prepared = topology::prepare(&mut plan, &options, started_at)?;
-    let stages = topology::build_stages(&mut plan, &options, &prepared, started_at, start)?;
+    let prepared = topology::prepare(&plan, started_at)?;
+    let stages = topology::build_stages(&plan, &options, &prepared, started_at, start)?;
     let Prepared {
+        context,
         out_dir,
         run_folder,
         reads,
@@ -140,6 +144,7 @@ pub fn start(mut plan: Plan, options: RunOptions) -> Result<Running, PreflightEr
     let (tasks, task_stage) = spawn_stages(&plan, &options, stages, &stats, &shared);
     Ok(Running {
         plan,
+        context,
         options,
         stats,
         tasks,
@@ -234,6 +239,7 @@ impl Running {
     pub async fn wait(self) -> RunReport {
         let Running {
             plan,
+            context,
             options,
             stats,
             mut tasks,
@@ -264,7 +270,8 @@ impl Running {
         if ended.status == RunStatus::Completed {
             // A pipeline that makes its outputs anew holds only what this run made;
             // an incremental one keeps every night's.
-            if let Err(failure) = publish(&out, staged, !plan.context.incremental).await {
+            let remove_stale = plan.context.mode != RunMode::Incremental;
+            if let Err(failure) = publish(&out, staged, remove_stale).await {
                 ended.failed(failure);
             }
         } else {
@@ -282,7 +289,7 @@ impl Running {
                 tracing::error!(error = %e, "could not write rejected.jsonl");
                 0
             });
-        let mut report = RunReport::of_plan(&plan, &options, started_at);
+        let mut report = RunReport::of_plan(&plan, &context, &options, started_at);
         report.rejected = rejected;
         report.inputs = inputs.await.unwrap_or_else(|e| {
             tracing::error!(error = %e, "could not describe the input files");
@@ -444,7 +451,7 @@ fn fill_report(report: &mut RunReport, plan: &Plan, stats: &[Arc<StageStats>], e
             .collect();
         let roles: Vec<Role> = plan.stages.iter().map(|s| s.role).collect();
         // An incremental pipeline, night or `--rebuild`, lists only what is new.
-        let incremental = plan.context.incremental || plan.context.rebuild;
+        let incremental = plan.context.mode.incremental_pipeline();
         report.warnings = crate::run_report::warnings_of(&report.stages, &roles, incremental);
     }
     // A file too large to hash apart, hashed by the stage that read it whole.

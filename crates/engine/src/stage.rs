@@ -746,7 +746,7 @@ mod tests {
                 Port::named("other", RecordKind::Capture),
             ]
         }
-        fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
             Ok(Box::new(TransformStage(Mixed)))
         }
     }

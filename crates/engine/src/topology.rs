@@ -11,6 +11,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 
+use crate::context::{PipelineContext, RunMode};
 use crate::fingerprint::Fingerprint;
 use crate::input_files::{self, InputFile, NamedInput};
 use crate::out_dir::{check_writable, OutDir};
@@ -23,6 +24,8 @@ use crate::stage::{Message, OutPort, Stage};
 
 /// What the checks before a run found and claimed.
 pub(crate) struct Prepared {
+    /// The plan's context naming this run (its folder claimed).
+    pub(crate) context: PipelineContext,
     /// The output folder, held until the run has written its last file.
     pub(crate) out_dir: OutDir,
     /// `runs/<run>/` of an incremental pipeline, where this run's records go.
@@ -37,29 +40,27 @@ pub(crate) struct Prepared {
 
 /// Checks that the run may start and claims its folders: the output folder is
 /// writable and not in use, and an incremental pipeline's earlier runs are kept
-/// and were built with this configuration (unless `options.rebuild`). Names the
-/// run (`started_at`) and sets the plan's context for it.
+/// and were built with this configuration (unless the plan rebuilds them). Names
+/// the run (`started_at`) in a copy of the plan's context.
 ///
 /// # Errors
 /// See [`PreflightError`]; nothing is claimed then.
-pub(crate) fn prepare(
-    plan: &mut Plan,
-    options: &RunOptions,
-    started_at: DateTime<Utc>,
-) -> Result<Prepared, PreflightError> {
+pub(crate) fn prepare(plan: &Plan, started_at: DateTime<Utc>) -> Result<Prepared, PreflightError> {
     let out = plan.context.out.clone();
     check_writable(&out).map_err(|source| PreflightError::OutDir {
         path: out.clone(),
         source,
     })?;
     let out_dir = OutDir::claim(&out)?;
-    plan.context.run = RunId::new(started_at);
+    let mut context = PipelineContext {
+        run: RunId::new(started_at),
+        ..plan.context.clone()
+    };
+    let rebuild = context.mode == RunMode::Rebuild;
     // An incremental pipeline adds to its folder, unless it is rebuilt.
     let incremental = plan.incremental_stage().map(str::to_string);
-    plan.context.incremental = incremental.is_some() && !options.rebuild;
-    plan.context.rebuild = incremental.is_some() && options.rebuild;
     let run_folder = match &incremental {
-        Some(incremental) => Some(keep_earlier_runs(plan, incremental, options.rebuild)?),
+        Some(incremental) => Some(keep_earlier_runs(plan, &mut context, incremental)?),
         None => None,
     };
     let reads = input_files::named_by(plan);
@@ -67,7 +68,7 @@ pub(crate) fn prepare(
     // run.json records the same description.
     let described = incremental.as_ref().map(|_| input_files::describe(&reads));
     let fingerprint = match (&described, &run_folder) {
-        (Some(inputs), Some(folder)) => match same_configuration(plan, options.rebuild, inputs) {
+        (Some(inputs), Some(folder)) => match same_configuration(plan, rebuild, inputs) {
             Ok(fingerprint) => Some(fingerprint),
             Err(refused) => {
                 let _ = std::fs::remove_dir(folder);
@@ -77,6 +78,7 @@ pub(crate) fn prepare(
         _ => None,
     };
     Ok(Prepared {
+        context,
         out_dir,
         run_folder,
         reads,
@@ -91,22 +93,19 @@ pub(crate) fn prepare(
 /// The first stage that cannot be built; `run.json` then records what would have
 /// run and why it did not (nothing ran).
 pub(crate) fn build_stages(
-    plan: &mut Plan,
+    plan: &Plan,
     options: &RunOptions,
     prepared: &Prepared,
     started_at: DateTime<Utc>,
     start: Instant,
 ) -> Result<Vec<Box<dyn Stage>>, PreflightError> {
     let mut stages = Vec::with_capacity(plan.stages.len());
-    for i in 0..plan.stages.len() {
-        let Some(config) = plan.stages[i].config.take() else {
-            continue;
-        };
-        match config.build(&plan.context) {
+    for planned in &plan.stages {
+        match planned.config.build(&prepared.context) {
             Ok(stage) => stages.push(stage),
             Err(source) => {
-                let stage = plan.stages[i].name.clone();
-                let mut report = RunReport::of_plan(plan, options, started_at);
+                let stage = planned.name.clone();
+                let mut report = RunReport::of_plan(plan, &prepared.context, options, started_at);
                 report.error = Some(StageFailure {
                     stage: Some(stage.clone()),
                     message: source.to_string(),

@@ -182,8 +182,10 @@ impl StageConfig for ExtractConfig {
             .collect()
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        Ok(Box::new(TransformStage(ExtractStage::new(self.extractor))))
+    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(TransformStage(ExtractStage::new(
+            self.extractor.clone(),
+        ))))
     }
 }
 

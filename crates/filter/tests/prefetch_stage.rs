@@ -93,8 +93,8 @@ fn problems(text: &str) -> String {
 /// The `wanted` stage of `text`, linked by the plan, and the pipeline's settings.
 fn linked(text: &str) -> (Box<dyn StageConfig>, tempora_engine::PipelineContext) {
     let mut plan = plan(text).unwrap();
-    let stage = plan.stages.iter_mut().find(|s| s.name == "wanted").unwrap();
-    (stage.config.take().unwrap(), plan.context)
+    let at = plan.stages.iter().position(|s| s.name == "wanted").unwrap();
+    (plan.stages.swap_remove(at).config, plan.context)
 }
 
 async fn run(text: &str, input: Vec<Record>) -> StageOutput {

@@ -124,7 +124,7 @@ impl ManifestInputs {
 pub fn declared(plan: &tempora_engine::Plan) -> BTreeMap<String, String> {
     plan.stages
         .iter()
-        .filter_map(|s| Some((s, s.config.as_ref()?)))
+        .map(|s| (s, &s.config))
         .flat_map(|(s, config)| {
             config
                 .fingerprint()

@@ -131,15 +131,15 @@ impl StageConfig for Of {
         }
     }
 
-    fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         let rows = |o: &ManifestOptions| {
             read_manifest(&o.manifest).map_err(|e| StageError::input(e.to_string()))
         };
-        Ok(match *self {
+        Ok(match self {
             Self::Entries => Box::new(TransformStage(Entries::default())),
-            Self::Captures(o) => Box::new(Captures { rows: rows(&o)? }),
-            Self::Check(o) => Box::new(TransformStage(Check::new(rows(&o)?))),
-            Self::Novelty(o) => Box::new(TransformStage(PinnedNovelty::new(rows(&o)?))),
+            Self::Captures(o) => Box::new(Captures { rows: rows(o)? }),
+            Self::Check(o) => Box::new(TransformStage(Check::new(rows(o)?))),
+            Self::Novelty(o) => Box::new(TransformStage(PinnedNovelty::new(rows(o)?))),
         })
     }
 }

@@ -125,9 +125,9 @@ impl StageConfig for NoveltyConfig {
         problems
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(NoveltyStage {
-            options: self.options,
+            options: self.options.clone(),
             index: None,
             dir: ctx.out.clone(),
             held: None,

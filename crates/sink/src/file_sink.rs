@@ -178,13 +178,13 @@ impl StageConfig for SinkConfig {
             .collect()
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         let mut sink = FileSink {
             format: self.format,
             template: self.template.for_run(&ctx.run),
             sort: self.options.sort,
             // A rebuild makes the accumulated set anew: nothing to add to.
-            mode: if ctx.rebuild {
+            mode: if ctx.mode == tempora_engine::RunMode::Rebuild {
                 SinkMode::Replace
             } else {
                 self.options.mode

@@ -69,10 +69,10 @@ impl StageConfig for SourceConfig {
             .collect()
     }
 
-    fn build(self: Box<Self>, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(FileSource {
             format: self.format,
-            options: self.options,
+            options: self.options.clone(),
         }))
     }
 }

@@ -74,9 +74,9 @@ impl StageConfig for SplitConfig {
             .collect()
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(SplitStage {
-            windows: self.windows,
+            windows: self.windows.clone(),
         }))
     }
 }

@@ -134,8 +134,10 @@ impl StageConfig for WikidataConfig {
         }
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        Ok(Box::new(WikidataStage { config: *self }))
+    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(WikidataStage {
+            config: self.clone(),
+        }))
     }
 }
 

@@ -126,9 +126,6 @@ pub(super) fn configure_stage(
             return Err(unconfigured(inputs));
         }
     };
-    for e in config.check(context) {
-        errors.push(ConfigError::stage(name, e.key.as_deref(), e.message));
-    }
     let outputs = config.outputs();
     let side_inputs = side_inputs_of(&*config);
     Ok(PlannedStage {
@@ -139,8 +136,21 @@ pub(super) fn configure_stage(
         outputs,
         side_inputs,
         channel_capacity,
-        config: Some(config),
+        config,
     })
+}
+
+/// Each stage's own checks ([`StageConfig::check`]), once the run's mode is known.
+pub(super) fn check_stages(
+    stages: &[PlannedStage],
+    context: &PipelineContext,
+    errors: &mut Vec<ConfigError>,
+) {
+    for stage in stages {
+        for e in stage.config.check(context) {
+            errors.push(ConfigError::stage(&stage.name, e.key.as_deref(), e.message));
+        }
+    }
 }
 
 /// Lets each stage read the others ([`StageConfig::link`]); a stage's side inputs
@@ -151,44 +161,50 @@ pub(super) fn link_stages(
     errors: &mut Vec<ConfigError>,
 ) {
     for i in 0..stages.len() {
-        let Some(mut config) = stages[i].config.take() else {
+        let (before, rest) = stages.split_at_mut(i);
+        let Some((me, after)) = rest.split_first_mut() else {
             continue;
         };
-        let me = stages[i].name.clone();
         let problems = {
+            let others = || before.iter().chain(after.iter());
             // The graph whole: an unconfigured stage's inputs are edges too.
-            let edges = stages
-                .iter()
+            let edge = |name: &'_ str, from: &'_ PortRef| (from.stage.clone(), name.to_string());
+            let edges: Vec<(String, String)> = others()
                 .flat_map(|s| {
                     s.inputs
                         .iter()
                         .chain(s.side_inputs.iter().map(|(_, from)| from))
-                        .map(move |from| (from.stage.as_str(), s.name.as_str()))
+                        .map(|from| edge(&s.name, from))
                 })
-                .chain(unconfigured.iter().flat_map(|u| {
-                    u.inputs
+                .chain(
+                    me.inputs
                         .iter()
-                        .map(move |from| (from.stage.as_str(), u.name.as_str()))
-                }));
+                        .chain(me.side_inputs.iter().map(|(_, from)| from))
+                        .map(|from| edge(&me.name, from)),
+                )
+                .chain(
+                    unconfigured
+                        .iter()
+                        .flat_map(|u| u.inputs.iter().map(|from| edge(&u.name, from))),
+                )
+                .collect();
             let peers = Peers::new(
-                &me,
-                stages.iter().filter_map(|s| {
-                    let config = s.config.as_deref()?;
+                &me.name,
+                others().map(|s| {
+                    let config = &*s.config;
                     let (shared, gives) = (config.shared(), config.gives_fields());
                     let config: &dyn crate::peers::AsAny = config;
-                    Some((s.name.as_str(), s.kind.as_str(), config, shared, gives))
+                    (s.name.as_str(), s.kind.as_str(), config, shared, gives)
                 }),
-                edges,
+                edges.iter().map(|(a, b)| (a.as_str(), b.as_str())),
                 unconfigured.iter().map(|u| u.name.as_str()),
             );
-            config.link(&peers)
+            me.config.link(&peers)
         };
-        let stage = &mut stages[i];
         for e in problems {
-            errors.push(ConfigError::stage(&stage.name, e.key.as_deref(), e.message));
+            errors.push(ConfigError::stage(&me.name, e.key.as_deref(), e.message));
         }
-        stage.side_inputs = side_inputs_of(&*config);
-        stage.config = Some(config);
+        me.side_inputs = side_inputs_of(&*me.config);
     }
 }
 

@@ -11,9 +11,7 @@ use super::PlannedStage;
 pub(super) fn check_files(stages: &[PlannedStage], errors: &mut Vec<ConfigError>) {
     let mut written: BTreeMap<String, &str> = BTreeMap::new();
     for stage in stages {
-        let Some(config) = &stage.config else {
-            continue;
-        };
+        let config = &stage.config;
         for (key, path) in config.reads() {
             if path.as_os_str() != "-" && !path.exists() {
                 let shown = path.display();

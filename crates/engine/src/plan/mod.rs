@@ -10,7 +10,7 @@ mod files;
 mod graph;
 
 use crate::config::PipelineFile;
-use crate::context::PipelineContext;
+use crate::context::{PipelineContext, RunMode};
 use crate::cost::RequestKind;
 use crate::error::{Concern, ConfigError, ConfigErrors};
 use crate::registry::{Port, Registry, Role, SideInput, StageConfig};
@@ -72,8 +72,9 @@ pub struct PlannedStage {
     pub side_inputs: Vec<(SideInput, PortRef)>,
     /// Records its input channel holds (the pipeline's unless the stage overrides).
     pub channel_capacity: usize,
-    /// The parsed options; taken when the stage is built.
-    pub config: Option<Box<dyn StageConfig>>,
+    /// The parsed options, from which the runtime builds the stage (reading
+    /// them, so the plan stays whole).
+    pub config: Box<dyn StageConfig>,
 }
 
 /// What a command adds to a pipeline file's own stages, planned with them in the
@@ -91,6 +92,9 @@ pub struct Additions<'a> {
     /// checked with the rest and recorded in the resolved document.
     #[allow(clippy::type_complexity)]
     pub stages: Option<&'a dyn Fn(&[PlannedStage]) -> toml::Table>,
+    /// The run is to make an incremental pipeline's whole set anew
+    /// (`tempora run --rebuild`; see [`RunMode::Rebuild`]).
+    pub rebuild: bool,
 }
 
 /// A validated pipeline.
@@ -154,7 +158,7 @@ impl Plan {
                 )));
             }
         }
-        let context = pipeline_context(&file, &mut errors);
+        let mut context = pipeline_context(&file, &mut errors);
         let (mut stages, mut unconfigured) =
             configure_stages(&file.table, registry, &context, &mut errors);
         if let Some(add) = additions.stages.filter(|_| errors.is_empty()) {
@@ -165,6 +169,10 @@ impl Plan {
                     Err(stage) => unconfigured.push(stage),
                 });
         }
+        // The mode is known before any stage is checked or linked.
+        let incremental = stages.iter().any(|s| s.config.incremental());
+        context.mode = RunMode::of(incremental, additions.rebuild);
+        configure::check_stages(&stages, &context, &mut errors);
         link_stages(&mut stages, &unconfigured, &mut errors);
         if let Some(release) = additions.release {
             hold_back(&mut stages, release, &mut errors);
@@ -220,11 +228,11 @@ impl Plan {
 
     /// The first stage that brings only what is new since its last run (see
     /// [`StageConfig::incremental`]), if any: the pipeline is then incremental and
-    /// keeps every earlier run's outputs. Known until the stages are built.
+    /// keeps every earlier run's outputs.
     pub fn incremental_stage(&self) -> Option<&str> {
         self.stages
             .iter()
-            .find(|s| s.config.as_ref().is_some_and(|c| c.incremental()))
+            .find(|s| s.config.incremental())
             .map(|s| s.name.as_str())
     }
 }
@@ -264,9 +272,7 @@ fn hold_back(
     errors: &mut Vec<ConfigError>,
 ) {
     for stage in stages {
-        let Some(config) = stage.config.as_mut() else {
-            continue;
-        };
+        let config = &mut stage.config;
         if config.writes().is_empty() || config.hold_back(release) {
             continue;
         }
@@ -323,8 +329,7 @@ fn pipeline_context(file: &PipelineFile, errors: &mut Vec<ConfigError>) -> Pipel
         channel_capacity: settings.as_ref().map_or(256, |s| s.channel_capacity),
         name,
         run: RunId::default(),
-        incremental: false,
-        rebuild: false,
+        mode: RunMode::Fresh,
     };
     if context.channel_capacity == 0 {
         errors.push(ConfigError::pipeline(

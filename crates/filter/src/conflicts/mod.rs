@@ -75,9 +75,9 @@ impl StageConfig for ConflictsConfig {
         facts_origin(&self.options).reads()
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(Conflicts {
-            options: self.options,
+            options: self.options.clone(),
             cutoff: ctx.cutoff,
             dictionary: None,
         })))

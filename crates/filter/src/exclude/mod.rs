@@ -104,9 +104,9 @@ impl StageConfig for ExcludeConfig {
         xsum.chain(cnndm).collect()
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(Exclude {
-            options: self.options,
+            options: self.options.clone(),
             lists: Exclusions::default(),
         })))
     }

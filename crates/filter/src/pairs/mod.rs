@@ -119,9 +119,9 @@ impl StageConfig for MinimalPairsConfig {
         self.options.origin().reads()
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(MinimalPairs {
-            options: self.options,
+            options: self.options.clone(),
             cutoff: ctx.cutoff,
             maker: None,
         })))

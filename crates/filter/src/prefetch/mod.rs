@@ -85,7 +85,7 @@ pub struct PrefetchOptions {
 }
 
 /// What the stages named in `decides_for` decide, read from their configuration.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Linked {
     stage: String,
     extractor: Arc<Extractor>,
@@ -274,8 +274,8 @@ impl StageConfig for PrefetchConfig {
         &["state"]
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        let linked = self.linked.ok_or_else(|| {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        let linked = self.linked.clone().ok_or_else(|| {
             StageError::internal("prefetch was built before the plan linked its stages")
         })?;
         Ok(Box::new(TransformStage(Prefetch {
@@ -288,8 +288,12 @@ impl StageConfig for PrefetchConfig {
             // pipeline's later nights hold to them. A pipeline that makes its outputs
             // anew decides every article again from what it lists (the same listing
             // gives the same choice), whatever earlier runs with other sets chose.
-            state: self.options.state.clone().filter(|_| ctx.incremental),
-            crawl_state: self.options.state,
+            state: self
+                .options
+                .state
+                .clone()
+                .filter(|_| ctx.mode == tempora_engine::RunMode::Incremental),
+            crawl_state: self.options.state.clone(),
             choices: None,
             first_seen: None,
         })))

@@ -45,15 +45,15 @@ impl StageConfig for CdxOptions {
         &["archive", "state", "limit", "chunk_days"]
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some(problem) = self.problems().into_iter().next() {
             return Err(StageError::input(problem.message));
         }
         Ok(Box::new(CdxStage {
             // A rebuild reads every listing back from the state, as a pipeline that
             // is not incremental does.
-            incremental: self.incremental && ctx.incremental,
-            options: *self,
+            incremental: self.incremental && (ctx.mode == tempora_engine::RunMode::Incremental),
+            options: self.clone(),
         }))
     }
 }

@@ -160,13 +160,13 @@ impl StageConfig for FeedsOptions {
         &["archive", "state"]
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some(problem) = self.problems().into_iter().next() {
             return Err(StageError::input(problem.message));
         }
         Ok(Box::new(FeedsStage {
-            options: *self,
-            keeps_history: ctx.incremental,
+            options: self.clone(),
+            keeps_history: (ctx.mode == tempora_engine::RunMode::Incremental),
         }))
     }
 }

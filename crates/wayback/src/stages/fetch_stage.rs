@@ -137,13 +137,13 @@ impl StageConfig for FetchOptions {
         ]
     }
 
-    fn build(self: Box<Self>, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         if let Some(problem) = self.problems().into_iter().next() {
             return Err(StageError::input(problem.message));
         }
         Ok(Box::new(FetchStage {
-            options: *self,
-            known: if ctx.incremental {
+            options: self.clone(),
+            known: if ctx.mode == tempora_engine::RunMode::Incremental {
                 Known::Skip
             } else {
                 Known::Replay

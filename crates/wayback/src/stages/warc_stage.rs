@@ -115,8 +115,10 @@ impl StageConfig for WarcOptions {
         out
     }
 
-    fn build(self: Box<Self>, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
-        Ok(Box::new(WarcStage { options: *self }))
+    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+        Ok(Box::new(WarcStage {
+            options: self.clone(),
+        }))
     }
 }
 
