@@ -12,6 +12,7 @@ use tempora_manifest::rebuild::{rebuild_pipeline, ArchiveFlags};
 
 use crate::exit::{self, Outcome};
 use crate::pipeline::{refuse as refuse_run, run_options, run_prepared, ManifestPins, ProgressArg};
+use crate::registry::registry;
 
 /// Arguments of `tempora rebuild`.
 #[derive(Debug, clap::Args)]
@@ -64,7 +65,7 @@ pub fn run(args: &RebuildArgs) -> Outcome<ExitCode> {
         playback_rate: args.rate,
     };
     let out = absolute(&args.out)?;
-    let file = match rebuild_pipeline(&manifest, &inputs, &out, &flags, &args.set) {
+    let file = match rebuild_pipeline(&manifest, &inputs, &out, &flags, &args.set, &registry()) {
         Ok(file) => file,
         Err(e) => return Ok(refuse(&e)),
     };
@@ -128,5 +129,6 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
 /// The rebuild's page requests a minute: the fetch stages' `archive.playback_rate`.
 fn playback_rate(file: &tempora_engine::PipelineFile) -> f64 {
     use tempora_wayback::politeness::{ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
-    tempora_manifest::rebuild::playback_rate(file).unwrap_or(ARCHIVE_PLAYBACK_LIMIT * CLIENT_SHARE)
+    tempora_manifest::rebuild::playback_rate(file, &registry())
+        .unwrap_or(ARCHIVE_PLAYBACK_LIMIT * CLIENT_SHARE)
 }

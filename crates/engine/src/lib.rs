@@ -52,7 +52,7 @@ pub use options::{parse_options, OptionError};
 pub use peers::{Peer, Peers};
 pub use plan::{Additions, Plan};
 pub use progress::ProgressMode;
-pub use registry::{Port, Registry, Role, SideInput, StageConfig, StageKind};
+pub use registry::{InRebuild, Port, Registry, Role, SideInput, StageConfig, StageKind};
 pub use rejected::Rejected;
 pub use run_options::{Review, RunOptions, Verdict};
 pub use run_report::{record_refused, RunReport, RunStatus, Warning};

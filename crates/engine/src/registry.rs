@@ -203,10 +203,37 @@ pub struct StageKind {
     /// The kinds of request it sends to outside services, each counted under
     /// [`RequestKind::counter`] (run.json's `cost`); empty for local work.
     pub requests: &'static [RequestKind],
+    /// What a stage of this kind becomes when a set is rebuilt from its manifest.
+    pub in_rebuild: InRebuild,
     /// JSON schema of its options (from their `///` docs, via schemars).
     pub options: fn() -> schemars::Schema,
     /// Parses its options.
     pub configure: ConfigureFn,
+}
+
+/// What a stage of a kind becomes when a set is rebuilt from its manifest
+/// (`tempora rebuild`): the manifest stands for what the original run listed,
+/// excluded and scored, and holds the facts it matched with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InRebuild {
+    /// Runs as it ran (the published files are the original's).
+    Runs,
+    /// Lists captures: left out; the manifest's captures stand in.
+    Lists,
+    /// Discovers captures in a way the manifest cannot stand for (feeds): a
+    /// rebuild of such a pipeline is refused.
+    Discovers,
+    /// Fetches captures: fetches the manifest's, with the rebuild's Archive options.
+    Fetches,
+    /// Decides what the manifest already decided (an exclusion list): passed by.
+    PassedBy,
+    /// Reads pages into articles: each article is checked against its row after it.
+    Reads,
+    /// Scores articles against data the rebuild lacks: the rows' scores stand in.
+    Scores,
+    /// Reads evolving facts from data the rebuild lacks (a dump): the manifest's
+    /// facts file stands in.
+    ReadsFacts,
 }
 
 /// The kinds a pipeline may use.

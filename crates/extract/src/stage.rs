@@ -112,6 +112,7 @@ pub fn kind() -> StageKind {
         accepts: &[RecordKind::Page],
         emits: "out: article",
         requests: &[],
+        in_rebuild: tempora_engine::InRebuild::Reads,
         options: || schemars::schema_for!(ExtractOptions),
         configure,
     }

@@ -96,6 +96,7 @@ pub fn kinds() -> Vec<StageKind> {
         accepts: &[RecordKind::Article],
         emits: "out: article",
         requests: &[],
+        in_rebuild: tempora_engine::InRebuild::PassedBy,
         options: || schemars::schema_for!(ExcludeOptions),
         configure: |table, ctx| {
             ExcludeConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -108,6 +109,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Article],
             emits: "out: article (with `facts`)",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(ConflictsOptions),
             configure: |table, ctx| {
                 ConflictsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -120,6 +122,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Article],
             emits: "out: pair",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(MinimalPairsOptions),
             configure: |table, ctx| {
                 MinimalPairsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -132,6 +135,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Capture],
             emits: "out: capture",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Lists,
             options: || schemars::schema_for!(PrefetchOptions),
             configure: prefetch::configure,
         },

@@ -1,7 +1,8 @@
 //! The pipeline that rebuilds a set from its manifest: the pinned pipeline with
-//! every stage that needs what the manifest stands for replaced.
+//! every stage that needs what the manifest stands for replaced, as its kind
+//! declares (`InRebuild`):
 //!
-//! - The listing (`wayback-cdx`, `prefetch`) gives way to `manifest-captures`:
+//! - The listing (`wayback-cdx`, `prefetch`: `Lists`) gives way to `manifest-captures`:
 //!   exactly the manifest's captures, no CDX request; `wayback-fetch` keeps its
 //!   state, WARC files, retries and resume, and talks to the Archive with the
 //!   options given to the rebuild.
@@ -15,7 +16,7 @@
 
 use std::path::Path;
 
-use tempora_engine::PipelineFile;
+use tempora_engine::{InRebuild, PipelineFile, Registry};
 
 use crate::inputs::ManifestInputs;
 
@@ -38,6 +39,7 @@ const CHECK: &str = "manifest_check";
 
 /// The rebuild pipeline of the manifest at `manifest` (absolute), whose pins
 /// are `inputs`, publishing into `out`; `overrides` (`--set`) are applied last.
+/// What each stage becomes is what its kind in `registry` declares.
 ///
 /// # Errors
 /// A pinned pipeline that cannot be rebuilt (no fetch stage, feeds discovery,
@@ -49,6 +51,7 @@ pub fn rebuild_pipeline(
     out: &Path,
     archive: &ArchiveFlags,
     overrides: &[String],
+    registry: &Registry,
 ) -> Result<PipelineFile, String> {
     let mut table: toml::Table = toml::Table::try_from(&inputs.config)
         .map_err(|e| format!("the pinned pipeline (`config`) is not a pipeline table: {e}"))?;
@@ -62,8 +65,8 @@ pub fn rebuild_pipeline(
         .get_mut("stages")
         .and_then(toml::Value::as_table_mut)
         .ok_or("the pinned pipeline has no stages")?;
-    let names = stage_kinds(stages);
-    if let Some((name, _)) = names.iter().find(|(_, k)| k == "wayback-feeds") {
+    let names = stage_roles(stages, registry);
+    if let Some((name, _)) = names.iter().find(|(_, r)| *r == InRebuild::Discovers) {
         return Err(format!(
             "stage `{name}` discovers articles through feeds: a rebuild fetches the manifest's \
              captures of pipelines that list them with `wayback-cdx`"
@@ -75,12 +78,12 @@ pub fn rebuild_pipeline(
             .facts
             .as_ref()
             .map(|f| manifest.with_file_name(f).display().to_string()),
-        archive: shared_archive(stages, archive),
+        archive: shared_archive(stages, &names, archive),
         facts_sources: facts_sources(stages),
     };
     let mut fetched = false;
-    for (name, kind) in &names {
-        fetched |= replacements.replace(stages, name, kind)?;
+    for (name, role) in &names {
+        fetched |= replacements.replace(stages, name, *role)?;
     }
     if !fetched {
         return Err("the pinned pipeline fetches no pages (no `wayback-fetch` stage)".into());
@@ -91,17 +94,18 @@ pub fn rebuild_pipeline(
         .map_err(|e| e.to_string())
 }
 
-/// Each stage's name and kind (empty when it has none), in file order.
-fn stage_kinds(stages: &toml::Table) -> Vec<(String, String)> {
-    let kind_of = |t: &toml::Value| {
+/// Each stage's name and what its kind becomes in a rebuild, in file order (a
+/// stage of no known kind runs as it is: planning names its problem).
+fn stage_roles(stages: &toml::Table, registry: &Registry) -> Vec<(String, InRebuild)> {
+    let role_of = |t: &toml::Value| {
         t.get("kind")
             .and_then(toml::Value::as_str)
-            .unwrap_or("")
-            .to_string()
+            .and_then(|k| registry.get(k))
+            .map_or(InRebuild::Runs, |k| k.in_rebuild)
     };
     stages
         .iter()
-        .map(|(name, t)| (name.clone(), kind_of(t)))
+        .map(|(name, t)| (name.clone(), role_of(t)))
         .collect()
 }
 
@@ -132,40 +136,45 @@ struct Replacements {
 }
 
 impl Replacements {
-    /// Replaces, rewires or drops the stage `name` of kind `kind` as the
-    /// rebuild needs; tells whether it is a fetch stage.
+    /// Replaces, rewires or drops the stage `name`, whose kind becomes `role`
+    /// in a rebuild; tells whether it is a fetch stage.
     ///
     /// # Errors
     /// A stage that is not a table where one is changed, or a source of facts
     /// the manifest cannot stand for.
-    fn replace(&self, stages: &mut toml::Table, name: &str, kind: &str) -> Result<bool, String> {
-        match kind {
-            "wayback-cdx" | "prefetch" => {
+    fn replace(
+        &self,
+        stages: &mut toml::Table,
+        name: &str,
+        role: InRebuild,
+    ) -> Result<bool, String> {
+        match role {
+            InRebuild::Lists => {
                 stages.remove(name);
             }
-            "wayback-fetch" => {
+            InRebuild::Fetches => {
                 let stage = table_of(stages, name)?;
                 stage.insert("inputs".into(), vec![CAPTURES.to_string()].into());
                 stage.insert("archive".into(), self.archive.clone().into());
                 return Ok(true);
             }
-            "exclude" => pass_by(stages, name),
-            "novelty" => {
+            InRebuild::PassedBy => pass_by(stages, name),
+            InRebuild::Scores => {
                 let stage = table_of(stages, name)?;
                 stage.insert("kind".into(), "manifest-novelty".into());
                 stage.insert("manifest".into(), self.manifest_path.clone());
             }
-            "extract" => self.check_after(stages, name),
+            InRebuild::Reads => self.check_after(stages, name),
             _ if self.facts_sources.iter().any(|s| s == name) => {
                 self.read_facts_file(stages, name)?;
             }
-            "wikidata" => {
+            InRebuild::ReadsFacts => {
                 return Err(format!(
                     "stage `{name}` reads a Wikidata dump, and the manifest has no facts file \
                      of its own (a pipeline with one source of facts has)"
                 ))
             }
-            _ => {}
+            InRebuild::Runs | InRebuild::Discovers => {}
         }
         Ok(false)
     }
@@ -228,12 +237,17 @@ fn table_of<'a>(stages: &'a mut toml::Table, name: &str) -> Result<&'a mut toml:
         .ok_or_else(|| format!("stage `{name}` is not a table"))
 }
 
-/// The Archive's options of the pinned pipeline (a `wayback-cdx` stage's
-/// `archive` table, the one the fetch stages share), with the flags given.
-fn shared_archive(stages: &toml::Table, flags: &ArchiveFlags) -> toml::Table {
-    let mut table = stages
-        .values()
-        .filter(|s| s.get("kind").and_then(toml::Value::as_str) == Some("wayback-cdx"))
+/// The Archive's options of the pinned pipeline (the listing stage's `archive`
+/// table, the one the fetch stages share), with the flags given.
+fn shared_archive(
+    stages: &toml::Table,
+    roles: &[(String, InRebuild)],
+    flags: &ArchiveFlags,
+) -> toml::Table {
+    let mut table = roles
+        .iter()
+        .filter(|(_, role)| *role == InRebuild::Lists)
+        .filter_map(|(name, _)| stages.get(name))
         .find_map(|s| s.get("archive").and_then(toml::Value::as_table))
         .cloned()
         .unwrap_or_default();
@@ -274,10 +288,11 @@ fn rewire(stages: &mut toml::Table, from: &str, to: &toml::Value) {
 }
 
 /// The page requests a minute `file`'s fetch stages are given, when given.
-pub fn playback_rate(file: &PipelineFile) -> Option<f64> {
+pub fn playback_rate(file: &PipelineFile, registry: &Registry) -> Option<f64> {
     let stages = file.table.get("stages").and_then(toml::Value::as_table)?;
+    let fetches = |kind: &str| registry.get(kind).map(|k| k.in_rebuild) == Some(InRebuild::Fetches);
     stages.values().find_map(|s| {
-        (s.get("kind")?.as_str()? == "wayback-fetch")
+        fetches(s.get("kind")?.as_str()?)
             .then(|| {
                 let rate = s.get("archive")?.get("playback_rate")?;
                 rate.as_float()
@@ -285,4 +300,92 @@ pub fn playback_rate(file: &PipelineFile) -> Option<f64> {
             })
             .flatten()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine's test kinds under names no code knows, each declaring what it
+    /// becomes in a rebuild.
+    fn registry() -> Registry {
+        let kind = |from: &str, name: &'static str, in_rebuild: InRebuild| {
+            let mut kind = tempora_engine::test_kinds()
+                .into_iter()
+                .find(|k| k.name == from)
+                .unwrap();
+            kind.name = name;
+            kind.in_rebuild = in_rebuild;
+            kind
+        };
+        Registry::new([
+            kind("test-generate", "my-lister", InRebuild::Lists),
+            kind("test-pass", "my-fetcher", InRebuild::Fetches),
+            kind("test-pass", "my-filter", InRebuild::PassedBy),
+            kind("test-count", "my-sink", InRebuild::Runs),
+        ])
+    }
+
+    #[test]
+    fn each_stage_becomes_what_its_kind_declares_whatever_its_name() {
+        let run = serde_json::json!({
+            "pipeline": "p",
+            "config": {
+                "pipeline": { "cutoff": "2019-12-31" },
+                "stages": {
+                    "listing": { "kind": "my-lister", "count": 1,
+                                 "archive": { "endpoint": "http://127.0.0.1:1" } },
+                    "pages": { "kind": "my-fetcher", "inputs": ["listing"] },
+                    "kept": { "kind": "my-filter", "inputs": ["pages"] },
+                    "write": { "kind": "my-sink", "inputs": ["kept"] },
+                },
+            },
+        });
+        let inputs = ManifestInputs::of_run(&run, Default::default(), false);
+        let flags = ArchiveFlags {
+            playback_rate: Some(12.0),
+            ..ArchiveFlags::default()
+        };
+        let file = rebuild_pipeline(
+            Path::new("/m/manifest.jsonl"),
+            &inputs,
+            Path::new("/out"),
+            &flags,
+            &[],
+            &registry(),
+        )
+        .unwrap();
+        let stages = file.table["stages"].as_table().unwrap();
+        let names: Vec<&str> = stages.keys().map(String::as_str).collect();
+        assert_eq!(names, ["pages", "write", CAPTURES], "{stages:#?}");
+        // The fetcher reads the manifest's captures with the lister's Archive
+        // options and the rebuild's rate; the filter is passed by.
+        let pages = &stages["pages"];
+        assert_eq!(
+            pages["inputs"].as_array().unwrap()[0].as_str(),
+            Some(CAPTURES)
+        );
+        assert_eq!(
+            pages["archive"]["endpoint"].as_str(),
+            Some("http://127.0.0.1:1")
+        );
+        assert_eq!(pages["archive"]["playback_rate"].as_float(), Some(12.0));
+        assert_eq!(
+            stages["write"]["inputs"].as_array().unwrap()[0].as_str(),
+            Some("pages")
+        );
+        assert_eq!(playback_rate(&file, &registry()), Some(12.0));
+        // Under the shipped names, the same pipeline is not rebuilt: no kind of
+        // the registry fetches.
+        let shipped = Registry::new(tempora_engine::test_kinds());
+        let refused = rebuild_pipeline(
+            Path::new("/m/manifest.jsonl"),
+            &inputs,
+            Path::new("/out"),
+            &flags,
+            &[],
+            &shipped,
+        );
+        assert!(refused.unwrap_err().contains("fetches no pages"));
+    }
 }

@@ -27,6 +27,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Article],
             emits: "out: manifest",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(NoOptions),
             configure: |table, _| {
                 parse_options::<NoOptions>(table)?;
@@ -40,6 +41,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[],
             emits: "out: capture",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(ManifestOptions),
             configure: |table, _| Ok(Box::new(Of::Captures(parse_options(table)?))),
         },
@@ -50,6 +52,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Article],
             emits: "out: article",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(ManifestOptions),
             configure: |table, _| Ok(Box::new(Of::Check(parse_options(table)?))),
         },
@@ -60,6 +63,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[RecordKind::Article],
             emits: "out: article",
             requests: &[],
+            in_rebuild: tempora_engine::InRebuild::Runs,
             options: || schemars::schema_for!(PinnedOptions),
             configure: |table, _| {
                 let options: PinnedOptions = parse_options(table)?;

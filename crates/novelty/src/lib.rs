@@ -48,6 +48,7 @@ pub fn kinds() -> Vec<StageKind> {
         accepts: &[RecordKind::Article],
         emits: "out: article (with `novelty`)",
         requests: &[],
+        in_rebuild: tempora_engine::InRebuild::Scores,
         options: || schemars::schema_for!(NoveltyOptions),
         configure: |table, ctx| {
             NoveltyConfig::configure(table, ctx)

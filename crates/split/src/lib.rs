@@ -32,6 +32,7 @@ pub fn kinds() -> Vec<StageKind> {
         accepts: &[RecordKind::Article],
         emits: "one port per set (e.g. `future`), `unassigned`: article",
         requests: &[],
+        in_rebuild: tempora_engine::InRebuild::Runs,
         options: || schemars::schema_for!(SplitOptions),
         configure: |table, ctx| {
             SplitConfig::configure(table, ctx)

@@ -51,6 +51,7 @@ pub fn kinds() -> Vec<StageKind> {
         accepts: &[] as &[RecordKind],
         emits: "out: fact",
         requests: &[],
+        in_rebuild: tempora_engine::InRebuild::ReadsFacts,
         options: || schemars::schema_for!(WikidataOptions),
         configure: |table, ctx| {
             WikidataConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
