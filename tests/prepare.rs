@@ -278,3 +278,51 @@ fn a_sink_kind_that_cannot_hold_records_back_refuses_a_release() {
     let out = run(&["validate", "p.toml"]);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuild_reports_a_broken_release_or_health_table_given_to_it_at_its_key() {
+    let server = MockWayback::start(bbc().corpus.clone()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pipeline.toml"),
+        pipeline(bbc(), &server.endpoint()),
+    )
+    .unwrap();
+    let env: Vec<(&str, &Path)> = bbc().env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+    let told = tokio::task::block_in_place(|| {
+        let run = tempora(
+            dir.path(),
+            &["run", "pipeline.toml", "--progress", "off"],
+            &env,
+        );
+        assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+        let rebuild = tempora(
+            dir.path(),
+            &[
+                "rebuild",
+                "out/manifest.jsonl",
+                "--out",
+                "rebuilt",
+                "--progress",
+                "off",
+                "--set",
+                "pipeline.release.withhold=2",
+                "--set",
+                "pipeline.release.key=\"release.key\"",
+                "--set",
+                "pipeline.health.runs=\"many\"",
+            ],
+            &env,
+        );
+        assert_eq!(rebuild.status.code(), Some(2), "{}", said(&rebuild));
+        said(&rebuild)
+    });
+    for key in ["pipeline.release.withhold", "pipeline.health.runs"] {
+        assert!(told.contains(key), "{key}: {told}");
+    }
+    assert!(
+        told.contains("(from --set pipeline.release.withhold=2)"),
+        "{told}"
+    );
+    assert!(!dir.path().join("rebuilt/manifest.jsonl").exists());
+}

@@ -90,8 +90,12 @@ pub fn rebuild_pipeline(
     }
     replacements.add_captures(stages);
     let text = toml::to_string(&table).map_err(|e| format!("the rebuild pipeline: {e}"))?;
-    PipelineFile::parse(&format!("{} (rebuild)", inputs.pipeline), &text, overrides)
-        .map_err(|e| e.to_string())
+    let mut file = PipelineFile::parse(&format!("{} (rebuild)", inputs.pipeline), &text, overrides)
+        .map_err(|e| e.to_string())?;
+    // The lines of a document written here are no user's: a problem is named by
+    // its key path, and by the `--set` that gave it.
+    file.lines = Default::default();
+    Ok(file)
 }
 
 /// Each stage's name and what its kind becomes in a rebuild, in file order (a
