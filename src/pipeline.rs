@@ -12,6 +12,7 @@ use tempora_engine::{
     ConfigErrors, DryRun, ErrorDomain, Plan, ProgressMode, RunOptions, RunReport, RunStatus,
 };
 
+use crate::derived::{self, MadeCard, ManifestPins};
 use crate::exit::{self, Outcome};
 use crate::prepare::{Prepared, Refusal, Refused};
 use crate::registry::registry;
@@ -182,18 +183,10 @@ pub fn run_options(progress: ProgressArg) -> RunOptions {
     }
 }
 
-/// What a run that publishes a manifest writes beside it as its pins
-/// (`manifest.inputs.json`).
-pub enum ManifestPins {
-    /// Those of this run (`tempora run`).
-    OfThisRun,
-    /// The original run's (`tempora rebuild`: the set is that run's).
-    Original(Box<tempora_manifest::inputs::ManifestInputs>),
-}
-
 /// Runs a prepared file (`tempora run` and `tempora rebuild`); with `manifest`,
-/// the run writes the manifest's pins beside it; with a release, it commits to
-/// what it held back once it has published.
+/// the run publishes the manifest's pins beside it; with a release, its
+/// commitment to what it held back; with Parquet output, the dataset card: all
+/// in the same publication as the sets (see [`crate::derived`]).
 ///
 /// # Errors
 /// Only when the async runtime cannot start.
@@ -206,6 +199,7 @@ pub fn run_prepared(
         Ok(prepared) => prepared,
         Err(refused) => return Ok(refuse(&refused, &options)),
     };
+    let mut options = options;
     let out = plan.context.out.clone();
     let declared = tempora_manifest::inputs::declared(&plan);
     // A rebuild says which of its site profiles changed since the manifest (the
@@ -219,6 +213,15 @@ pub fn run_prepared(
         .stages
         .iter()
         .any(|s| s.name == tempora_manifest::attach::SINKS[2]);
+    // The card, the manifest's pins and the commitment are published with the sets.
+    let (derive, card) = derived::derive(derived::Of {
+        out: out.clone(),
+        pins: manifest,
+        declared,
+        facts,
+        release,
+    });
+    options.derive = Some(derive);
     let report = match run_plan(plan, options)? {
         Ok(report) => report,
         Err(
@@ -236,19 +239,7 @@ pub fn run_prepared(
     };
     print_summary(&report, &out);
     if report.status == RunStatus::Completed {
-        if let Some(pins) = manifest {
-            if let Err(e) = write_manifest_inputs(&out, pins, declared, facts) {
-                eprintln!("error: {e}");
-                return Ok(exit::failure());
-            }
-        }
-        if let Err(e) = crate::release::commit(&out, release.as_ref()) {
-            eprintln!("error: {e:#}");
-            return Ok(exit::failure());
-        }
-        if let Some(code) = write_card(&out) {
-            return Ok(code);
-        }
+        print_card(&out, &card);
     }
     Ok(exit_code(&report))
 }
@@ -305,28 +296,6 @@ fn exit_code(report: &RunReport) -> ExitCode {
         RunStatus::Failed => exit::failure(),
         RunStatus::Interrupted | RunStatus::Aborted => exit::interrupted(),
     }
-}
-
-/// Writes `manifest.inputs.json`: the original's, or this run's from its `run.json`.
-fn write_manifest_inputs(
-    out: &std::path::Path,
-    pins: ManifestPins,
-    declared: std::collections::BTreeMap<String, String>,
-    facts: bool,
-) -> anyhow::Result<()> {
-    if let ManifestPins::Original(inputs) = pins {
-        return inputs
-            .write(out)
-            .with_context(|| format!("cannot write the manifest's inputs in {}", out.display()));
-    }
-    let path = out.join("run.json");
-    let run: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
-    )
-    .with_context(|| format!("{} is not JSON", path.display()))?;
-    tempora_manifest::inputs::ManifestInputs::of_run(&run, declared, facts)
-        .write(out)
-        .with_context(|| format!("cannot write the manifest's inputs in {}", out.display()))
 }
 
 /// Ctrl-C (SIGINT) and, on Unix, SIGTERM (what cron, systemd and `kill` send):
@@ -421,43 +390,20 @@ fn print_summary(report: &RunReport, out: &std::path::Path) {
     );
 }
 
-/// Every run that published its outputs rewrites the dataset card (`README.md`),
-/// so an accumulating folder's card names its latest release. A folder without
-/// Parquet output gets none (the card's configs point at Parquet), with a line
-/// saying so; a card that cannot be written fails the run (exit 1), the outputs
-/// staying as written.
-fn write_card(out: &std::path::Path) -> Option<ExitCode> {
-    let has_parquet = report_has_parquet(out);
-    if !has_parquet {
-        println!("dataset card: none (no Parquet output; add a `parquet` sink for one)");
-        return None;
-    }
-    match tempora_report::card::write_card(out) {
-        Ok(card) => {
-            crate::commands::card::print_card(&card);
+/// Says what card the run published: its configs and path, or why none.
+fn print_card(out: &std::path::Path, card: &MadeCard) {
+    match &*card
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        Some(card) => {
+            crate::commands::card::print_card(card);
             println!("dataset card: {}", out.join("README.md").display());
-            None
         }
-        Err(e) => {
-            eprintln!("error: dataset card of {}: {e}", out.display());
-            Some(exit::failure())
+        None => {
+            println!("dataset card: none (no Parquet output; add a `parquet` sink for one)");
         }
     }
-}
-
-/// Whether any `*.parquet` file lies under `dir`.
-fn report_has_parquet(dir: &std::path::Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    entries.filter_map(Result::ok).any(|e| {
-        let path = e.path();
-        if path.is_dir() {
-            report_has_parquet(&path)
-        } else {
-            path.extension().is_some_and(|x| x == "parquet")
-        }
-    })
 }
 
 /// `1 record`, `14 records`.

@@ -1,13 +1,13 @@
 //! A withheld part of each set (`[pipeline.release]`), wired into `tempora run`:
 //! the table read with the file's other problems (a key that cannot be read is
 //! one, before any request), offered to every stage that writes files when the
-//! file is prepared (`crate::prepare`), and the folder's commitment
-//! (`withheld.json`) written once the run has published.
+//! file is prepared (`crate::prepare`); the folder's commitment
+//! (`withheld.json`) is published with the sets (`crate::derived`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tempora_engine::{ConfigError, PipelineFile};
-use tempora_sink::release::{Commitment, Withhold, WithholdOption, COMMITMENT};
+use tempora_sink::release::{Withhold, WithholdOption};
 
 /// The file's `[pipeline.release]`, checked (its key read); a problem is added to
 /// the file's problems and the release left out.
@@ -74,22 +74,4 @@ pub fn settings(file: &mut PipelineFile) -> Option<WithholdOption> {
             None
         }
     }
-}
-
-/// After a completed run: the commitment of what `option` held back, or none
-/// (a stale one removed) when the pipeline holds nothing back.
-///
-/// # Errors
-/// The key or a withheld file cannot be read, or the commitment cannot be written.
-pub fn commit(out: &Path, option: Option<&WithholdOption>) -> anyhow::Result<()> {
-    let Some(option) = option else {
-        return match std::fs::remove_file(out.join(COMMITMENT)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
-            _ => Ok(()),
-        };
-    };
-    let withhold = Withhold::load(option).map_err(anyhow::Error::msg)?;
-    Commitment::of_folder(out, &withhold)
-        .and_then(|c| c.write(out))
-        .map_err(|e| anyhow::anyhow!("cannot write {} in {}: {e}", COMMITMENT, out.display()))
 }

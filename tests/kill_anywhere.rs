@@ -290,3 +290,111 @@ async fn a_night_killed_anywhere_ends_as_if_never_killed() {
     // Nothing a killed run left behind.
     assert_eq!(temporaries(&out), Vec::<PathBuf>::new());
 }
+
+/// The demo with a withheld part (so its publication holds the card, the
+/// manifest's inputs and the commitment besides the sets), run in `dir` with
+/// `set`; aborted at the publication's point `abort` when given. Whether it
+/// ended by itself.
+fn demo_run(file: &str, set: Option<&str>, abort: Option<&str>) -> bool {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
+    cmd.current_dir(Path::new(file).parent().unwrap())
+        .args(["run", file, "--progress", "off"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(set) = set {
+        cmd.args(["--set", set]);
+    }
+    if let Some(point) = abort {
+        cmd.env(tempora_engine::publish::ABORT_AT, point);
+    }
+    let status = cmd.status().unwrap();
+    if abort.is_none() {
+        assert_eq!(status.code(), Some(0), "{file} {set:?}");
+    }
+    status.code().is_some()
+}
+
+#[test]
+fn a_run_killed_at_any_file_of_its_publication_leaves_the_old_folder_or_the_new_one() {
+    let release = "[pipeline.release]\nwithhold = 0.3\nkey = \"release.key\"\n";
+    // Another configuration: fewer future articles, so every file changes.
+    let other = "pipeline.sets.future.to=2020-12-31";
+    let skip = ["run.json"];
+    let make = |dir: &Path| {
+        std::fs::write(dir.join("release.key"), [5u8; 32]).unwrap();
+        // Its paths relative to `dir`, where it runs: the files of two folders
+        // compare.
+        let file = common::demo::demo_with(dir, release);
+        demo_run(&file, None, None);
+        file
+    };
+    let old_dir = tempfile::tempdir().unwrap();
+    make(old_dir.path());
+    let old = common::temposum::published(&old_dir.path().join("out"), &skip);
+    let new_dir = tempfile::tempdir().unwrap();
+    let file = make(new_dir.path());
+    demo_run(&file, Some(other), None);
+    let new = common::temposum::published(&new_dir.path().join("out"), &skip);
+    for name in ["README.md", "manifest.inputs.json", "withheld.json"] {
+        assert!(old.contains_key(name) && new.contains_key(name), "{name}");
+        assert_ne!(old[name], new[name], "{name} is the same in both");
+    }
+
+    for point in [
+        "derived",
+        "journal",
+        "renamed manifest.inputs.json",
+        "renamed withheld.json",
+        "renamed README.md",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = make(dir.path());
+        let out = dir.path().join("out");
+        let before = common::temposum::published(&out, &skip);
+        assert_eq!(differing(&old, &before), [] as [&str; 0], "{point}");
+        assert!(
+            !demo_run(&file, Some(other), Some(point)),
+            "{point}: not aborted"
+        );
+        let journal = out.join(tempora_engine::publish::JOURNAL).exists();
+        if point == "derived" {
+            // Nothing published: the old folder, every file.
+            assert!(!journal, "{point}");
+            let now = common::temposum::published(&out, &skip);
+            assert_eq!(
+                differing(&old, &now),
+                [] as [&str; 0],
+                "{point}: not the old folder"
+            );
+        } else {
+            // Published in part: the journal names the rest, and the next
+            // claim of the folder finishes it before anything else.
+            assert!(journal, "{point}: no journal");
+        }
+        demo_run(&file, Some(other), None);
+        let now = common::temposum::published(&out, &skip);
+        assert_eq!(
+            differing(&new, &now),
+            [] as [&str; 0],
+            "{point}: not the new folder"
+        );
+        assert!(
+            !out.join(tempora_engine::publish::PREVIEW).exists(),
+            "{point}"
+        );
+    }
+}
+
+/// The files that differ between two folders' files (or are in one only).
+fn differing<'a>(
+    a: &'a BTreeMap<String, Vec<u8>>,
+    b: &'a BTreeMap<String, Vec<u8>>,
+) -> Vec<&'a str> {
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    names
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(String::as_str)
+        .collect()
+}

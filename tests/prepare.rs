@@ -10,6 +10,7 @@ use common::said::said;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::demo::demo_with;
 use common::temposum::{bbc, cnn, pipeline, Lab};
 use tempora_testkit::MockWayback;
 
@@ -138,22 +139,6 @@ async fn graph_dry_run_and_run_json_name_the_same_stages_for_every_shipped_pipel
         assert_eq!(planned, ran, "{}", lab.shipped);
         assert!(ran.iter().any(|s| s == "write_manifest"), "{ran:?}");
     }
-}
-
-/// The demo with `extra` (tables) appended, written in `dir`,
-/// its output in `dir/out`.
-fn demo_with(dir: &Path, extra: &str) -> String {
-    let text = std::fs::read_to_string(Path::new(ROOT).join("pipelines/demo.toml")).unwrap();
-    let text = text.replace(
-        "out = \"out/demo\"",
-        &format!("out = {:?}", dir.join("out").display().to_string()),
-    );
-    // The demo's relative paths are the repository's.
-    let text = text.replace("\"pipelines/", &format!("\"{ROOT}/pipelines/"));
-    let text = format!("{text}\n{extra}");
-    let path = dir.join("demo.toml");
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 /// The line of the file at `path` that starts with `start`.

@@ -10,8 +10,9 @@ use tempora_manifest::inputs::ManifestInputs;
 use tempora_manifest::read::read_manifest;
 use tempora_manifest::rebuild::{rebuild_pipeline, ArchiveFlags};
 
+use crate::derived::ManifestPins;
 use crate::exit::{self, Outcome};
-use crate::pipeline::{refuse as refuse_run, run_options, run_prepared, ManifestPins, ProgressArg};
+use crate::pipeline::{refuse as refuse_run, run_options, run_prepared, ProgressArg};
 use crate::registry::registry;
 
 /// Arguments of `tempora rebuild`.

@@ -1,6 +1,7 @@
 //! Helpers shared by the end-to-end tests.
 
 pub mod crawl_model;
+pub mod demo;
 pub mod nightly;
 pub mod order;
 pub mod said;

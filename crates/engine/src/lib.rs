@@ -54,7 +54,7 @@ pub use plan::{Additions, Plan};
 pub use progress::ProgressMode;
 pub use registry::{InRebuild, Port, Registry, Role, SideInput, StageConfig, StageKind};
 pub use rejected::Rejected;
-pub use run_options::{Review, RunOptions, Verdict};
+pub use run_options::{Derive, Derived, Review, RunOptions, Verdict};
 pub use run_report::{record_refused, RunReport, RunStatus, Warning};
 pub use runs::RunId;
 pub use runtime::{run, start, Running};

@@ -31,11 +31,13 @@ pub struct Rejected {
 /// folder of an incremental pipeline). Memory stays flat: each stage's lines go
 /// to a [`Spill`] as they come (a rejected page holds its whole body, so a
 /// crawl's rejections need not fit in memory) and are sorted on disk at the end.
+/// Returns how many, and the file written in full under its temporary name: the
+/// runtime publishes it with the outputs, or commits it.
 pub(crate) async fn write_rejected(
     dir: PathBuf,
     stage_order: HashMap<String, usize>,
     mut rx: mpsc::Receiver<Vec<Rejected>>,
-) -> std::io::Result<u64> {
+) -> std::io::Result<(u64, AtomicFile)> {
     let file = AtomicFile::create(&dir.join("rejected.jsonl"))?;
     let mut spills: BTreeMap<usize, Spill<Line>> = BTreeMap::new();
     let mut n = 0u64;
@@ -59,6 +61,5 @@ pub(crate) async fn write_rejected(
     }
     out.flush()?;
     drop(out);
-    file.commit()?;
-    Ok(n)
+    Ok((n, file))
 }

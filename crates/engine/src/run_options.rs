@@ -38,6 +38,35 @@ pub struct RunOptions {
     /// and the output folder before `run.json` is written; its verdict is kept in
     /// the report and recorded as `run.json`'s `health`. `None`: no check.
     pub review: Option<Review>,
+    /// The files a completed run makes from its other outputs (the dataset
+    /// card, a manifest's inputs, the commitment to a withheld part), published
+    /// in the same journal as them (see [`crate::publish`]). `None`: none.
+    pub derive: Option<Derive>,
+}
+
+/// Makes files from a run's outputs: called with the folder as the publication
+/// will leave it (a preview, `run.json` included), writes its files there (each
+/// by replacing, never by writing into an existing file: the preview's files
+/// are links to the folder's) and says which; a failure publishes nothing.
+#[derive(Clone)]
+pub struct Derive(pub std::sync::Arc<DeriveFn>);
+
+/// What a [`Derive`] calls.
+pub type DeriveFn = dyn Fn(&Path) -> Result<Derived, String> + Send + Sync;
+
+impl std::fmt::Debug for Derive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Derive")
+    }
+}
+
+/// The files a [`Derive`] made and removed in the preview, relative to it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Derived {
+    /// Written: published with the run's files.
+    pub written: Vec<String>,
+    /// Removed: removed from the folder with the publication.
+    pub removed: Vec<String>,
 }
 
 /// A check of a completed run against the runs recorded in its output folder
@@ -78,6 +107,7 @@ impl Default for RunOptions {
             overrides: Vec::new(),
             rebuilt_from: None,
             review: None,
+            derive: None,
         }
     }
 }

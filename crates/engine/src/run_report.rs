@@ -251,6 +251,17 @@ impl RunReport {
         report
     }
 
+    /// The report as `run.json` would hold it were the run to end now (that
+    /// began at `start`).
+    pub(crate) fn preview_json(&self, start: Instant) -> Vec<u8> {
+        let mut report = self.clone();
+        report.ended_at = Utc::now();
+        report.seconds = start.elapsed().as_secs_f64();
+        let mut json = serde_json::to_vec_pretty(&report).unwrap_or_default();
+        json.push(b'\n');
+        json
+    }
+
     /// Stamps the end of a run that began at `start` and writes the report.
     pub(crate) fn close(&mut self, start: Instant, out: &Path) {
         self.ended_at = Utc::now();

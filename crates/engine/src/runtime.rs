@@ -63,7 +63,7 @@ pub struct Running {
     stats: Vec<Arc<StageStats>>,
     tasks: JoinSet<(usize, Result<(), StageError>, Duration)>,
     task_stage: HashMap<tokio::task::Id, usize>,
-    rejected_writer: tokio::task::JoinHandle<std::io::Result<u64>>,
+    rejected_writer: tokio::task::JoinHandle<std::io::Result<(u64, AtomicFile)>>,
     inputs: tokio::task::JoinHandle<Vec<InputFile>>,
     /// `runs/<run>/` of an incremental pipeline, where this run's records go.
     run_folder: Option<PathBuf>,
@@ -267,28 +267,31 @@ impl Running {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        if ended.status == RunStatus::Completed {
-            // A pipeline that makes its outputs anew holds only what this run made;
-            // an incremental one keeps every night's.
-            let remove_stale = plan.context.mode != RunMode::Incremental;
-            if let Err(failure) = publish(&out, staged, remove_stale).await {
-                ended.failed(failure);
-            }
-        } else {
-            drop(staged);
-        }
-        if let Some(f) = run_after_publish(&after_publish, ended.status, &names).await {
-            ended.failed(f);
-        }
         // The display thread ends at once; joining it must not hold an async thread.
         let _ = tokio::task::spawn_blocking(move || progress.finish()).await;
-        let rejected = rejected_writer
+        let written = rejected_writer
             .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
-            .unwrap_or_else(|e| {
+            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+        let mut staged = staged;
+        let rejected = match written {
+            // A pipeline that makes its outputs anew publishes its rejections
+            // with them; a run that publishes nothing, or an incremental one
+            // (in its own folder), writes them as they are.
+            Ok((n, file)) if run_folder.is_none() && ended.status == RunStatus::Completed => {
+                staged.push(Staged::File(file));
+                n
+            }
+            Ok((n, file)) => file.commit().map(|()| n).unwrap_or_else(|e| {
+                tracing::error!(error = %e, "could not write rejected.jsonl");
+                n
+            }),
+            Err(e) => {
                 tracing::error!(error = %e, "could not write rejected.jsonl");
                 0
-            });
+            }
+        };
+        // The report as the run will record it if it publishes: the files made
+        // from the outputs read it.
         let mut report = RunReport::of_plan(&plan, &context, &options, started_at);
         report.rejected = rejected;
         report.inputs = inputs.await.unwrap_or_else(|e| {
@@ -301,6 +304,24 @@ impl Running {
         {
             report.health = Some((review.0)(&report, &out));
         }
+        if ended.status == RunStatus::Completed {
+            // A pipeline that makes its outputs anew holds only what this run made;
+            // an incremental one keeps every night's.
+            let remove_stale = plan.context.mode != RunMode::Incremental;
+            let derivation = options
+                .derive
+                .clone()
+                .map(|derive| (derive, report.preview_json(start)));
+            if let Err(failure) = publish(&out, staged, remove_stale, derivation).await {
+                ended.failed(failure);
+            }
+        } else {
+            drop(staged);
+        }
+        if let Some(f) = run_after_publish(&after_publish, ended.status, &names).await {
+            ended.failed(f);
+        }
+        fill_report(&mut report, &plan, &stats, &ended);
         let records_dir = run_folder.as_deref().unwrap_or(&out);
         report.close(start, records_dir);
         if let Some(folder) = &run_folder {
@@ -410,10 +431,24 @@ async fn supervise(
 }
 
 /// Publishes what the sinks staged, together (see [`crate::publish`]).
-async fn publish(out: &Path, staged: Vec<Staged>, remove_stale: bool) -> Result<(), StageFailure> {
+async fn publish(
+    out: &Path,
+    staged: Vec<Staged>,
+    remove_stale: bool,
+    derivation: Option<(crate::run_options::Derive, Vec<u8>)>,
+) -> Result<(), StageFailure> {
     let published = tokio::task::spawn_blocking({
         let out = out.to_path_buf();
-        move || crate::publish::publish(&out, staged, remove_stale)
+        move || {
+            let derivation =
+                derivation
+                    .as_ref()
+                    .map(|(derive, run_json)| crate::publish::Derivation {
+                        derive,
+                        run_json: run_json.clone(),
+                    });
+            crate::publish::publish(&out, staged, remove_stale, derivation)
+        }
     })
     .await
     .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));

@@ -235,7 +235,7 @@ async fn publish_as_completed(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
-    crate::publish::publish(out, staged, false).map_err(|e| StageError::io(out, e))?;
+    crate::publish::publish(out, staged, false, None).map_err(|e| StageError::io(out, e))?;
     let hooks = std::mem::take(
         &mut *hooks
             .lock()
