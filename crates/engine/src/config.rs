@@ -119,14 +119,16 @@ pub struct PipelineSettings {
     /// [`crate::windows`]); checked against the cutoff when the plan is made.
     #[serde(default)]
     pub sets: Option<toml::Table>,
-    /// How an incremental pipeline's runs are checked against the runs before
-    /// them: read and checked by the `tempora_health` crate, not the engine.
-    #[serde(default)]
-    pub health: Option<toml::Table>,
-    /// A withheld part of each set (`withhold`, `key`): read by the binary, which
-    /// gives it to every sink.
-    #[serde(default)]
-    pub release: Option<toml::Table>,
+    /// `[pipeline.health]`, how an incremental pipeline's runs are checked
+    /// against the runs before them: a key the engine lets through, read once
+    /// by the binary into `tempora_health::HealthSettings`.
+    #[serde(default, rename = "health")]
+    _health: serde::de::IgnoredAny,
+    /// `[pipeline.release]`, a withheld part of each set: a key the engine lets
+    /// through, read once by the binary and offered to the stages that write
+    /// files ([`crate::StageConfig::hold_back`]).
+    #[serde(default, rename = "release")]
+    _release: serde::de::IgnoredAny,
 }
 
 const fn default_channel_capacity() -> usize {
