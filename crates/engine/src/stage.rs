@@ -97,7 +97,7 @@ pub struct Emitted {
     pub counters: Vec<(String, u64)>,
     /// Named metrics to set in `run.json` (the last value set wins).
     pub metrics: Vec<(String, serde_json::Value)>,
-    /// Output files staged for the run's publication (sinks, in `publish`).
+    /// Output files staged for the run's publication (sinks, in `stage_files`).
     pub staged: Vec<Staged>,
     /// What the outputs lack (see [`crate::StageStats::missing`]): what, why, item.
     pub missing: Vec<(String, String, String)>,
