@@ -379,21 +379,6 @@ impl StageIo {
         Ok(Some(Input::Records(batch)))
     }
 
-    /// Like [`StageIo::recv`], but also takes the batches already waiting, up to about
-    /// `max` records (watermarks are passed over).
-    ///
-    /// # Errors
-    /// See [`StageIo::recv`].
-    pub async fn recv_up_to(&mut self, max: usize) -> Result<Option<Batch>, StageError> {
-        loop {
-            match self.recv_input_up_to(max).await? {
-                None => return Ok(None),
-                Some(Input::Records(batch)) => return Ok(Some(batch)),
-                Some(Input::Watermark(_)) => {}
-            }
-        }
-    }
-
     /// The next message of the input as an [`Input`]; a producer's watermark that
     /// does not move the input's is passed over.
     async fn next_input(&mut self) -> Option<Input> {
