@@ -22,8 +22,8 @@
 //!   crate builds it, reads no 16-bit column). A field is nullable exactly when it
 //!   is an `Option`.
 //! - What JSONL writes as text stays text: Wayback capture times (`captured`,
-//!   `timestamp`: 14 digits `YYYYMMDDhhmmss`) are the key the Archive files a
-//!   capture under and go verbatim into replay URLs (`/web/<timestamp>/<url>`);
+//!   `timestamp`: 14 digits `YYYYMMDDhhmmss`; an article not read from a capture
+//!   has the empty text) are the key the Archive files a capture under and go verbatim into replay URLs (`/web/<timestamp>/<url>`);
 //!   as text they sort in time order and compare equal to JSONL, and no CDX line
 //!   can fail the write. Wikidata's dates (`start`, `end`, `pair_changed`) are cut
 //!   to their precision (`2019-06`, `2019`): no `date32` holds them without
