@@ -12,6 +12,8 @@ use tempora_sink::release::{
     Revealed, Withhold, WithholdOption, COMMITMENT, DIR,
 };
 
+use crate::exit::Outcome;
+
 /// Publish the withheld part of an output folder: check each withheld file and
 /// the key against the folder's commitment (`withheld.json`, also in its card),
 /// check that the key chose what was held back, then add the files to the
@@ -28,14 +30,17 @@ pub struct RevealArgs {
 /// Runs `tempora reveal`.
 ///
 /// # Errors
-/// No commitment; a withheld file missing, changed or not committed to; the
-/// key not the one committed to, or one that did not choose the withheld part.
-/// Nothing is changed then.
-pub fn run(args: &RevealArgs) -> anyhow::Result<()> {
+/// No such folder (bad usage); no commitment; a withheld file missing, changed
+/// or not committed to; the key not the one committed to, or one that did not
+/// choose the withheld part. Nothing is changed then.
+pub fn run(args: &RevealArgs) -> Outcome {
+    super::output_folder(&args.out)?;
+    Ok(reveal(args)?)
+}
+
+/// Checks the folder's withheld part and the key, then reveals it.
+fn reveal(args: &RevealArgs) -> anyhow::Result<()> {
     let out = &args.out;
-    if !out.is_dir() {
-        bail!("no such folder: {}", out.display());
-    }
     let Some(mut commitment) = Commitment::read(out).map_err(anyhow::Error::msg)? else {
         bail!(
             "{} holds back nothing: it has no {COMMITMENT} (a run with `[pipeline.release] withhold` writes one)",
