@@ -98,9 +98,7 @@ fn main() -> ExitCode {
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
         Command::Score(args) => commands::score::run(&args),
         Command::Rebuild(args) => commands::rebuild::run(&args),
-        Command::Reveal(args) => commands::reveal::run(&args)
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(exit::Failure::from),
+        Command::Reveal(args) => commands::reveal::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };

@@ -306,6 +306,25 @@ fn every_subcommand_exits_2_on_bad_usage_and_names_the_argument() {
 }
 
 #[test]
+fn every_command_reading_an_output_folder_exits_2_naming_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-out");
+    let missing = missing.to_str().unwrap();
+    for args in [
+        &["reveal", missing][..],
+        &["card", missing],
+        &["report", missing],
+        &["score", missing, "--predictions", "model.jsonl"],
+    ] {
+        let err = failed(&run(args), 2);
+        assert!(
+            err.contains(&format!("no such folder: {missing}")),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn malformed_toml_names_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = write_pipeline(

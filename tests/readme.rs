@@ -31,7 +31,7 @@ fn readme_output_schema_is_the_declared_one() {
     check_section(
         "<!-- schema:begin -->\n",
         "<!-- schema:end -->",
-        &tempora_sink::schema::markdown(),
+        &tempora_sink::schema_doc::markdown(),
         "output schema",
     );
 }

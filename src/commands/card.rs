@@ -20,13 +20,7 @@ pub struct CardArgs {
 /// # Errors
 /// See [`tempora_report::card::write_card`]; nothing is written then.
 pub fn run(args: &CardArgs) -> Outcome {
-    if !args.dir.is_dir() {
-        return Err(tempora_engine::UsageError::new(format!(
-            "no such folder: {} (give the output folder of `tempora run`)",
-            args.dir.display()
-        ))
-        .into());
-    }
+    super::output_folder(&args.dir)?;
     let card = tempora_report::card::write_card(&args.dir)
         .with_context(|| format!("dataset card of {}", args.dir.display()))?;
     print_card(&card);

@@ -9,6 +9,7 @@ use anyhow::Context as _;
 use rayon::prelude::*;
 use tempora_engine::UsageError;
 use tempora_extract::{load_profiles, Extractor, FallbackChoice, PageInput, SummaryFallback};
+use tempora_records::Timestamp;
 
 /// Extract articles from saved HTML pages: one Article JSON line per page on stdout,
 /// the rejection reason of every other page on stderr.
@@ -23,7 +24,7 @@ pub struct ExtractArgs {
     pub url: Option<String>,
     /// The capture's 14-digit timestamp (one FILE only).
     #[arg(long)]
-    pub captured: Option<String>,
+    pub captured: Option<Timestamp>,
     /// Summary for pages whose layout has none where the profile allows it (CNN
     /// without highlights, BBC without a bold intro); without it, each site's profile
     /// decides (`none` in the shipped profiles: such pages are rejected).
@@ -90,7 +91,6 @@ pub fn run(args: ExtractArgs) -> Outcome {
         .map_err(anyhow::Error::msg)
         .context("--site")?;
     let url = args.url.as_deref().unwrap_or("");
-    let captured = args.captured.as_deref().unwrap_or("");
     let results: Vec<anyhow::Result<Result<String, String>>> = args
         .files
         .par_iter()
@@ -101,7 +101,7 @@ pub fn run(args: ExtractArgs) -> Outcome {
                 match extractor.extract(PageInput {
                     html: &html,
                     url,
-                    captured,
+                    captured: args.captured,
                 }) {
                     Ok(x) => Ok(serde_json::to_string(&x.article)?),
                     Err(r) => Err(format!("{}: rejected: {}", path.display(), r.reason)),

@@ -17,8 +17,9 @@ pub struct ReportArgs {
 /// Runs `tempora report`: writes the report and prints where, with a line per set.
 ///
 /// # Errors
-/// See [`tempora_report::write_report`].
+/// No such folder (bad usage); see [`tempora_report::write_report`].
 pub fn run(args: &ReportArgs) -> Outcome {
+    super::output_folder(&args.dir)?;
     let written = tempora_report::write_report(&args.dir)
         .with_context(|| format!("report of {}", args.dir.display()))?;
     for (name, set) in &written.report.sets {

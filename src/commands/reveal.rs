@@ -6,10 +6,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
+use tempora_records::{Record, RecordKind};
 use tempora_sink::release::{
     hex, read_key, relative_files, rows, sha256_file, sha256_hex, withheld_files, Commitment,
     Revealed, Withhold, WithholdOption, COMMITMENT, DIR,
 };
+
+use crate::exit::Outcome;
 
 /// Publish the withheld part of an output folder: check each withheld file and
 /// the key against the folder's commitment (`withheld.json`, also in its card),
@@ -27,14 +30,17 @@ pub struct RevealArgs {
 /// Runs `tempora reveal`.
 ///
 /// # Errors
-/// No commitment; a withheld file missing, changed or not committed to; the
-/// key not the one committed to, or one that did not choose the withheld part.
-/// Nothing is changed then.
-pub fn run(args: &RevealArgs) -> anyhow::Result<()> {
+/// No such folder (bad usage); no commitment; a withheld file missing, changed
+/// or not committed to; the key not the one committed to, or one that did not
+/// choose the withheld part. Nothing is changed then.
+pub fn run(args: &RevealArgs) -> Outcome {
+    super::output_folder(&args.out)?;
+    Ok(reveal(args)?)
+}
+
+/// Checks the folder's withheld part and the key, then reveals it.
+fn reveal(args: &RevealArgs) -> anyhow::Result<()> {
     let out = &args.out;
-    if !out.is_dir() {
-        bail!("no such folder: {}", out.display());
-    }
     let Some(mut commitment) = Commitment::read(out).map_err(anyhow::Error::msg)? else {
         bail!(
             "{} holds back nothing: it has no {COMMITMENT} (a run with `[pipeline.release] withhold` writes one)",
@@ -148,19 +154,12 @@ fn check_choice(out: &Path, withhold: &Withhold) -> anyhow::Result<()> {
         let path = out.join(&file);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut kind = None;
         for (i, line) in text.lines().enumerate() {
-            let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            let Some(record) = record_of(line, &mut kind) else {
                 continue;
             };
-            let Some(id) = value
-                .get("article_id")
-                .or_else(|| {
-                    value.get("id").filter(|_| {
-                        value.get("document").is_some() || value.get("text_sha256").is_some()
-                    })
-                })
-                .and_then(serde_json::Value::as_str)
-            else {
+            let Some(id) = record.article_id() else {
                 continue;
             };
             if withhold.holds(id) != held_back {
@@ -177,6 +176,22 @@ fn check_choice(out: &Path, withhold: &Withhold) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The record a line of a JSONL file holds: read as `kind`, the kind of the
+/// file's records (its first record's), or, for the first line or one of another
+/// kind, as the first kind whose schema reads it (which then becomes `kind`; a
+/// page's line reads as its capture, and neither belongs to an article). `None`
+/// for a line that is no record.
+fn record_of(line: &str, kind: &mut Option<RecordKind>) -> Option<Record> {
+    if let Some(record) = kind.and_then(|k| Record::from_json(k, line).ok()) {
+        return Some(record);
+    }
+    let (found, record) = RecordKind::ALL
+        .into_iter()
+        .find_map(|k| Some((k, Record::from_json(k, line).ok()?)))?;
+    *kind = Some(found);
+    Some(record)
+}
+
 /// Every `*.jsonl` under `out` but the rejected records, relative.
 fn jsonl_files(out: &Path) -> anyhow::Result<Vec<String>> {
     let mut found = relative_files(out, Path::new(""))
@@ -186,4 +201,40 @@ fn jsonl_files(out: &Path) -> anyhow::Result<Vec<String>> {
         name.ends_with(".jsonl") && name != "rejected.jsonl"
     });
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden(name: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/demo-golden")
+            .join(name);
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn each_line_is_read_as_a_record_of_the_files_kind_with_its_article() {
+        for (file, kind, field) in [
+            ("future.jsonl", RecordKind::Article, "id"),
+            ("pairs.jsonl", RecordKind::Pair, "article_id"),
+        ] {
+            let text = golden(file);
+            let mut read = None;
+            for line in text.lines() {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                let record = record_of(line, &mut read).unwrap();
+                assert_eq!(record.kind(), kind, "{file}");
+                assert_eq!(record.article_id(), value[field].as_str(), "{file}");
+            }
+            assert_eq!(read, Some(kind), "{file}");
+        }
+        let facts = golden("facts.jsonl");
+        let mut read = None;
+        let fact = record_of(facts.lines().next().unwrap(), &mut read).unwrap();
+        assert_eq!((fact.kind(), fact.article_id()), (RecordKind::Fact, None));
+        assert!(record_of("{\"id\": \"1\"}", &mut read).is_none());
+        assert!(record_of("not JSON", &mut read).is_none());
+    }
 }

@@ -64,10 +64,14 @@ pub struct ScoreArgs {
 /// (each listed in `summary.json`, counted on stdout).
 ///
 /// # Errors
-/// Bad usage (no set and no facts, system names that do not pair with the files);
+/// Bad usage (no such set folder, no set and no facts, system names that do not
+/// pair with the files);
 /// a file that cannot be read or a line that is not what it must be (naming file,
 /// line and field); an output that cannot be written.
 pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
+    if let Some(dir) = &args.set {
+        super::output_folder(dir)?;
+    }
     let systems = system_names(args)?;
     let facts_path = facts_file(args)?;
     let columns = Columns {

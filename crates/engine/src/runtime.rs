@@ -362,7 +362,8 @@ async fn supervise(
     task_stage: &HashMap<tokio::task::Id, usize>,
     verdict: &tokio::sync::watch::Sender<Option<bool>>,
 ) -> Ended {
-    // Sinks publish once every other stage has ended well (see `Transform::publish`).
+    // Sinks stage their files once every other stage has ended well (see
+    // `Transform::stage_files`).
     let mut upstream_left = sinks.iter().filter(|sink| !**sink).count();
     if upstream_left == 0 {
         verdict.send_replace(Some(true));

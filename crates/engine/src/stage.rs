@@ -97,7 +97,7 @@ pub struct Emitted {
     pub counters: Vec<(String, u64)>,
     /// Named metrics to set in `run.json` (the last value set wins).
     pub metrics: Vec<(String, serde_json::Value)>,
-    /// Output files staged for the run's publication (sinks, in `publish`).
+    /// Output files staged for the run's publication (sinks, in `stage_files`).
     pub staged: Vec<Staged>,
     /// What the outputs lack (see [`crate::StageStats::missing`]): what, why, item.
     pub missing: Vec<(String, String, String)>,
@@ -377,21 +377,6 @@ impl StageIo {
             }
         }
         Ok(Some(Input::Records(batch)))
-    }
-
-    /// Like [`StageIo::recv`], but also takes the batches already waiting, up to about
-    /// `max` records (watermarks are passed over).
-    ///
-    /// # Errors
-    /// See [`StageIo::recv`].
-    pub async fn recv_up_to(&mut self, max: usize) -> Result<Option<Batch>, StageError> {
-        loop {
-            match self.recv_input_up_to(max).await? {
-                None => return Ok(None),
-                Some(Input::Records(batch)) => return Ok(Some(batch)),
-                Some(Input::Watermark(_)) => {}
-            }
-        }
     }
 
     /// The next message of the input as an [`Input`]; a producer's watermark that

@@ -1,6 +1,6 @@
 //! CPU work on batches: a [`Transform`] is run by [`TransformStage`] on tokio's
 //! blocking threads, batch after batch, with its side inputs first, the input's
-//! watermarks as they come, and `finish` and `publish` at the end.
+//! watermarks as they come, and `finish` and `stage_files` at the end.
 
 use async_trait::async_trait;
 
@@ -46,13 +46,14 @@ pub trait Transform: Send + 'static {
     }
 
     /// Called after `finish`, and only when every stage upstream of the sinks ended
-    /// without an error: sinks rename their files into place here. A failing stage
-    /// closes its outputs like a finished one, so without this wait a sink could
-    /// publish a file cut short by a failure.
+    /// without an error: sinks stage their files here ([`Emitted::stage_file`]),
+    /// which the runtime publishes together once the run completes (see
+    /// [`crate::publish`]). A failing stage closes its outputs like a finished one,
+    /// so without this wait a sink could stage a file cut short by a failure.
     ///
     /// # Errors
     /// Stops the pipeline.
-    fn publish(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
+    fn stage_files(&mut self, _out: &mut Emitted) -> Result<(), StageError> {
         Ok(())
     }
 }
@@ -60,7 +61,7 @@ pub trait Transform: Send + 'static {
 /// Whether [`Transform::finish`] has handed on everything it held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
-    /// Nothing is left: `publish` comes next.
+    /// Nothing is left: `stage_files` comes next.
     Done,
     /// Call `finish` again once what it pushed is sent on.
     More,
@@ -115,7 +116,7 @@ impl<T: Transform> Stage for TransformStage<T> {
         }
         let emitted = blocking(move || {
             let mut out = Emitted::default();
-            transform.publish(&mut out)?;
+            transform.stage_files(&mut out)?;
             Ok(out)
         })
         .await?;

@@ -64,7 +64,7 @@ fn extract_one(extractor: &Extractor, page: &Page) -> bool {
         .extract(PageInput {
             html: &html,
             url: "",
-            captured: "",
+            captured: None,
         })
         .is_ok()
 }

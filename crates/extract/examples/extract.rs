@@ -7,20 +7,21 @@
 use std::error::Error;
 
 use tempora_extract::{load_profiles, Extractor, PageInput};
+use tempora_records::Timestamp;
 
 const USAGE: &str = "usage: extract [--url URL] [--captured TIMESTAMP] FILE.html...";
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let (mut url, mut captured, mut files) = (String::new(), String::new(), Vec::new());
+    let (mut url, mut captured, mut files) = (String::new(), None, Vec::new());
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--url" => url = args.next().ok_or(USAGE)?,
-            "--captured" => captured = args.next().ok_or(USAGE)?,
+            "--captured" => captured = Some(args.next().ok_or(USAGE)?.parse::<Timestamp>()?),
             _ => files.push(arg),
         }
     }
-    if files.is_empty() || (files.len() > 1 && !(url.is_empty() && captured.is_empty())) {
+    if files.is_empty() || (files.len() > 1 && !(url.is_empty() && captured.is_none())) {
         return Err(USAGE.into());
     }
     let extractor = Extractor::new(load_profiles(None)?, None, None, 100)?;
@@ -29,7 +30,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let page = PageInput {
             html: &html,
             url: &url,
-            captured: &captured,
+            captured,
         };
         match extractor.extract(page) {
             Ok(x) => println!("{}", serde_json::to_string(&x.article)?),

@@ -202,7 +202,7 @@ pub fn evaluate(
             let result = extractor.extract(PageInput {
                 html: &html,
                 url: expected.url.as_deref().unwrap_or(""),
-                captured: "",
+                captured: None,
             });
             report
                 .pages

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use tempora_records::{Article, SummarySource};
+use tempora_records::{Article, SummarySource, Timestamp};
 
 pub use crate::fallback::{FallbackChoice, SummaryFallback};
 use crate::fields::{ParsedPage, SummaryFound};
@@ -22,8 +22,8 @@ pub struct PageInput<'a> {
     pub html: &'a str,
     /// The original URL of the capture (may be a viewer URL, or empty when unknown).
     pub url: &'a str,
-    /// The capture's 14-digit timestamp (empty when unknown).
-    pub captured: &'a str,
+    /// The capture's time, when known.
+    pub captured: Option<Timestamp>,
 }
 
 /// An extracted article and how it was found.
@@ -216,10 +216,11 @@ impl Extractor {
             Rejection::new("no_article_id", format!("{name}: no article id in `{url}`"))
         })?;
         let section = site.section_of(&url);
-        let captured = match (page.captured.trim(), &capture) {
-            ("", Some(c)) => c.timestamp.clone(),
-            (ts, _) => ts.to_string(),
-        };
+        let captured = page.captured.or_else(|| {
+            capture
+                .as_ref()
+                .and_then(|c| Timestamp::parse(&c.timestamp).ok())
+        });
 
         Ok(Extraction {
             article: Article {

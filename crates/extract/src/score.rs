@@ -266,7 +266,7 @@ mod tests {
             published: chrono::NaiveDate::from_ymd_opt(2016, 1, 1).unwrap_or_default(),
             published_at: None,
             published_source: None,
-            captured: String::new(),
+            captured: None,
             title: "Title".into(),
             summary: summary.into(),
             summary_source: Some(tempora_records::SummarySource::Intro),

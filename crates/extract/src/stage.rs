@@ -213,7 +213,7 @@ impl Transform for ExtractStage {
                         .extract(PageInput {
                             html: &decode_html(&page.body, page.content_type.as_deref()),
                             url: &page.capture.url,
-                            captured: &page.capture.timestamp,
+                            captured: Some(page.capture.timestamp),
                         })
                         .map(|mut extraction| {
                             archived_at(&mut extraction.article, page);

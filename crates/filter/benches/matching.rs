@@ -321,7 +321,7 @@ fn synthetic_articles(
                 published: NaiveDate::from_ymd_opt(2021, 6, 1).unwrap_or_default(),
                 published_at: None,
                 published_source: None,
-                captured: "20210601000000".into(),
+                captured: Some("20210601000000".parse().unwrap()),
                 title: String::new(),
                 summary,
                 summary_source: Some(tempora_records::SummarySource::Intro),

@@ -1,7 +1,7 @@
 //! An article as its manifest row: everything but the publisher's text.
 
 use serde::Serialize;
-use tempora_records::{Article, ManifestEntry, NotATimestamp, Timestamp};
+use tempora_records::{Article, ManifestEntry, NotATimestamp};
 
 /// SHA-256 (hex) of what the extractor read from the article's page: its id,
 /// URL, site, section, dates, title, summary, document and dateline (not what
@@ -57,7 +57,8 @@ pub fn entry_of(a: &Article) -> Result<ManifestEntry, NotATimestamp> {
         published: a.published,
         published_source: a.published_source,
         summary_source: a.summary_source,
-        timestamp: Timestamp::parse(&a.captured)?,
+        // None reads as the empty text did: no capture time.
+        timestamp: a.captured.ok_or_else(|| NotATimestamp(String::new()))?,
         archived_url: a.archived_url.clone().unwrap_or_default(),
         digest: a.digest.clone().unwrap_or_default(),
         payload_sha1: a.payload_sha1.clone().unwrap_or_default(),

@@ -256,7 +256,10 @@ impl Transform for Check {
                 );
                 continue;
             };
-            let key = capture_key(&a.captured, a.archived_url.as_deref().unwrap_or(""));
+            let key = capture_key(
+                a.captured.as_deref().unwrap_or(""),
+                a.archived_url.as_deref().unwrap_or(""),
+            );
             let Some(row) = self.rows.get(&key) else {
                 out.reject(&record, format!("capture {key} is not in the manifest"));
                 continue;

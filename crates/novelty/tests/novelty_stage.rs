@@ -18,7 +18,7 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
         published: "2021-03-04".parse().unwrap(),
         published_at: None,
         published_source: None,
-        captured: "20210305000000".into(),
+        captured: Some("20210305000000".parse().unwrap()),
         title: format!("Story {id}"),
         summary: summary.into(),
         summary_source: Some(tempora_records::SummarySource::Intro),

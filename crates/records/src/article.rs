@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::fact::Fact;
+use crate::timestamp::Timestamp;
 
 /// Which text of an article a name was found in.
 #[derive(
@@ -157,7 +158,12 @@ pub struct Article {
     #[serde(default)]
     pub published_source: Option<PublishedSource>,
     /// Capture time, 14 digits.
-    pub captured: String,
+    // `None` for an article not read from a capture (`tempora extract` on a saved
+    // file): written as the empty text, as before it was typed, so the JSON and the
+    // Parquet column stay a plain string.
+    #[serde(with = "crate::timestamp::or_empty")]
+    #[schemars(with = "String")]
+    pub captured: Option<Timestamp>,
     /// Headline.
     pub title: String,
     /// Reference summary: BBC's bold intro sentence, CNN's highlights one per line.

@@ -1,7 +1,7 @@
 //! The records of Tempora: the vocabulary its stages share. A Wikidata fact, a
 //! capture the Archive lists, a fetched page, an extracted article, a minimal pair
 //! and a manifest row, each a plain struct, and [`Record`], any of them on a
-//! channel. [`CanonicalUrl`] is the one URL normalizer the stages agree on;
+//! channel (with the article it belongs to, [`Record::article_id`]). [`CanonicalUrl`] is the one URL normalizer the stages agree on;
 //! [`order`] the one order of the collections records hold.
 //!
 //! The engine moves records without looking inside them: it knows a record's
@@ -161,6 +161,19 @@ impl Record {
             ),
             // The sort keys of the other kinds are made of what identifies them.
             other => format!("{}\t{}", other.kind(), other.sort_key()),
+        }
+    }
+
+    /// The id of the article the record belongs to: an article's own, a manifest
+    /// row's, a minimal pair's `article_id`, a scored summary's; facts, captures
+    /// and pages belong to none. A release holds a record back by it.
+    pub fn article_id(&self) -> Option<&str> {
+        match self {
+            Self::Article(a) => Some(&a.id),
+            Self::Manifest(m) => Some(&m.id),
+            Self::Pair(p) => Some(&p.article_id),
+            Self::Score(s) => Some(&s.id),
+            Self::Fact(_) | Self::Capture(_) | Self::Page(_) => None,
         }
     }
 

@@ -168,6 +168,32 @@ impl PartialEq<&str> for Timestamp {
     }
 }
 
+/// An optional [`Timestamp`] as a field of text: its 14 digits, or the empty text
+/// for none (an article not read from a capture). Any other text is an error.
+pub(crate) mod or_empty {
+    use serde::de::Error as _;
+    use serde::{Deserialize as _, Deserializer, Serializer};
+
+    use super::Timestamp;
+
+    pub(crate) fn serialize<S: Serializer>(
+        value: &Option<Timestamp>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.as_ref().map_or("", Timestamp::as_str))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Timestamp>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Timestamp::parse(&text).map(Some).map_err(D::Error::custom)
+    }
+}
+
 /// Stored as its 14 digits; a stored text that is not one reads as an error.
 #[cfg(feature = "sqlite")]
 impl rusqlite::ToSql for Timestamp {
@@ -223,6 +249,28 @@ mod tests {
         assert!(Timestamp::parse("19991231235959").unwrap() < t);
         assert_eq!(format!("{t:?}"), "Timestamp(\"20150102030405\")");
         assert_eq!(String::from(t), "20150102030405");
+    }
+
+    #[test]
+    fn an_optional_timestamp_is_its_digits_or_the_empty_text() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Row {
+            #[serde(with = "or_empty")]
+            captured: Option<Timestamp>,
+        }
+        let some = Row {
+            captured: Some(Timestamp::parse("20150102030405").unwrap()),
+        };
+        let none = Row { captured: None };
+        for (row, json) in [
+            (&some, r#"{"captured":"20150102030405"}"#),
+            (&none, r#"{"captured":""}"#),
+        ] {
+            assert_eq!(serde_json::to_string(row).unwrap(), json);
+            assert_eq!(&serde_json::from_str::<Row>(json).unwrap(), row);
+        }
+        let err = serde_json::from_str::<Row>(r#"{"captured":"2015"}"#).unwrap_err();
+        assert!(err.to_string().contains("not a capture time"), "{err}");
     }
 
     #[test]

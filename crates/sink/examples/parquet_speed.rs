@@ -9,7 +9,7 @@ use std::time::Instant;
 use chrono::{NaiveDate, TimeZone, Utc};
 use tempora_records::{
     Article, EntityRef, Fact, FactMatch, Mention, Novelty, Record, RecordKind, SummarySource,
-    TextField,
+    TextField, Timestamp,
 };
 
 fn entity(id: u64, name: &str) -> EntityRef {
@@ -53,7 +53,7 @@ fn article(i: u64) -> Record {
         published: day,
         published_at: Some(Utc.with_ymd_and_hms(2014, 1, 1, 12, 0, 0).unwrap()),
         published_source: None,
-        captured: format!("{}093012", day.format("%Y%m%d")),
+        captured: day.and_hms_opt(9, 30, 12).map(Timestamp::of),
         title: format!("Headline number {i}"),
         summary: sentence.clone(),
         summary_source: Some(SummarySource::Intro),

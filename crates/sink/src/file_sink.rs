@@ -266,7 +266,9 @@ impl FileSink {
             .ok_or_else(|| StageError::internal("file vanished"))
     }
 
-    fn publish(
+    /// Writes out what `file` holds and stages it (or keeps an appended file with
+    /// nothing new) for the run's publication.
+    fn stage_file(
         &mut self,
         relative: &Path,
         file: OpenFile,
@@ -378,10 +380,10 @@ impl Transform for FileSink {
         Ok(())
     }
 
-    fn publish(&mut self, out: &mut Emitted) -> Result<(), StageError> {
+    fn stage_files(&mut self, out: &mut Emitted) -> Result<(), StageError> {
         let files = std::mem::take(&mut self.files);
         for (relative, file) in files {
-            self.publish(&relative, file, out)?;
+            self.stage_file(&relative, file, out)?;
         }
         Ok(())
     }

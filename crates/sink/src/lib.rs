@@ -18,6 +18,7 @@ pub mod format;
 pub mod parquet;
 pub mod release;
 pub mod schema;
+pub mod schema_doc;
 mod source;
 pub mod template;
 

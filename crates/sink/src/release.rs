@@ -87,10 +87,10 @@ impl Withhold {
         draw < self.share
     }
 
-    /// Whether `record` is held back: an article, a manifest row or a minimal
-    /// pair whose article is; other records (facts, captures, pages) never.
+    /// Whether `record` is held back: a record whose article is (see
+    /// [`Record::article_id`]); records of no article (facts, captures, pages) never.
     pub fn holds_record(&self, record: &Record) -> bool {
-        article_id(record).is_some_and(|id| self.holds(id))
+        record.article_id().is_some_and(|id| self.holds(id))
     }
 
     /// The key's SHA-256 (hex): what the commitment publishes of it.
@@ -101,17 +101,6 @@ impl Withhold {
     /// The share held back.
     pub fn share(&self) -> f64 {
         self.share
-    }
-}
-
-/// The article id a record belongs to.
-pub fn article_id(record: &Record) -> Option<&str> {
-    match record {
-        Record::Article(a) => Some(&a.id),
-        Record::Manifest(m) => Some(&m.id),
-        Record::Pair(p) => Some(&p.article_id),
-        Record::Score(s) => Some(&s.id),
-        Record::Fact(_) | Record::Capture(_) | Record::Page(_) => None,
     }
 }
 

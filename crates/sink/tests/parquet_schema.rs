@@ -41,7 +41,7 @@ fn bare_article(id: &str) -> Article {
         published: NaiveDate::from_ymd_opt(2014, 4, 21).unwrap(),
         published_at: None,
         published_source: None,
-        captured: "20140421200134".into(),
+        captured: Some("20140421200134".parse().unwrap()),
         title: "Title".into(),
         summary: "Summary.".into(),
         summary_source: None,

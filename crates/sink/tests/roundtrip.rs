@@ -36,7 +36,7 @@ fn article(id: &str, day: u32, split: &str) -> Record {
         published: NaiveDate::from_ymd_opt(2021, 1, day).unwrap(),
         published_at: None,
         published_source: None,
-        captured: "20210301000000".into(),
+        captured: Some("20210301000000".parse().unwrap()),
         title: format!("Title {id}"),
         summary: format!("Summary of {id}, with \"quotes\" and ünïcode."),
         summary_source: Some(tempora_records::SummarySource::Intro),

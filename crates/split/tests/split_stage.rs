@@ -17,7 +17,7 @@ fn article(id: &str, published: &str) -> Record {
         published: published.parse().unwrap(),
         published_at: None,
         published_source: None,
-        captured: "20230101000000".into(),
+        captured: Some("20230101000000".parse().unwrap()),
         title: format!("Story {id}"),
         summary: "A summary.".into(),
         summary_source: Some(tempora_records::SummarySource::Intro),

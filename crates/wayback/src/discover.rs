@@ -96,7 +96,7 @@ pub struct StoredItem {
     /// Publication time, 14 digits (the feed capture's day before when the item had none).
     pub published: String,
     /// The first feed capture that listed it with this description.
-    pub feed_timestamp: String,
+    pub feed_timestamp: Timestamp,
 }
 
 /// Where a feed's listing stands before its next page.

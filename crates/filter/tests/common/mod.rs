@@ -44,7 +44,7 @@ pub fn article(id: &str, published: &str, summary: &str, document: &str) -> Reco
         published: published.parse().unwrap(),
         published_at: None,
         published_source: None,
-        captured: "20230101000000".into(),
+        captured: Some("20230101000000".parse().unwrap()),
         title: format!("Story {id}"),
         summary: summary.into(),
         summary_source: Some(tempora_records::SummarySource::Intro),

@@ -428,7 +428,7 @@ fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardErr
 
 fn fields(md: &mut String, configs: &[Config]) {
     md.push_str("## Fields\n\n");
-    let all = tempora_sink::schema::markdown();
+    let all = tempora_sink::schema_doc::markdown();
     for kind in RecordKind::ALL {
         let users: Vec<&str> = configs
             .iter()

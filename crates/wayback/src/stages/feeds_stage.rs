@@ -264,7 +264,7 @@ fn item_article(item: StoredItem) -> Article {
         published: at.map(|t| t.date()).unwrap_or_default(),
         published_at: at.map(|t| t.and_utc()),
         published_source: at.map(|_| tempora_records::PublishedSource::Feed),
-        captured: item.feed_timestamp,
+        captured: Some(item.feed_timestamp),
         title: item.title.unwrap_or_default(),
         summary: item.description,
         summary_source: Some(SummarySource::Description),
