@@ -12,6 +12,7 @@ use tempora_engine::{
     parse_options, Batch, Emitted, PipelineContext, Port, PortId, Role, Stage, StageConfig,
     StageError, StageIo, StageKind, Transform, TransformStage,
 };
+use tempora_records::counters::{BinCount, NoveltyBins, NOVELTY_BINS};
 use tempora_records::{Capture, ManifestEntry, Novelty, Record, RecordKind};
 
 use crate::entry::{capture_key, entry_of, text_sha256};
@@ -382,22 +383,24 @@ impl Transform for PinnedNovelty {
     }
 
     fn finish(&mut self, out: &mut Emitted) -> Result<tempora_engine::Finish, StageError> {
-        let bins: serde_json::Map<String, serde_json::Value> = self
+        let bins: NoveltyBins = self
             .bins
             .iter()
             .map(|(set, bins)| {
-                let list = bins
+                let counts = bins
                     .iter()
-                    .map(|((from, to, range, tag), count)| {
-                        serde_json::json!({
-                            "range": range, "from": from, "to": to, "count": count, "tag": tag
-                        })
+                    .map(|((from, to, range, tag), count)| BinCount {
+                        range: range.clone(),
+                        from: *from,
+                        to: *to,
+                        count: *count,
+                        tag: tag.clone(),
                     })
                     .collect();
-                (set.clone(), serde_json::Value::Array(list))
+                (set.clone(), counts)
             })
             .collect();
-        out.metric("bins", serde_json::Value::Object(bins));
+        out.metric(NOVELTY_BINS, serde_json::json!(bins));
         Ok(tempora_engine::Finish::Done)
     }
 }

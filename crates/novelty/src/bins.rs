@@ -167,6 +167,27 @@ impl SetBins {
         Self { sets }
     }
 
+    /// Each set's bins with their counts, as `run.json`'s `bins` metric holds them.
+    pub fn counts(&self) -> tempora_records::counters::NoveltyBins {
+        self.sets
+            .iter()
+            .map(|(set, bins)| {
+                let counts = bins
+                    .bins()
+                    .iter()
+                    .map(|b| tempora_records::counters::BinCount {
+                        range: b.range.clone(),
+                        from: b.from,
+                        to: b.to,
+                        count: b.count,
+                        tag: b.tag.map(str::to_string),
+                    })
+                    .collect();
+                (set.clone(), counts)
+            })
+            .collect()
+    }
+
     /// The bins of `set`; none when no record of it was drawn.
     pub fn of(&self, set: &str) -> Option<&Bins> {
         self.sets.get(set)

@@ -280,7 +280,10 @@ impl NoveltyStage {
                 .map(|(set, overlap)| (set.as_str(), *overlap)),
             self.options.min_bin,
         );
-        out.metric("bins", serde_json::json!(bins));
+        out.metric(
+            tempora_records::counters::NOVELTY_BINS,
+            serde_json::json!(bins.counts()),
+        );
         let held = self
             .held
             .take()

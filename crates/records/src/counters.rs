@@ -100,6 +100,28 @@ impl ListingMetric {
     }
 }
 
+/// The `bins` metric of a stage that scores novelty (`novelty`, and
+/// `manifest-novelty` in a rebuild): each set's bins (`{set: [bin, ...]}`).
+pub type NoveltyBins = std::collections::BTreeMap<String, Vec<BinCount>>;
+
+/// The name of the [`NoveltyBins`] metric.
+pub const NOVELTY_BINS: &str = "bins";
+
+/// One novelty bin of a set in `run.json`, as the card's novelty tables read it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BinCount {
+    /// The label, `from-to`: `0-15`.
+    pub range: String,
+    /// Lower end, percent.
+    pub from: u32,
+    /// Upper end, percent.
+    pub to: u32,
+    /// Articles in the bin.
+    pub count: usize,
+    /// `T_nov`, `T_sim` or none.
+    pub tag: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
