@@ -44,29 +44,9 @@ impl Default for HealthSettings {
 }
 
 impl HealthSettings {
-    /// The settings of the `[pipeline.health]` table (`None`: the defaults).
-    ///
-    /// # Errors
-    /// Each problem with its key (`runs`, `factor`, ...; `None` for the table).
-    pub fn from_table(table: Option<&toml::Table>) -> Result<Self, Vec<(Option<String>, String)>> {
-        let Some(table) = table else {
-            return Ok(Self::default());
-        };
-        let settings: Self = toml::Value::Table(table.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| vec![(None, e.message().to_string())])?;
-        let problems = settings.problems();
-        if problems.is_empty() {
-            Ok(settings)
-        } else {
-            Err(problems
-                .into_iter()
-                .map(|(key, message)| (Some(key.to_string()), message))
-                .collect())
-        }
-    }
-
-    /// What is wrong with settings of the right types: each key and why.
+    /// What is wrong with settings of the right types (the binary reads the
+    /// `[pipeline.health]` table into them with the engine's located options):
+    /// each key and why.
     pub fn problems(&self) -> Vec<(&'static str, String)> {
         let settings = self;
         let mut problems = Vec::new();
@@ -109,29 +89,25 @@ impl HealthSettings {
 mod tests {
     use super::*;
 
-    fn table(text: &str) -> toml::Table {
-        text.parse().unwrap()
+    fn settings(text: &str) -> Result<HealthSettings, toml::de::Error> {
+        toml::from_str(text)
     }
 
     #[test]
     fn defaults_fill_what_the_table_does_not_say() {
-        assert_eq!(
-            HealthSettings::from_table(None).unwrap(),
-            HealthSettings::default()
-        );
-        let s = HealthSettings::from_table(Some(&table("runs = 28\nfactor = 4.0"))).unwrap();
+        assert_eq!(settings("").unwrap(), HealthSettings::default());
+        let s = settings("runs = 28\nfactor = 4.0").unwrap();
+        assert!(s.problems().is_empty());
         assert_eq!((s.runs, s.factor, s.min_runs), (28, 4.0, 5));
     }
 
     #[test]
     fn each_bad_value_is_named_by_its_key() {
-        let err = HealthSettings::from_table(Some(&table(
-            "runs = 3\nmin_runs = 4\nfactor = 0.5\nshare_change = 2.0",
-        )))
-        .unwrap_err();
-        let keys: Vec<_> = err.iter().filter_map(|(k, _)| k.as_deref()).collect();
-        assert_eq!(keys, ["min_runs", "factor", "share_change"], "{err:?}");
-        let err = HealthSettings::from_table(Some(&table("run = 3"))).unwrap_err();
-        assert!(err[0].1.contains("unknown field `run`"), "{err:?}");
+        let s = settings("runs = 3\nmin_runs = 4\nfactor = 0.5\nshare_change = 2.0").unwrap();
+        let problems = s.problems();
+        let keys: Vec<_> = problems.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["min_runs", "factor", "share_change"], "{problems:?}");
+        let err = settings("run = 3").unwrap_err();
+        assert!(err.message().contains("unknown field `run`"), "{err:?}");
     }
 }
