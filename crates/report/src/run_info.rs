@@ -1,15 +1,19 @@
 //! What the report takes from `run.json`: the run's identity, its per-stage
 //! counts, and the novelty stage's bin tables.
 //!
-//! A bin table is any metric of a stage of kind `novelty` whose value is a list
-//! of objects with a `count` and a `range` (or `bin`) label, and optionally a
-//! `tag`; or an object of such lists, one per set. The report lists them in
-//! pipeline order, and by metric name within a stage.
+//! The bin tables are the `bins` metric of a stage of kind `novelty` (or
+//! `manifest-novelty`), one per set, read as the novelty stage writes it
+//! ([`NoveltyBins`]). A `run.json` of an earlier version, whose metric has
+//! another shape, is read by shape: any metric whose value is a list of objects
+//! with a `count` and a `range` (or `bin`) label, and optionally a `tag`, or an
+//! object of such lists, one per set. The report lists them in pipeline order,
+//! and by metric name within a stage.
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tempora_records::counters::{NoveltyBins, NOVELTY_BINS};
 
 use crate::error::ReportError;
 
@@ -119,12 +123,29 @@ pub fn read_run_info(path: &Path) -> Result<Option<RunInfo>, ReportError> {
             continue;
         }
         let first = info.novelty_bins.len();
-        for (metric, value) in stage
-            .get("metrics")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
+        let metrics = stage.get("metrics");
+        let typed = metrics
+            .and_then(|m| m.get(NOVELTY_BINS))
+            .and_then(|bins| NoveltyBins::deserialize(bins).ok());
+        if let Some(per_set) = typed {
+            for (set, bins) in per_set {
+                info.novelty_bins.push(RunBinTable {
+                    stage: name.clone(),
+                    metric: format!("{NOVELTY_BINS}.{set}"),
+                    bins: bins
+                        .into_iter()
+                        .map(|bin| RunBin {
+                            range: bin.range,
+                            count: bin.count as u64,
+                            tag: bin.tag,
+                        })
+                        .collect(),
+                });
+            }
+            continue;
+        }
+        // A run.json of an earlier version: its bin tables found by their shape.
+        for (metric, value) in metrics.and_then(Value::as_object).into_iter().flatten() {
             if let Some(bins) = bin_table(value) {
                 info.novelty_bins.push(RunBinTable {
                     stage: name.clone(),
@@ -200,5 +221,69 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("run.json"));
+    }
+
+    /// The novelty stage's `bins` metric, as its own type writes it, is read as
+    /// that type: one table per set, and no other metric taken for a table
+    /// because of its shape.
+    #[test]
+    fn the_bins_metric_is_read_as_the_novelty_stage_writes_it() {
+        use tempora_records::counters::BinCount;
+        let bin = |range: &str, from, to, count, tag: Option<&str>| BinCount {
+            range: range.into(),
+            from,
+            to,
+            count,
+            tag: tag.map(str::to_string),
+        };
+        let bins: NoveltyBins = [
+            (
+                "future".to_string(),
+                vec![
+                    bin("0-40", 0, 40, 3, Some("T_nov")),
+                    bin("40-100", 40, 100, 5, Some("T_sim")),
+                ],
+            ),
+            (
+                "in_distribution".to_string(),
+                vec![bin("0-100", 0, 100, 7, None)],
+            ),
+        ]
+        .into();
+        let run = serde_json::json!({
+            "pipeline": "p",
+            "stages": [{"name": "nov", "kind": "novelty", "metrics": {
+                NOVELTY_BINS: bins,
+                "lookalike": [{"range": "0-1", "count": 9}],
+            }}],
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        std::fs::write(&path, run.to_string()).unwrap();
+        let info = read_run_info(&path).unwrap().unwrap();
+        type Bin<'a> = (&'a str, u64, Option<&'a str>);
+        let tables: Vec<(&str, Vec<Bin>)> = info
+            .novelty_bins
+            .iter()
+            .map(|t| {
+                let bins = t
+                    .bins
+                    .iter()
+                    .map(|b| (b.range.as_str(), b.count, b.tag.as_deref()))
+                    .collect();
+                (t.metric.as_str(), bins)
+            })
+            .collect();
+        assert_eq!(
+            tables,
+            [
+                (
+                    "bins.future",
+                    vec![("0-40", 3, Some("T_nov")), ("40-100", 5, Some("T_sim"))]
+                ),
+                ("bins.in_distribution", vec![("0-100", 7, None)]),
+            ]
+        );
+        assert!(info.novelty_bins.iter().all(|t| t.stage == "nov"));
     }
 }
