@@ -45,7 +45,7 @@ pub(crate) enum Message {
     },
 }
 
-/// What a stage receives from its input (see [`StageIo::recv_input`]).
+/// What a stage receives from its input, in the order its producers sent it.
 #[derive(Debug)]
 pub enum Input {
     /// A batch of records.
@@ -345,7 +345,7 @@ impl StageIo {
     ///
     /// # Errors
     /// When a downstream stage is gone (the run is stopping).
-    pub async fn recv_input(&mut self) -> Result<Option<Input>, StageError> {
+    async fn recv_input(&mut self) -> Result<Option<Input>, StageError> {
         self.flush().await?;
         Ok(self.next_input().await)
     }
@@ -356,7 +356,10 @@ impl StageIo {
     ///
     /// # Errors
     /// See [`StageIo::recv`].
-    pub async fn recv_input_up_to(&mut self, max: usize) -> Result<Option<Input>, StageError> {
+    pub(crate) async fn recv_input_up_to(
+        &mut self,
+        max: usize,
+    ) -> Result<Option<Input>, StageError> {
         let Some(first) = self.recv_input().await? else {
             return Ok(None);
         };
@@ -411,7 +414,7 @@ impl StageIo {
     ///
     /// # Errors
     /// When no such side input was wired.
-    pub async fn side_input(&mut self, key: &str) -> Result<Vec<Record>, StageError> {
+    async fn side_input(&mut self, key: &str) -> Result<Vec<Record>, StageError> {
         let mut rx = self
             .side
             .remove(key)
@@ -425,10 +428,10 @@ impl StageIo {
         Ok(all)
     }
 
-    /// Collects every declared side input.
+    /// Collects the whole output of every declared side input.
     ///
     /// # Errors
-    /// See [`StageIo::side_input`].
+    /// When a declared side input was not wired.
     pub async fn side_inputs(&mut self) -> Result<SideInputs, StageError> {
         let keys: Vec<String> = self.side.keys().cloned().collect();
         let mut side = SideInputs::default();
@@ -583,7 +586,7 @@ impl StageIo {
 
     /// Stages files for the run's publication (see [`crate::publish`]): the
     /// runtime publishes them, with every other sink's, once the run completed.
-    pub fn stage_all(&mut self, staged: Vec<Staged>) {
+    fn stage_all(&mut self, staged: Vec<Staged>) {
         if staged.is_empty() {
             return;
         }
