@@ -40,7 +40,7 @@ pub enum RunMode {
     #[default]
     Fresh,
     /// A stage brings only what is new since its last run (see
-    /// [`crate::StageConfig::incremental`]) and the outputs accumulate.
+    /// [`crate::StageKind::incremental_option`]) and the outputs accumulate.
     Incremental,
     /// An incremental pipeline's run that makes the whole accumulated set anew
     /// (`tempora run --rebuild`): its appending sinks write their files anew.

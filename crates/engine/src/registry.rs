@@ -124,13 +124,6 @@ pub trait StageConfig: AsAny + Send {
         Vec::new()
     }
 
-    /// Whether each run of this stage brings only what is new since its last run (a
-    /// nightly crawl with `incremental = true`). A pipeline with such a stage keeps
-    /// every earlier run's outputs: the runtime refuses to replace them.
-    fn incremental(&self) -> bool {
-        false
-    }
-
     /// Options that change how the stage works, not what it produces (politeness,
     /// state files, concurrency): left out of an incremental folder's fingerprint
     /// (see [`crate::fingerprint`]), so changing them needs no rebuild.
@@ -205,6 +198,12 @@ pub struct StageKind {
     pub requests: &'static [RequestKind],
     /// What a stage of this kind becomes when a set is rebuilt from its manifest.
     pub in_rebuild: InRebuild,
+    /// The boolean option that makes a stage of this kind bring only what is new
+    /// since its last run (a nightly crawl's `incremental = true`); `None` for a
+    /// kind that always makes its output anew. A pipeline with such a stage is
+    /// incremental: it keeps every earlier run's outputs. Declared here, read from
+    /// the stage's table, so the run's mode is known before any stage is configured.
+    pub incremental_option: Option<&'static str>,
     /// JSON schema of its options (from their `///` docs, via schemars).
     pub options: fn() -> schemars::Schema,
     /// Parses its options.

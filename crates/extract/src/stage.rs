@@ -113,6 +113,7 @@ pub fn kind() -> StageKind {
         emits: "out: article",
         requests: &[],
         in_rebuild: tempora_engine::InRebuild::Reads,
+        incremental_option: None,
         options: || schemars::schema_for!(ExtractOptions),
         configure,
     }

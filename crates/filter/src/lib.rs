@@ -97,6 +97,7 @@ pub fn kinds() -> Vec<StageKind> {
         emits: "out: article",
         requests: &[],
         in_rebuild: tempora_engine::InRebuild::PassedBy,
+        incremental_option: None,
         options: || schemars::schema_for!(ExcludeOptions),
         configure: |table, ctx| {
             ExcludeConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -110,6 +111,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: article (with `facts`)",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(ConflictsOptions),
             configure: |table, ctx| {
                 ConflictsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -123,6 +125,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: pair",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(MinimalPairsOptions),
             configure: |table, ctx| {
                 MinimalPairsConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
@@ -136,6 +139,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: capture",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Lists,
+            incremental_option: None,
             options: || schemars::schema_for!(PrefetchOptions),
             configure: prefetch::configure,
         },

@@ -23,7 +23,7 @@ pub const SINKS: [&str; 3] = [
 /// Given to the plan as [`tempora_engine::Additions::stages`].
 pub fn stages(stages: &[PlannedStage]) -> toml::Table {
     let mut added = toml::Table::new();
-    let incremental = stages.iter().any(|s| s.config.incremental());
+    let incremental = stages.iter().any(|s| s.incremental);
     if incremental
         || stages
             .iter()

@@ -29,6 +29,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: manifest",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(NoOptions),
             configure: |table, _| {
                 parse_options::<NoOptions>(table)?;
@@ -43,6 +44,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: capture",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(ManifestOptions),
             configure: |table, _| Ok(Box::new(Of::Captures(parse_options(table)?))),
         },
@@ -54,6 +56,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: article",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(ManifestOptions),
             configure: |table, _| Ok(Box::new(Of::Check(parse_options(table)?))),
         },
@@ -65,6 +68,7 @@ pub fn kinds() -> Vec<StageKind> {
             emits: "out: article",
             requests: &[],
             in_rebuild: tempora_engine::InRebuild::Runs,
+            incremental_option: None,
             options: || schemars::schema_for!(PinnedOptions),
             configure: |table, _| {
                 let options: PinnedOptions = parse_options(table)?;

@@ -49,6 +49,7 @@ pub fn kinds() -> Vec<StageKind> {
         emits: "out: article (with `novelty`)",
         requests: &[],
         in_rebuild: tempora_engine::InRebuild::Scores,
+        incremental_option: None,
         options: || schemars::schema_for!(NoveltyOptions),
         configure: |table, ctx| {
             NoveltyConfig::configure(table, ctx)

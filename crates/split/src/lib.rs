@@ -33,6 +33,7 @@ pub fn kinds() -> Vec<StageKind> {
         emits: "one port per set (e.g. `future`), `unassigned`: article",
         requests: &[],
         in_rebuild: tempora_engine::InRebuild::Runs,
+        incremental_option: None,
         options: || schemars::schema_for!(SplitOptions),
         configure: |table, ctx| {
             SplitConfig::configure(table, ctx)

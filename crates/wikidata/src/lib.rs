@@ -52,6 +52,7 @@ pub fn kinds() -> Vec<StageKind> {
         emits: "out: fact",
         requests: &[],
         in_rebuild: tempora_engine::InRebuild::ReadsFacts,
+        incremental_option: None,
         options: || schemars::schema_for!(WikidataOptions),
         configure: |table, ctx| {
             WikidataConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)

@@ -137,7 +137,37 @@ pub(super) fn configure_stage(
         side_inputs,
         channel_capacity,
         config,
+        incremental: brings_only_new(body, kind),
     })
+}
+
+/// Whether the stage of `kind` with the table `body` brings only what is new
+/// since its last run: its kind's incremental option is `true`. An option of
+/// another type is the stage's own configuration's problem to report.
+fn brings_only_new(body: &toml::Table, kind: &crate::registry::StageKind) -> bool {
+    kind.incremental_option
+        .is_some_and(|option| body.get(option) == Some(&toml::Value::Boolean(true)))
+}
+
+/// The names of the stages in the pipeline document `table` that bring only
+/// what is new since their last run, read before any stage is configured.
+pub(super) fn incremental_stages<'t>(
+    table: &'t toml::Table,
+    registry: &'t Registry,
+) -> impl Iterator<Item = &'t str> {
+    table
+        .get("stages")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .filter(|(_, body)| {
+            body.as_table().is_some_and(|body| {
+                let kind = body.get("kind").and_then(toml::Value::as_str);
+                kind.and_then(|k| registry.get(k))
+                    .is_some_and(|kind| brings_only_new(body, kind))
+            })
+        })
+        .map(|(name, _)| name.as_str())
 }
 
 /// Each stage's own checks ([`StageConfig::check`]), once the run's mode is known.

@@ -75,6 +75,9 @@ pub struct PlannedStage {
     /// The parsed options, from which the runtime builds the stage (reading
     /// them, so the plan stays whole).
     pub config: Box<dyn StageConfig>,
+    /// It brings only what is new since its last run (its kind's
+    /// [`crate::registry::StageKind::incremental_option`] is set).
+    pub incremental: bool,
 }
 
 /// What a command adds to a pipeline file's own stages, planned with them in the
@@ -159,6 +162,11 @@ impl Plan {
             }
         }
         let mut context = pipeline_context(&file, &mut errors);
+        // The mode is known before any stage is configured.
+        let incremental = configure::incremental_stages(&file.table, registry)
+            .next()
+            .is_some();
+        context.mode = RunMode::of(incremental, additions.rebuild);
         let (mut stages, mut unconfigured) =
             configure_stages(&file.table, registry, &context, &mut errors);
         if let Some(add) = additions.stages.filter(|_| errors.is_empty()) {
@@ -169,9 +177,6 @@ impl Plan {
                     Err(stage) => unconfigured.push(stage),
                 });
         }
-        // The mode is known before any stage is checked or linked.
-        let incremental = stages.iter().any(|s| s.config.incremental());
-        context.mode = RunMode::of(incremental, additions.rebuild);
         configure::check_stages(&stages, &context, &mut errors);
         link_stages(&mut stages, &unconfigured, &mut errors);
         if let Some(release) = additions.release {
@@ -227,12 +232,12 @@ impl Plan {
     }
 
     /// The first stage that brings only what is new since its last run (see
-    /// [`StageConfig::incremental`]), if any: the pipeline is then incremental and
-    /// keeps every earlier run's outputs.
+    /// [`crate::registry::StageKind::incremental_option`]), if any: the pipeline is
+    /// then incremental and keeps every earlier run's outputs.
     pub fn incremental_stage(&self) -> Option<&str> {
         self.stages
             .iter()
-            .find(|s| s.config.incremental())
+            .find(|s| s.incremental)
             .map(|s| s.name.as_str())
     }
 }
@@ -479,5 +484,59 @@ count = 1
         let dot = plan.to_dot();
         assert!(dot.contains("\"gen\" -> \"pass\" [label=\"out\"]"), "{dot}");
         assert_eq!(plan.context.out, std::path::PathBuf::from("out/p"));
+    }
+
+    /// Every stage is configured knowing the run's mode, whichever stage makes the
+    /// pipeline incremental and wherever it stands in the file: a kind registered
+    /// here reports the mode its configuration was given.
+    #[test]
+    fn every_stage_is_configured_in_the_run_s_mode() {
+        let mut kinds = test_kinds();
+        kinds.push(crate::registry::StageKind {
+            name: "test-mode",
+            incremental_option: Some("incremental"),
+            configure: |_, ctx| {
+                Err(vec![crate::options::OptionError::at(
+                    "kind",
+                    format!("configured as {:?}", ctx.mode),
+                )])
+            },
+            ..test_kinds().remove(0)
+        });
+        let registry = Registry::new(kinds);
+        let modes = |last: &str, rebuild: bool| {
+            let text = format!(
+                "[pipeline]\ncutoff = 2019-12-31\n\
+                 [stages.a]\nkind = \"test-mode\"\n\
+                 [stages.b]\nkind = \"test-mode\"\n{last}\n"
+            );
+            let file = PipelineFile::parse("p.toml", &text, &[]).unwrap();
+            let additions = Additions {
+                rebuild,
+                ..Additions::default()
+            };
+            let Err(err) = Plan::draft_with(file, &registry, &additions) else {
+                panic!("test-mode never configures");
+            };
+            let mut said: Vec<String> = err
+                .errors
+                .iter()
+                .filter(|e| e.message.starts_with("configured as"))
+                .map(|e| e.message.clone())
+                .collect();
+            said.dedup();
+            said
+        };
+        assert_eq!(
+            modes("incremental = true", false),
+            ["configured as Incremental"]
+        );
+        assert_eq!(modes("incremental = true", true), ["configured as Rebuild"]);
+        assert_eq!(modes("incremental = false", true), ["configured as Fresh"]);
+        // An option of another type is not incremental (its stage reports it).
+        assert_eq!(
+            modes("incremental = \"yes\"", false),
+            ["configured as Fresh"]
+        );
     }
 }

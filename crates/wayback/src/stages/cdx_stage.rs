@@ -33,10 +33,6 @@ impl StageConfig for CdxOptions {
         self.archive.link(peers)
     }
 
-    fn incremental(&self) -> bool {
-        self.incremental
-    }
-
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
         super::cdx_plan::describe(self, ctx).await
     }

@@ -148,10 +148,6 @@ impl StageConfig for FeedsOptions {
         self.archive.link(peers)
     }
 
-    fn incremental(&self) -> bool {
-        self.incremental
-    }
-
     async fn describe(&self, ctx: &DescribeContext<'_>) -> StagePlan {
         plan(self, ctx)
     }
