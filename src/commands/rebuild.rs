@@ -129,7 +129,7 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
 
 /// The rebuild's page requests a minute: the fetch stages' `archive.playback_rate`.
 fn playback_rate(file: &tempora_engine::PipelineFile) -> f64 {
-    use tempora_wayback::politeness::{ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
+    use tempora_http::politeness::{ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
     tempora_manifest::rebuild::playback_rate(file, &registry())
         .unwrap_or(ARCHIVE_PLAYBACK_LIMIT * CLIENT_SHARE)
 }

@@ -18,11 +18,11 @@ mod one_by_one;
 use std::time::Duration;
 
 use one_by_one::OneByOne;
+use tempora_http::politeness::{Politeness, RequestClass};
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
 use tempora_wayback::cdx::{CdxClient, CdxQuery};
 use tempora_wayback::crawl::{Crawl, Tally};
 use tempora_wayback::output::{Known, Output};
-use tempora_wayback::politeness::{Politeness, RequestClass};
 use tempora_wayback::state::State;
 
 struct Setting {

@@ -15,9 +15,9 @@ use tempora_engine::RequestKind;
 use crate::cdx::CdxClient;
 use crate::error::WaybackError;
 use crate::fetch::{FetchConfig, Fetcher};
-use crate::http::{user_agent, Client};
-use crate::politeness::{Politeness, RequestClass};
 use crate::state::State;
+use tempora_http::politeness::{Politeness, RequestClass};
+use tempora_http::{user_agent, Client};
 
 /// CDX queries: the listing (`wayback-cdx`, and `wayback-feeds` finding feeds).
 pub const CDX: RequestKind = RequestKind {
@@ -94,7 +94,7 @@ impl Archive {
     /// # Errors
     /// A rate that is negative or not a number.
     pub fn politeness(&self, rate: f64) -> Result<Politeness, WaybackError> {
-        self.politeness.clone().at_rate(rate)
+        Ok(self.politeness.clone().at_rate(rate)?)
     }
 
     /// A CDX client sending `rate` queries a minute, shared with every other
@@ -131,7 +131,12 @@ impl Archive {
     }
 
     fn client(&self, class: RequestClass, politeness: Politeness) -> Result<Client, WaybackError> {
-        Client::new(&self.endpoint, &self.user_agent, class, politeness)
+        Ok(Client::new(
+            &self.endpoint,
+            &self.user_agent,
+            class,
+            politeness,
+        )?)
     }
 }
 

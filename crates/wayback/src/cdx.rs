@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use tempora_records::{Capture, Timestamp};
 
 use crate::error::WaybackError;
-use crate::http::{Client, GetError};
+use tempora_http::{Client, GetError};
 
 /// How `url` is matched (the CDX `matchType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -388,7 +388,7 @@ impl CdxClient {
                         ),
                     })
                 }
-                Err(GetError::Failed(e)) => return Err(e),
+                Err(GetError::Failed(e)) => return Err(e.into()),
             };
             if let Some(message) = answer.header("x-archive-wayback-runtime-error") {
                 if answer.status == 403
@@ -450,7 +450,7 @@ impl CdxClient {
                     message: "a page count longer than 1 KB".into(),
                 })
             }
-            Err(GetError::Failed(e)) => return Err(e),
+            Err(GetError::Failed(e)) => return Err(e.into()),
         };
         let text = String::from_utf8_lossy(&answer.body);
         if answer.status != 200 {

@@ -113,6 +113,28 @@ impl WaybackError {
     }
 }
 
+/// The Archive's words for what stopped a request: the same failures as any
+/// host's, with what an operator of a crawl should do about them.
+impl From<tempora_http::HttpError> for WaybackError {
+    fn from(e: tempora_http::HttpError) -> Self {
+        use tempora_http::HttpError;
+        match e {
+            HttpError::Blocked { host, blocks } => Self::Blocked { host, blocks },
+            HttpError::RateLimited { host, pauses } => Self::RateLimited { host, pauses },
+            HttpError::Exhausted {
+                url,
+                reason,
+                attempts,
+            } => Self::Exhausted {
+                url,
+                reason,
+                attempts,
+            },
+            HttpError::Config(message) => Self::Config(message),
+        }
+    }
+}
+
 impl WaybackError {
     /// The Archive asks us to wait (it blocked us or kept rate-limiting): the run
     /// should stop and be run again later, not be counted as a failure of ours.

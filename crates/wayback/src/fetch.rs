@@ -10,7 +10,7 @@ use tempora_wayback_format::timestamp;
 use tempora_wayback_format::wayback_url::ReplayPath;
 
 use crate::error::WaybackError;
-use crate::http::{Answer, Client, GetError};
+use tempora_http::{Answer, Client, GetError};
 
 /// How far a fetch may go: redirects and body size.
 #[derive(Debug, Clone)]
@@ -153,8 +153,9 @@ impl Fetcher {
                 true,
             )),
             GetError::Failed(
-                e @ (WaybackError::Blocked { .. } | WaybackError::RateLimited { .. }),
-            ) => Err(e),
+                e @ (tempora_http::HttpError::Blocked { .. }
+                | tempora_http::HttpError::RateLimited { .. }),
+            ) => Err(e.into()),
             GetError::Failed(e) => Ok(failed(e.to_string(), false)),
         }
     }

@@ -23,13 +23,11 @@ pub mod discover;
 pub mod error;
 pub mod feeds;
 pub mod fetch;
-pub mod http;
 pub mod keep;
 pub mod lister;
 #[cfg(any(test, feature = "testing"))]
 pub mod makewarc;
 pub mod output;
-pub mod politeness;
 pub mod stages;
 pub mod state;
 pub mod warc;

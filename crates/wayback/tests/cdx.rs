@@ -2,12 +2,12 @@
 
 mod common;
 
+use tempora_http::politeness::RequestClass;
 use tempora_records::Capture;
 use tempora_testkit::synthetic::listing_corpus;
 use tempora_testkit::{Fault, FaultRule, MockWayback, Target};
 use tempora_wayback::cdx::{CdxPage, CdxQuery, PageAnswer};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
-use tempora_wayback::politeness::RequestClass;
 use tempora_wayback::state::State;
 
 fn query(url: &str, page_size: usize, collapse: &[&str]) -> CdxQuery {

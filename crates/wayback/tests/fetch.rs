@@ -2,10 +2,10 @@
 
 mod common;
 
+use tempora_http::politeness::RequestClass;
 use tempora_records::Capture;
 use tempora_testkit::{Corpus, Fault, FaultRule, MockCapture, MockWayback, Target};
 use tempora_wayback::fetch::Fetched;
-use tempora_wayback::politeness::RequestClass;
 
 fn capture(url: &str, ts: &str) -> Capture {
     Capture {

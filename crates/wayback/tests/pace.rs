@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use common::{archive, quick};
 use tempora_engine::StageError;
+use tempora_http::politeness::{RequestClass, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 use tempora_records::Capture;
 use tempora_testkit::{synthetic, ArchiveLimits, Corpus, MockWayback, Outcome, RequestKind};
 use tempora_wayback::crawl::{Crawl, Tally};
 use tempora_wayback::fetch::FetchConfig;
 use tempora_wayback::output::{Known, Output};
-use tempora_wayback::politeness::{RequestClass, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
 use tempora_wayback::state::State;
 
 /// Time runs this many times faster in the model, and in the client's rates.

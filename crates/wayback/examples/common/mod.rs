@@ -1,10 +1,10 @@
 //! What the crawler's examples share: a (mock) Wayback at a chosen request
 //! rate, and a page fetcher with its usual limits.
 
+use tempora_http::politeness::{Politeness, RequestClass};
 use tempora_wayback::archive::Archive;
 use tempora_wayback::cdx::CdxClient;
 use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::politeness::{Politeness, RequestClass};
 
 /// The Wayback at `endpoint`, asked as `agent`, with the default politeness.
 pub fn archive(endpoint: &str, agent: &str) -> Archive {

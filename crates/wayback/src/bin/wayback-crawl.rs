@@ -14,6 +14,7 @@ use anyhow::Context as _;
 use async_trait::async_trait;
 use clap::Parser;
 use tempora_engine::StageError;
+use tempora_http::politeness::{Politeness, RequestClass};
 use tempora_records::{Capture, Page};
 use tempora_wayback::archive::{Archive, DEFAULT_ENDPOINT};
 use tempora_wayback::cdx::{default_filters, CdxClient, CdxQuery};
@@ -21,7 +22,6 @@ use tempora_wayback::crawl::{Crawl, PageSink, Tally};
 use tempora_wayback::fetch::FetchConfig;
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::output::{Known, Output};
-use tempora_wayback::politeness::{Politeness, RequestClass};
 use tempora_wayback::state::State;
 
 #[derive(Parser)]

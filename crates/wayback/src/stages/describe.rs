@@ -109,7 +109,7 @@ pub(super) fn cdx_rate(rate_per_minute: f64) -> String {
     format!(
         "{} (CDX search and timemaps, one pool; the Archive allows {} a minute per IP)",
         rate(rate_per_minute, "requests"),
-        crate::politeness::ARCHIVE_CDX_LIMIT
+        tempora_http::politeness::ARCHIVE_CDX_LIMIT
     )
 }
 
@@ -118,7 +118,7 @@ pub(super) fn playback_rate(rate_per_minute: f64) -> String {
     format!(
         "{} (pages and feeds, redirects and retries counted, one pool; the Archive allows {} a minute per IP)",
         rate(rate_per_minute, "requests"),
-        crate::politeness::ARCHIVE_PLAYBACK_LIMIT
+        tempora_http::politeness::ARCHIVE_PLAYBACK_LIMIT
     )
 }
 

@@ -15,7 +15,9 @@ use tempora_engine::{OptionError, Peer, Peers};
 
 use crate::archive::{Archive, DEFAULT_ENDPOINT};
 use crate::error::WaybackError;
-use crate::politeness::{Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE};
+use tempora_http::politeness::{
+    Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE,
+};
 
 use super::written_duration::WrittenDuration;
 
@@ -344,8 +346,8 @@ fn setting_of<'a>(peer: &Peer<'a>) -> Option<&'a ArchiveSetting> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::politeness::RequestClass;
     use std::time::Duration;
+    use tempora_http::politeness::RequestClass;
 
     #[test]
     fn defaults_are_the_archives_limits_less_a_fifth_and_bad_values_name_the_option() {

@@ -5,10 +5,10 @@ pub mod one_by_one;
 
 use std::time::Duration;
 
+use tempora_http::politeness::{Politeness, RequestClass};
 use tempora_wayback::archive::Archive;
 use tempora_wayback::cdx::CdxClient;
 use tempora_wayback::fetch::{FetchConfig, Fetcher};
-use tempora_wayback::politeness::{Politeness, RequestClass};
 
 const AGENT: &str = "tempora-test (+test@example.org)";
 

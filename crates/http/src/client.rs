@@ -10,11 +10,11 @@ use std::io::Read as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, ACCEPT_ENCODING, CONTENT_ENCODING, RETRY_AFTER};
+use reqwest::header::{HeaderMap, ACCEPT, ACCEPT_ENCODING, CONTENT_ENCODING, RETRY_AFTER};
 
 use tempora_engine::{cost, RequestKind, StageStats};
 
-use crate::error::WaybackError;
+use crate::error::HttpError;
 use crate::politeness::{self, Closed, HostPoliteness, Politeness, RateLimiter, RequestClass};
 
 /// The `User-Agent`: ours plus the operator's contact, as the Archive asks of crawlers.
@@ -75,6 +75,7 @@ pub struct Client {
     limiter: Arc<RateLimiter>,
     politeness: Politeness,
     counter: Option<(Arc<StageStats>, String)>,
+    accept: Option<&'static str>,
 }
 
 /// The outcome of [`Client::get`] when no answer came.
@@ -83,11 +84,11 @@ pub enum GetError {
     /// The body is larger than the cap.
     TooLarge,
     /// Every attempt failed, or the host blocks us.
-    Failed(WaybackError),
+    Failed(HttpError),
 }
 
-impl From<WaybackError> for GetError {
-    fn from(e: WaybackError) -> Self {
+impl From<HttpError> for GetError {
+    fn from(e: HttpError) -> Self {
         Self::Failed(e)
     }
 }
@@ -102,14 +103,13 @@ impl Client {
         user_agent: &str,
         class: RequestClass,
         politeness: Politeness,
-    ) -> Result<Self, WaybackError> {
-        let parsed = url::Url::parse(endpoint).map_err(|e| {
-            WaybackError::Config(format!("endpoint `{endpoint}` is not a URL: {e}"))
-        })?;
+    ) -> Result<Self, HttpError> {
+        let parsed = url::Url::parse(endpoint)
+            .map_err(|e| HttpError::Config(format!("endpoint `{endpoint}` is not a URL: {e}")))?;
         let host = match (parsed.host_str(), parsed.port_or_known_default()) {
             (Some(h), Some(p)) if matches!(parsed.scheme(), "http" | "https") => format!("{h}:{p}"),
             _ => {
-                return Err(WaybackError::Config(format!(
+                return Err(HttpError::Config(format!(
                     "endpoint `{endpoint}` must be an http:// or https:// URL"
                 )))
             }
@@ -121,7 +121,7 @@ impl Client {
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true)
             .build()
-            .map_err(|e| WaybackError::Config(format!("cannot build the HTTP client: {e}")))?;
+            .map_err(|e| HttpError::Config(format!("cannot build the HTTP client: {e}")))?;
         let host = politeness::for_host(&host);
         let limiter = host.limiter(class, politeness.rate_per_minute);
         Ok(Self {
@@ -130,11 +130,12 @@ impl Client {
             limiter,
             politeness,
             counter: None,
+            accept: None,
         })
     }
 
     /// The same client, counting every request it sends in `stats` as a request
-    /// of `kind` (one of [`archive`](crate::archive)'s kinds), and every retry
+    /// of `kind`, and every retry
     /// under [`cost::REQUESTS_RETRIED`]: `run.json`'s cost of the crawl.
     pub fn counting(mut self, stats: Arc<StageStats>, kind: RequestKind) -> Self {
         self.counter = Some((stats, kind.counter()));
@@ -146,12 +147,41 @@ impl Client {
         &self.host
     }
 
+    /// The same client, asking for `media_type` (`Accept`) in every request.
+    pub fn accepting(mut self, media_type: &'static str) -> Self {
+        self.accept = Some(media_type);
+        self
+    }
+
     /// GETs `url` politely, retrying what is worth retrying.
     ///
     /// # Errors
     /// [`GetError::TooLarge`] when the body passes `max_body`; otherwise a
-    /// [`WaybackError`]: `Blocked`, `RateLimited` (both stop a run) or `Exhausted`.
+    /// [`HttpError`]: `Blocked`, `RateLimited` (both stop a run) or `Exhausted`.
     pub async fn get(&self, url: &str, max_body: u64) -> Result<Answer, GetError> {
+        self.request(url, None, max_body).await
+    }
+
+    /// POSTs `form` (`application/x-www-form-urlencoded`) to `url` politely, as
+    /// [`Client::get`] GETs: for a request too long for a URL (a SPARQL query).
+    ///
+    /// # Errors
+    /// As [`Client::get`].
+    pub async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        max_body: u64,
+    ) -> Result<Answer, GetError> {
+        self.request(url, Some(form), max_body).await
+    }
+
+    async fn request(
+        &self,
+        url: &str,
+        form: Option<&[(&str, &str)]>,
+        max_body: u64,
+    ) -> Result<Answer, GetError> {
         let p = &self.politeness;
         let gate = &self.host.gate;
         let mut attempt = 0;
@@ -167,7 +197,7 @@ impl Client {
                     stats.count(cost::REQUESTS_RETRIED, 1);
                 }
             }
-            let failure = match self.send(url, max_body).await {
+            let failure = match self.send(url, form, max_body).await {
                 Ok(answer) if answer.status == 429 && !answer.is_archived() => {
                     let pause = retry_after(&answer.headers)
                         .unwrap_or(p.min_pause)
@@ -176,7 +206,7 @@ impl Client {
                     gate.answered(true, sent_at);
                     tracing::warn!(host = %self.host.host, url, pause_s = pause.as_secs_f64(), times, "429 Too Many Requests: every worker pauses");
                     if times >= p.max_rate_limits {
-                        return Err(WaybackError::RateLimited {
+                        return Err(HttpError::RateLimited {
                             host: self.host.host.clone(),
                             pauses: times,
                         }
@@ -202,7 +232,7 @@ impl Client {
                     let blocks = gate.close(p.block_pause, Closed::Block, sent_at);
                     tracing::warn!(host = %self.host.host, url, %reason, blocks, pause_s = p.block_pause.as_secs_f64(), "connection refused or reset: backing off");
                     if blocks >= p.max_blocks {
-                        return Err(WaybackError::Blocked {
+                        return Err(HttpError::Blocked {
                             host: self.host.host.clone(),
                             blocks,
                         }
@@ -214,7 +244,7 @@ impl Client {
                 Err(Attempt::Transient(reason)) => reason,
             };
             if attempt >= p.max_attempts {
-                return Err(WaybackError::Exhausted {
+                return Err(HttpError::Exhausted {
                     url: url.to_string(),
                     reason: failure,
                     attempts: attempt,
@@ -227,14 +257,21 @@ impl Client {
         }
     }
 
-    async fn send(&self, url: &str, max_body: u64) -> Result<Answer, Attempt> {
-        let mut response = self
-            .http
-            .get(url)
-            .header(ACCEPT_ENCODING, "gzip")
-            .send()
-            .await
-            .map_err(classify)?;
+    async fn send(
+        &self,
+        url: &str,
+        form: Option<&[(&str, &str)]>,
+        max_body: u64,
+    ) -> Result<Answer, Attempt> {
+        let mut request = match form {
+            None => self.http.get(url),
+            Some(form) => self.http.post(url).form(form),
+        };
+        request = request.header(ACCEPT_ENCODING, "gzip");
+        if let Some(accept) = self.accept {
+            request = request.header(ACCEPT, accept);
+        }
+        let mut response = request.send().await.map_err(classify)?;
         let status = response.status().as_u16();
         if response.content_length().is_some_and(|n| n > max_body) {
             return Err(Attempt::TooLarge);

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::error::WaybackError;
+use crate::error::HttpError;
 
 /// The Archive's published limit on CDX search and timemap requests, per IP and
 /// minute (one pool); above it the Archive answers 429 without `Retry-After`.
@@ -38,7 +38,23 @@ pub enum RequestClass {
     Cdx,
     /// Playback: archived pages and feeds (default 480 a minute).
     Page,
+    /// Wikidata Query Service (SPARQL) queries, sent one at a time (default
+    /// [`WIKIDATA_QUERY_RATE`] a minute).
+    Query,
+    /// Wikibase API reads (`wbgetentities`), sent one at a time with `maxlag`
+    /// (default [`WIKIDATA_API_RATE`] a minute).
+    Api,
 }
+
+/// Queries a minute sent to the Wikidata Query Service by default. Its limits
+/// are on time, not on count: 60 seconds of query time a minute per client, 5
+/// queries at once. One query at a time at this rate keeps well inside both
+/// for queries of a few seconds.
+pub const WIKIDATA_QUERY_RATE: f64 = 30.0;
+
+/// Reads a minute sent to the Wikibase API by default: one a second, serially,
+/// as its etiquette asks of a client that reads many entities.
+pub const WIKIDATA_API_RATE: f64 = 60.0;
 
 /// How polite to be; every duration configurable so tests can use short ones.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,15 +81,19 @@ pub struct Politeness {
 
 impl Politeness {
     /// The defaults for a class: 80% of the Archive's limit, 24 a minute for CDX,
-    /// 480 for playback.
+    /// 480 for playback; Wikidata's rates above. After a 429 the Archive's
+    /// pause is a minute at least; Wikimedia's services say how long in
+    /// `Retry-After`, and a pause of at least 5 seconds follows it.
     pub fn default_for(class: RequestClass) -> Self {
+        let (rate_per_minute, min_pause) = match class {
+            RequestClass::Cdx => (CLIENT_SHARE * ARCHIVE_CDX_LIMIT, 60),
+            RequestClass::Page => (CLIENT_SHARE * ARCHIVE_PLAYBACK_LIMIT, 60),
+            RequestClass::Query => (WIKIDATA_QUERY_RATE, 5),
+            RequestClass::Api => (WIKIDATA_API_RATE, 5),
+        };
         Self {
-            rate_per_minute: CLIENT_SHARE
-                * match class {
-                    RequestClass::Cdx => ARCHIVE_CDX_LIMIT,
-                    RequestClass::Page => ARCHIVE_PLAYBACK_LIMIT,
-                },
-            min_pause: Duration::from_secs(60),
+            rate_per_minute,
+            min_pause: Duration::from_secs(min_pause),
             max_attempts: 5,
             backoff: Duration::from_secs(2),
             max_backoff: Duration::from_secs(300),
@@ -88,9 +108,9 @@ impl Politeness {
     ///
     /// # Errors
     /// A rate that is negative or not a number.
-    pub fn at_rate(self, rate: f64) -> Result<Self, WaybackError> {
+    pub fn at_rate(self, rate: f64) -> Result<Self, HttpError> {
         if !(rate >= 0.0 && rate.is_finite()) {
-            return Err(WaybackError::Config(format!(
+            return Err(HttpError::Config(format!(
                 "`rate` must be 0 or more requests a minute, not {rate}"
             )));
         }
