@@ -13,7 +13,7 @@ use tempora_wayback::archive::DEFAULT_ENDPOINT;
 use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::stages::options::ArchiveOptions;
-use tempora_wayback::stages::written_duration::WrittenDuration;
+use tempora_engine::WrittenDuration;
 use tempora_wayback_format::timestamp;
 
 /// Arguments of `tempora cdx`.

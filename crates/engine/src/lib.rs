@@ -41,6 +41,7 @@ pub mod testing;
 mod topology;
 pub mod transform;
 pub mod windows;
+pub mod written_duration;
 
 pub use config::PipelineFile;
 pub use context::{PipelineContext, RunMode};
@@ -63,6 +64,7 @@ pub use stage::{
 };
 pub use stats::StageStats;
 pub use transform::{blocking, Finish, Transform, TransformStage};
+pub use written_duration::WrittenDuration;
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};
 
 /// The engine's `test-*` stage kinds (the `builtin` module) in a build for tests (the

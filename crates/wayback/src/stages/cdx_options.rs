@@ -12,7 +12,7 @@ use tempora_wayback_format::timestamp;
 
 use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, Span};
-use super::written_duration::WrittenDuration;
+use tempora_engine::WrittenDuration;
 use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::chunks::{expand_years, ChunkedListing, Chunking};
 use crate::lister::Keep;

@@ -23,7 +23,7 @@ use super::describe::{
 };
 use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, uncovered_sets, Span};
-use super::written_duration::WrittenDuration;
+use tempora_engine::WrittenDuration;
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
 

@@ -15,7 +15,7 @@ use tempora_records::{Capture, Page, Record, RecordKind};
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
 use super::options::{ArchiveOptions, ArchiveSetting};
-use super::written_duration::WrittenDuration;
+use tempora_engine::WrittenDuration;
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
 use crate::output::{Known, Output};

@@ -9,7 +9,6 @@ pub mod fetch_stage;
 pub mod options;
 pub mod warc_stage;
 pub mod windows;
-pub mod written_duration;
 
 use crate::archive;
 use tempora_engine::{Role, StageKind};

@@ -19,7 +19,7 @@ use tempora_http::politeness::{
     Politeness, ARCHIVE_CDX_LIMIT, ARCHIVE_PLAYBACK_LIMIT, CLIENT_SHARE,
 };
 
-use super::written_duration::WrittenDuration;
+use tempora_engine::WrittenDuration;
 
 /// The Wayback Machine one pipeline talks to, and how politely.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
