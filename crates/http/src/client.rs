@@ -76,6 +76,7 @@ pub struct Client {
     politeness: Politeness,
     counter: Option<(Arc<StageStats>, String)>,
     accept: Option<&'static str>,
+    answered: &'static [u16],
 }
 
 /// The outcome of [`Client::get`] when no answer came.
@@ -131,6 +132,7 @@ impl Client {
             politeness,
             counter: None,
             accept: None,
+            answered: &[],
         })
     }
 
@@ -150,6 +152,15 @@ impl Client {
     /// The same client, asking for `media_type` (`Accept`) in every request.
     pub fn accepting(mut self, media_type: &'static str) -> Self {
         self.accept = Some(media_type);
+        self
+    }
+
+    /// The same client, handing answers of these server-error statuses to the
+    /// caller instead of retrying them: a status whose body says what happened
+    /// (the query service's 500 for a query over its time limit, which the same
+    /// query again would only repeat).
+    pub fn answering(mut self, statuses: &'static [u16]) -> Self {
+        self.answered = statuses;
         self
     }
 
@@ -218,7 +229,10 @@ impl Client {
                 }
                 Ok(answer) => {
                     gate.answered(false, sent_at);
-                    if answer.status >= 500 && !answer.is_archived() {
+                    if answer.status >= 500
+                        && !answer.is_archived()
+                        && !self.answered.contains(&answer.status)
+                    {
                         format!("HTTP {}", answer.status)
                     } else {
                         return Ok(answer);
