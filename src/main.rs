@@ -86,7 +86,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => Ok(pipeline::validate(&args)),
         Command::Graph(args) => Ok(pipeline::graph(&args)),
         Command::Stages => Ok(pipeline::stages()),
-        Command::Facts(args) => commands::facts::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Facts(args) => commands::facts::run(args),
         Command::Cdx(args) => tokio::runtime::Runtime::new()
             .map_err(exit::Failure::from)
             .and_then(|rt| rt.block_on(commands::cdx::run(args)))

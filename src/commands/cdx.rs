@@ -9,11 +9,11 @@ use anyhow::Context as _;
 use serde::de::value::{Error as ValueError, StrDeserializer};
 use serde::Deserialize;
 use tempora_engine::UsageError;
+use tempora_engine::WrittenDuration;
 use tempora_wayback::archive::DEFAULT_ENDPOINT;
 use tempora_wayback::cdx::{default_filters, CdxQuery, MatchType};
 use tempora_wayback::lister::{CdxLister, Keep, ListerConfig, Listing};
 use tempora_wayback::stages::options::ArchiveOptions;
-use tempora_engine::WrittenDuration;
 use tempora_wayback_format::timestamp;
 
 /// Arguments of `tempora cdx`.

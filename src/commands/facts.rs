@@ -6,6 +6,7 @@ use crate::exit::Outcome;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,15 +16,47 @@ use chrono::NaiveDate;
 use tempora_engine::progress::{suspend, Progress};
 use tempora_engine::{OnError, ProgressMode, Rejected, StageStats, UsageError};
 use tempora_wikidata::facts_file::{write_facts, FactsMeta};
+use tempora_wikidata::live::stage::{LiveConfig, LiveOptions};
 use tempora_wikidata::{read_facts, FactsQuery, Rejection};
 
 /// Read the evolving facts of a Wikidata dump into a JSONL file.
 #[derive(Debug, clap::Args)]
 pub struct FactsArgs {
     /// The dump: .json.gz (multi-member), .json.bz2, .json.zst or plain .json, told
-    /// apart by their first bytes; `-` reads stdin.
-    #[arg(value_name = "DUMP")]
-    pub dump: String,
+    /// apart by their first bytes; `-` reads stdin. Not with `--live`.
+    #[arg(
+        value_name = "DUMP",
+        required_unless_present = "live",
+        conflicts_with = "live"
+    )]
+    pub dump: Option<String>,
+    /// Read Wikidata's live services (query service and API) instead of a dump:
+    /// the entities are pinned in `--reading`, and only those changed since it
+    /// are read again.
+    #[arg(long, requires_all = ["reading", "contact"])]
+    pub live: bool,
+    /// With `--live`: the pinned reading (a gzip file in the dump's line format,
+    /// with a `.meta.json` beside it), read and rewritten.
+    #[arg(long, value_name = "FILE.json.gz")]
+    pub reading: Option<PathBuf>,
+    /// With `--live`: your contact (email or URL) for the User-Agent, as
+    /// Wikimedia's policy requires.
+    #[arg(long, value_name = "EMAIL|URL")]
+    pub contact: Option<String>,
+    /// With `--live`: the SPARQL endpoint.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://query.wikidata.org/sparql"
+    )]
+    pub query_endpoint: String,
+    /// With `--live`: the Wikibase API endpoint.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://www.wikidata.org/w/api.php"
+    )]
+    pub api_endpoint: String,
     /// Knowledge cutoff for the evolving rule.
     #[arg(long, value_name = "DATE", default_value = "2019-12-31")]
     pub cutoff: NaiveDate,
@@ -54,9 +87,92 @@ pub struct FactsArgs {
 /// A `.parquet` output (that goes through a pipeline's parquet sink), relations or
 /// languages the stage would refuse, an unreadable or broken dump, an unwritable
 /// output.
-pub fn run(args: FactsArgs) -> Outcome {
+pub fn run(args: FactsArgs) -> Outcome<ExitCode> {
     let query = query_of(&args)?;
     output_folder(&args.output)?;
+    let (dump, problem) = match &args.dump {
+        Some(dump) => (dump.clone(), None),
+        None => live_reading(&args, &query)?,
+    };
+    read(&args, &query, &dump)?;
+    match problem {
+        Some(problem) => {
+            eprintln!("warning: {problem}");
+            Ok(crate::exit::partial())
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Reads the live services into the pinned reading (`--live`): its path, and
+/// why it is the last reading's when the services could not be read.
+fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option<String>)> {
+    let usage = |problems: Vec<tempora_engine::OptionError>| {
+        let said: Vec<String> = problems
+            .iter()
+            .map(|p| {
+                format!(
+                    "--{}: {}",
+                    p.key.as_deref().unwrap_or("live").replace('_', "-"),
+                    p.message
+                )
+            })
+            .collect();
+        UsageError::new(said.join("; "))
+    };
+    let (Some(reading), Some(contact)) = (&args.reading, &args.contact) else {
+        return Err(UsageError::new("--live needs --reading and --contact").into());
+    };
+    let options = LiveOptions {
+        reading: reading.clone(),
+        contact: Some(contact.clone()),
+        user_agent: None,
+        refresh_after: None,
+        query_endpoint: args.query_endpoint.clone(),
+        api_endpoint: args.api_endpoint.clone(),
+        query_rate: tempora_http::politeness::WIKIDATA_QUERY_RATE,
+        api_rate: tempora_http::politeness::WIKIDATA_API_RATE,
+        maxlag: 5,
+        relations: query.relations.clone(),
+        languages: query.languages.clone(),
+        cutoff: Some(query.cutoff),
+        on_error: query.on_error,
+    };
+    let config = LiveConfig::new(options, query.cutoff).map_err(usage)?;
+    let stats = Arc::new(StageStats::default());
+    let stop = tokio_util::sync::CancellationToken::new();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let pinned = runtime
+        .block_on(async {
+            let ctrl_c = stop.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    ctrl_c.cancel();
+                }
+            });
+            config.pinned_reading(&stats, &stop, true).await
+        })?
+        .ok_or_else(|| anyhow::anyhow!("interrupted before the reading was pinned"))?;
+    if !args.quiet {
+        if let Some(refresh) = &pinned.refresh {
+            eprintln!(
+                "read Wikidata: {} entities found, {} objects; {} read (new or changed), {} unchanged, {} dropped; {} queries, {} API reads",
+                refresh.found, refresh.objects, refresh.changed, refresh.unchanged, refresh.dropped, refresh.queries, refresh.reads
+            );
+        }
+        eprintln!(
+            "reading of {}: {} entities, SHA-256 {} ({})",
+            pinned.meta.read_at.format("%Y-%m-%d %H:%M UTC"),
+            pinned.meta.entities,
+            pinned.meta.sha256,
+            reading.display()
+        );
+    }
+    Ok((reading.display().to_string(), pinned.problem))
+}
+
+/// Reads the facts of `dump` (a dump, or a pinned reading) into `--output`.
+fn read(args: &FactsArgs, query: &FactsQuery, dump: &str) -> Outcome {
     let mut rejected = RejectedLines::open(args.rejected.as_deref())?;
     let stats = Arc::new(StageStats::default());
     // The runtime's display: a bar with bytes and ETA on a terminal, log lines otherwise.
@@ -70,13 +186,11 @@ pub fn run(args: FactsArgs) -> Outcome {
     );
     let cancel = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
-    let result = read_facts(&args.dump, &query, &stats, &cancel, &mut |r| {
-        rejected.push(r)
-    });
+    let result = read_facts(dump, query, &stats, &cancel, &mut |r| rejected.push(r));
     progress.finish();
     let read = result?;
     let rejected = rejected.finish()?;
-    let meta = FactsMeta::new(&query, Some(&args.dump), read.facts.len());
+    let meta = FactsMeta::new(query, Some(dump), read.facts.len());
     write_facts(&args.output, &read.facts, &meta)?;
     if args.quiet {
         return Ok(());

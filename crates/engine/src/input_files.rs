@@ -93,7 +93,7 @@ fn directory_files(path: &Path) -> Option<std::io::Result<Vec<PathBuf>>> {
     Some(list())
 }
 
-fn describe_file(stage: &str, option: &str, path: &Path) -> InputFile {
+pub(crate) fn describe_file(stage: &str, option: &str, path: &Path) -> InputFile {
     let mut file = InputFile {
         stage: stage.to_string(),
         option: option.to_string(),

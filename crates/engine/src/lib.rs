@@ -64,8 +64,8 @@ pub use stage::{
 };
 pub use stats::StageStats;
 pub use transform::{blocking, Finish, Transform, TransformStage};
-pub use written_duration::WrittenDuration;
 pub use windows::{Bound, SetBounds, SetSpec, Window, Windows, UNASSIGNED};
+pub use written_duration::WrittenDuration;
 
 /// The engine's `test-*` stage kinds (the `builtin` module) in a build for tests (the
 /// `testing` feature, which the workspace's tests turn on); none in a release

@@ -233,6 +233,10 @@ pub enum InRebuild {
     /// Reads evolving facts from data the rebuild lacks (a dump): the manifest's
     /// facts file stands in.
     ReadsFacts,
+    /// Reads pages an earlier crawl kept (WARC files) that the rebuild lacks: a
+    /// stage of the [`InRebuild::Fetches`] kind fetches the manifest's captures
+    /// in its place.
+    ReadsKept,
 }
 
 /// The kinds a pipeline may use.

@@ -490,6 +490,17 @@ fn fill_report(report: &mut RunReport, plan: &Plan, stats: &[Arc<StageStats>], e
         let incremental = plan.context.mode.incremental_pipeline();
         report.warnings = crate::run_report::warnings_of(&report.stages, &roles, incremental);
     }
+    // A file a stage made as its own input, as it is now.
+    for (s, st) in plan.stages.iter().zip(stats) {
+        for (option, path) in st.pinned() {
+            report
+                .inputs
+                .retain(|i| !(i.stage == s.name && i.option == option));
+            report
+                .inputs
+                .push(crate::input_files::describe_file(&s.name, &option, &path));
+        }
+    }
     // A file too large to hash apart, hashed by the stage that read it whole.
     for (s, st) in plan.stages.iter().zip(stats) {
         for (option, sha256) in st.digests() {

@@ -20,6 +20,7 @@ pub struct StageStats {
     metrics: Mutex<BTreeMap<String, serde_json::Value>>,
     missing: Mutex<Option<Missing>>,
     digests: Mutex<Vec<(String, String)>>,
+    pinned: Mutex<Vec<(String, std::path::PathBuf)>>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -120,6 +121,20 @@ impl StageStats {
         if let Ok(mut digests) = self.digests.lock() {
             digests.push((option.to_string(), sha256));
         }
+    }
+
+    /// Notes that the stage made the file at `path`, named by option `option`,
+    /// as its own input and read it (a reading of a live service, pinned):
+    /// `run.json`'s inputs describe it as it is when the stage has run.
+    pub fn pin(&self, option: &str, path: &std::path::Path) {
+        if let Ok(mut pinned) = self.pinned.lock() {
+            pinned.push((option.to_string(), path.to_path_buf()));
+        }
+    }
+
+    /// The files [`StageStats::pin`] noted: (option, path).
+    pub fn pinned(&self) -> Vec<(String, std::path::PathBuf)> {
+        self.pinned.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
     /// The digests [`StageStats::read_whole`] noted: (option, SHA-256).

@@ -73,6 +73,11 @@ pub fn rebuild_pipeline(
         ));
     }
     let replacements = Replacements {
+        fetch_kind: registry
+            .kinds()
+            .iter()
+            .find(|k| k.in_rebuild == InRebuild::Fetches)
+            .map(|k| k.name),
         manifest_path: manifest.display().to_string().into(),
         facts_path: inputs
             .facts
@@ -129,6 +134,8 @@ fn facts_sources(stages: &toml::Table) -> Vec<String> {
 
 /// What the stages that need what the manifest stands for are replaced with.
 struct Replacements {
+    /// The kind that fetches captures, for a stage that read kept pages.
+    fetch_kind: Option<&'static str>,
     /// The manifest's path, as the new stages' `manifest` option.
     manifest_path: toml::Value,
     /// The manifest's facts file, when it has one.
@@ -160,6 +167,19 @@ impl Replacements {
                 let stage = table_of(stages, name)?;
                 stage.insert("inputs".into(), vec![CAPTURES.to_string()].into());
                 stage.insert("archive".into(), self.archive.clone().into());
+                return Ok(true);
+            }
+            InRebuild::ReadsKept => {
+                let Some(kind) = self.fetch_kind else {
+                    return Err(format!(
+                        "stage `{name}` reads kept pages, and no stage kind fetches captures"
+                    ));
+                };
+                let mut fetch = toml::Table::new();
+                fetch.insert("kind".into(), kind.into());
+                fetch.insert("inputs".into(), vec![CAPTURES.to_string()].into());
+                fetch.insert("archive".into(), self.archive.clone().into());
+                stages.insert(name.to_string(), fetch.into());
                 return Ok(true);
             }
             InRebuild::PassedBy => pass_by(stages, name),
@@ -327,6 +347,7 @@ mod tests {
             kind("test-pass", "my-fetcher", InRebuild::Fetches),
             kind("test-pass", "my-filter", InRebuild::PassedBy),
             kind("test-count", "my-sink", InRebuild::Runs),
+            kind("test-generate", "my-kept-pages", InRebuild::ReadsKept),
         ])
     }
 
@@ -391,5 +412,46 @@ mod tests {
             &shipped,
         );
         assert!(refused.unwrap_err().contains("fetches no pages"));
+    }
+
+    /// A source of pages kept by an earlier crawl (WARC files the receiver of a
+    /// manifest lacks) becomes a fetch of the manifest's captures, of the kind
+    /// that declares it fetches, with the rebuild's Archive options.
+    #[test]
+    fn kept_pages_are_fetched_again_in_a_rebuild() {
+        let run = serde_json::json!({
+            "pipeline": "p",
+            "config": {
+                "pipeline": { "cutoff": "2019-12-31" },
+                "stages": {
+                    "pages": { "kind": "my-kept-pages", "count": 1 },
+                    "write": { "kind": "my-sink", "inputs": ["pages"] },
+                },
+            },
+        });
+        let inputs = ManifestInputs::of_run(&run, Default::default(), false);
+        let flags = ArchiveFlags {
+            contact: Some("me@example.org".into()),
+            ..ArchiveFlags::default()
+        };
+        let file = rebuild_pipeline(
+            Path::new("/m/manifest.jsonl"),
+            &inputs,
+            Path::new("/out"),
+            &flags,
+            &[],
+            &registry(),
+        )
+        .unwrap();
+        let stages = file.table["stages"].as_table().unwrap();
+        let pages = &stages["pages"];
+        assert_eq!(pages["kind"].as_str(), Some("my-fetcher"), "{stages:#?}");
+        assert!(pages.get("count").is_none());
+        assert_eq!(
+            pages["inputs"].as_array().unwrap()[0].as_str(),
+            Some(CAPTURES)
+        );
+        assert_eq!(pages["archive"]["contact"].as_str(), Some("me@example.org"));
+        assert!(stages.contains_key(CAPTURES));
     }
 }

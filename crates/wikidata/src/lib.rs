@@ -28,6 +28,7 @@ pub mod facts_file;
 pub mod gzip;
 pub mod input;
 pub mod lines;
+pub mod live;
 pub mod scan;
 pub mod stage;
 mod taker;
@@ -42,9 +43,9 @@ pub use dump::{read_facts, FactsQuery, FactsRead};
 pub use error::WikidataError;
 pub use stage::{WikidataConfig, WikidataOptions};
 
-/// The stage kinds this crate registers: `wikidata`.
+/// The stage kinds this crate registers: `wikidata` and `wikidata-live`.
 pub fn kinds() -> Vec<StageKind> {
-    vec![StageKind {
+    vec![live::stage::kind(), StageKind {
         name: "wikidata",
         about: "Reads a Wikidata JSON dump (gz, bz2, zst, plain or stdin) or a facts file and emits the evolving facts (P39 position held, P1308 officeholder) around the cutoff.",
         role: Role::Source,

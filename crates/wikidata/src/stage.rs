@@ -21,11 +21,11 @@ use crate::dump::{read_facts, FactsQuery, FactsRead};
 use crate::error::WikidataError;
 use crate::facts_file::{read_facts_file, read_meta, write_facts, FactsMeta};
 
-fn default_relations() -> Vec<String> {
+pub(crate) fn default_relations() -> Vec<String> {
     vec!["P39".into(), "P1308".into()]
 }
 
-fn default_languages() -> Vec<String> {
+pub(crate) fn default_languages() -> Vec<String> {
     vec!["en".into()]
 }
 
@@ -174,14 +174,10 @@ impl Stage for WikidataStage {
         let Some(dump) = config.options.dump.clone() else {
             return Err(StageError::input("no `dump` to read"));
         };
-        let read = read_dump(&config, dump, &mut io).await?;
-        let Some(mut read) = read else {
+        let read = read_dump(&config.query, dump, "dump", &mut io).await?;
+        let Some(read) = read else {
             return Ok(()); // Cancelled: a source stops without emitting.
         };
-        // In the canonical order, as the facts file holds them: what the stage
-        // emits does not depend on the dump's order, nor on whether it read the
-        // dump or the file.
-        read.facts.sort_by(Fact::canonical_cmp);
         let mut facts = read.facts;
         if let Some(file) = &config.options.facts_file {
             let meta = config.wanted_meta(facts.len());
@@ -193,21 +189,30 @@ impl Stage for WikidataStage {
             .map_err(|e| StageError::internal(e.to_string()))?
             .map_err(|e| StageError::external(e.to_string()))?;
         }
-        for fact in facts {
-            if io.shutdown().is_cancelled() {
-                break;
-            }
-            io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
-                .await?;
-        }
-        io.flush().await
+        emit(facts, &mut io).await
     }
 }
 
-/// Reads the dump on its own threads; rejections arrive while it reads.
-async fn read_dump(
-    config: &WikidataConfig,
+/// Emits `facts`, as [`read_dump`] ordered them.
+pub(crate) async fn emit(facts: Vec<Fact>, io: &mut StageIo) -> Result<(), StageError> {
+    for fact in facts {
+        if io.shutdown().is_cancelled() {
+            break;
+        }
+        io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
+            .await?;
+    }
+    io.flush().await
+}
+
+/// Reads the facts of `query` from `dump` (named by `option`) on their own
+/// threads; rejections arrive while it reads. The facts come in the canonical
+/// order, as a facts file holds them: what a stage emits does not depend on the
+/// dump's order, nor on whether it read a dump, a file or a live reading.
+pub(crate) async fn read_dump(
+    query: &FactsQuery,
     dump: String,
+    option: &str,
     io: &mut StageIo,
 ) -> Result<Option<FactsRead>, StageError> {
     let cancel = Arc::new(AtomicBool::new(false));
@@ -219,7 +224,7 @@ async fn read_dump(
         })
     };
     let (tx, mut rx) = mpsc::channel::<Event>(256);
-    let (query, stats, thread_cancel) = (config.query.clone(), io.stats().clone(), cancel.clone());
+    let (query, stats, thread_cancel) = (query.clone(), io.stats().clone(), cancel.clone());
     let reader = std::thread::Builder::new()
         .name("wikidata-dump".into())
         .spawn(move || {
@@ -243,12 +248,13 @@ async fn read_dump(
     watcher.abort();
     let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     match outcome {
-        Some(Ok(read)) => {
+        Some(Ok(mut read)) => {
             io.stats()
                 .set_metric("second_pass", serde_json::json!(read.second_pass));
             if let Some(sha256) = &read.sha256 {
-                io.stats().read_whole("dump", sha256.clone());
+                io.stats().read_whole(option, sha256.clone());
             }
+            read.facts.sort_by(Fact::canonical_cmp);
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),
@@ -295,7 +301,7 @@ async fn emit_facts_file(
     io.flush().await
 }
 
-fn input_error(e: WikidataError) -> StageError {
+pub(crate) fn input_error(e: WikidataError) -> StageError {
     match e {
         WikidataError::Io { .. } => StageError::external(e.to_string()),
         _ => StageError::input(e.to_string()),

@@ -12,10 +12,10 @@ use tempora_wayback_format::timestamp;
 
 use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, Span};
-use tempora_engine::WrittenDuration;
 use crate::cdx::{default_filters, CdxQuery, MatchType};
 use crate::chunks::{expand_years, ChunkedListing, Chunking};
 use crate::lister::Keep;
+use tempora_engine::WrittenDuration;
 
 /// Options of `wayback-cdx`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -23,9 +23,9 @@ use super::describe::{
 };
 use super::options::{ArchiveOptions, ArchiveSetting};
 use super::windows::{listing_windows, uncovered_sets, Span};
-use tempora_engine::WrittenDuration;
 use crate::discover::{DiscoveryConfig, FeedDiscovery, Lookup, StoredItem};
 use crate::fetch::FetchConfig;
+use tempora_engine::WrittenDuration;
 
 /// The port of the feed items.
 pub const ITEMS: &str = "items";

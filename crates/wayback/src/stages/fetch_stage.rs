@@ -15,10 +15,10 @@ use tempora_records::{Capture, Page, Record, RecordKind};
 
 use super::describe::{hours_at, options_of, playback_rate, politeness};
 use super::options::{ArchiveOptions, ArchiveSetting};
-use tempora_engine::WrittenDuration;
 use crate::crawl::{Crawl, PageSink, Tally};
 use crate::fetch::FetchConfig;
 use crate::output::{Known, Output};
+use tempora_engine::WrittenDuration;
 
 /// Options of `wayback-fetch`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

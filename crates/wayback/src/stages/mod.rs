@@ -60,7 +60,7 @@ pub fn kinds() -> Vec<StageKind> {
             accepts: &[],
             emits: "out: page",
             requests: &[],
-            in_rebuild: tempora_engine::InRebuild::Runs,
+            in_rebuild: tempora_engine::InRebuild::ReadsKept,
             incremental_option: None,
             options: || schemars::schema_for!(warc_stage::WarcOptions),
             configure: warc_stage::configure,
