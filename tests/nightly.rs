@@ -282,7 +282,13 @@ async fn a_changed_configuration_is_refused_and_rebuild_makes_the_set_anew() {
 
     // Another cutoff would add records made another way: refused before any
     // request, naming what changed and the ways on.
-    let new_cutoff = ["--set", "pipeline.cutoff=2020-03-01"];
+    // The in-distribution year stays where it was (before the articles).
+    let new_cutoff = [
+        "--set",
+        "pipeline.cutoff=2020-03-01",
+        "--set",
+        "pipeline.sets.in_distribution.to=2019-12-31",
+    ];
     server.clear_log();
     let refused = run(nightly(&server, dir.path(), &new_cutoff)).await;
     let err = String::from_utf8_lossy(&refused.stderr);
