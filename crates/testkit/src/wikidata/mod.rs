@@ -351,6 +351,31 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cancel: Cancell
     }
 }
 
+/// Entities from the text of a file: JSON lines, a Wikidata JSON dump (an
+/// array with one entity a line, each but the last followed by a comma), a
+/// JSON array, or a `wbgetentities` answer (`{"entities":{...}}`). Lines that
+/// are not entities are skipped.
+pub fn read_entities(text: &str) -> Vec<Value> {
+    let whole = text.trim();
+    if let Ok(value) = serde_json::from_str::<Value>(whole) {
+        return match value {
+            Value::Array(list) => list,
+            Value::Object(mut map) => match map.remove("entities") {
+                Some(Value::Object(entities)) => entities.into_iter().map(|(_, v)| v).collect(),
+                Some(_) => Vec::new(),
+                None => vec![Value::Object(map)],
+            },
+            _ => Vec::new(),
+        };
+    }
+    text.lines()
+        .map(|line| line.trim().trim_end_matches(','))
+        .filter(|line| line.starts_with('{'))
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|v| v.get("id").is_some_and(Value::is_string))
+        .collect()
+}
+
 /// A `User-Agent` that Wikimedia refuses: none, or a library's default alone.
 pub fn is_generic_user_agent(user_agent: Option<&str>) -> bool {
     const LIBRARIES: &[&str] = &[
@@ -614,5 +639,38 @@ struct InFlight<'a>(&'a AtomicUsize);
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_read_from_dumps_lines_and_api_answers() {
+        let dump = "[\n{\"type\":\"item\",\"id\":\"Q1\"},\n{\"type\":\"item\",\"id\":\"Q2\"}\n]\n";
+        let ids = |v: Vec<Value>| -> Vec<String> {
+            v.iter()
+                .map(|e| e["id"].as_str().unwrap_or("").to_string())
+                .collect()
+        };
+        assert_eq!(ids(read_entities(dump)), ["Q1", "Q2"]);
+        // A dump cut short is still read line by line.
+        assert_eq!(ids(read_entities(&dump[..dump.len() - 3])), ["Q1", "Q2"]);
+        let lines = "{\"id\":\"Q3\"}\n{\"id\":\"Q4\"}\n";
+        assert_eq!(ids(read_entities(lines)), ["Q3", "Q4"]);
+        let api = "{\"entities\":{\"Q5\":{\"id\":\"Q5\"}},\"success\":1}";
+        assert_eq!(ids(read_entities(api)), ["Q5"]);
+    }
+
+    #[test]
+    fn generic_user_agents_are_recognized() {
+        assert!(is_generic_user_agent(None));
+        assert!(is_generic_user_agent(Some("")));
+        assert!(is_generic_user_agent(Some("python-requests/2.31.0")));
+        assert!(is_generic_user_agent(Some("curl/8.5.0")));
+        assert!(!is_generic_user_agent(Some(
+            "TemporaBot/0.1 (https://example.org; bot@example.org) python-requests/2.31.0"
+        )));
     }
 }

@@ -129,12 +129,14 @@ pub(crate) fn answer(
     };
     let results = match prepared.on_store(store).execute() {
         Ok(r) => r,
-        Err(e) => return text(
-            500,
-            format!(
+        Err(e) => {
+            return text(
+                500,
+                format!(
                 "SPARQL-QUERY: queryStr={query}\njava.util.concurrent.ExecutionException: {e}\n"
             ),
-        ),
+            )
+        }
     };
     let Format::Results(format) = format_of(format_param, accept);
     let limit = limit.unwrap_or(usize::MAX);
