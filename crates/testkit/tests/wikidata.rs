@@ -387,6 +387,37 @@ async fn wbgetentities_filters_props_and_languages_and_marks_missing_ids() {
         .map(String::as_str)
         .collect();
     assert_eq!(keys, ["type", "id", "claims"]);
+
+    // POST with a form body, as clients do for long id lists.
+    let posted: Value = client()
+        .post(wd.api_endpoint())
+        .form(&[
+            ("action", "wbgetentities"),
+            ("ids", "Q76|Q6279"),
+            ("props", "info"),
+            ("format", "json"),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = posted["entities"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(ids, ["Q76", "Q6279"], "in the order asked");
+    let last = wd.requests().pop().unwrap();
+    assert_eq!(
+        (last.method.as_str(), last.kind),
+        ("POST", RequestKind::Api)
+    );
+    assert!(last
+        .params
+        .contains(&("ids".to_string(), "Q76|Q6279".to_string())));
     assert_eq!(
         v["entities"]["Q76"]["claims"]["P39"][0]["qualifiers"]["P580"][0]["datavalue"]["value"]
             ["time"],
@@ -618,4 +649,56 @@ async fn faults_fire_on_their_service_only() {
         ]
     );
     assert!(wd.most_in_flight() >= 1);
+}
+
+#[tokio::test]
+async fn the_label_service_binds_labels_with_language_fallback() {
+    let wd = MockWikidata::start(entities()).await.unwrap();
+    let results = sparql_json(
+        &wd,
+        r#"SELECT ?p ?pLabel ?pDescription ?pAltLabel WHERE {
+            VALUES ?p { wd:Q76 wd:Q11696 wd:Q404 }
+            SERVICE wikibase:label { bd:serviceParam wikibase:language "fr,en". }
+        } ORDER BY ?p"#,
+    )
+    .await;
+    let rows = bindings(&results);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    // Q11696: no French label, the English one.
+    assert_eq!(
+        rows[0]["pLabel"],
+        json!({"type": "literal", "value": "President of the United States", "xml:lang": "en"})
+    );
+    assert!(rows[0].get("pDescription").is_none());
+    // Q404: no entity, its id.
+    assert_eq!(rows[1]["pLabel"]["value"], "Q404");
+    // Q76: French first.
+    assert_eq!(
+        rows[2]["pLabel"],
+        json!({"type": "literal", "value": "Barack Obama (fr)", "xml:lang": "fr"})
+    );
+    assert_eq!(
+        rows[2]["pDescription"]["value"],
+        "homme politique américain"
+    );
+    assert!(rows[2].get("pAltLabel").is_none(), "no French alias");
+
+    let explicit = sparql_json(
+        &wd,
+        r#"SELECT ?name WHERE { BIND(wd:Q76 AS ?p)
+            SERVICE wikibase:label { bd:serviceParam wikibase:language "en". ?p rdfs:label ?name . } }"#,
+    )
+    .await;
+    assert_eq!(bindings(&explicit)[0]["name"]["value"], "Barack Obama");
+
+    let aliases = sparql_json(
+        &wd,
+        r#"SELECT ?p ?pAltLabel WHERE { VALUES ?p { wd:Q76 }
+            SERVICE wikibase:label { bd:serviceParam wikibase:language "en". } }"#,
+    )
+    .await;
+    assert_eq!(
+        bindings(&aliases)[0]["pAltLabel"]["value"],
+        "Barack Obama alias"
+    );
 }

@@ -100,6 +100,128 @@ fn timeout(query: &str) -> Answer {
     )
 }
 
+/// WDQS's label service (`SERVICE wikibase:label { bd:serviceParam
+/// wikibase:language "en,fr". }`) rewritten as plain SPARQL in its place:
+/// each `?xLabel` (`?xDescription`, `?xAltLabel`) the query names, or each
+/// `?x rdfs:label ?y` (`schema:description`, `skos:altLabel`) inside the
+/// service, is bound to `?x`'s term in the first of the languages that has one;
+/// a label falls back to the entity's id (`Q42`), as WDQS does; alt labels are
+/// joined with `, ` (in the first language only). A query without the service
+/// is returned as it is.
+pub fn rewrite_label_service(query: &str) -> String {
+    let opening = regex::Regex::new(
+        r"(?i)SERVICE\s+(?:wikibase:label|<http://wikiba\.se/ontology#label>)\s*\{",
+    )
+    .unwrap_or_else(|e| panic!("label service pattern: {e}"));
+    let Some(found) = opening.find(query) else {
+        return query.to_string();
+    };
+    // The service's block, braces balanced.
+    let mut depth = 1;
+    let mut end = None;
+    for (i, c) in query[found.end()..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(found.end() + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(end) = end else {
+        return query.to_string();
+    };
+    let inside = &query[found.end()..end];
+    let languages: Vec<String> = regex::Regex::new(r#"wikibase:language\s+"([^"]*)""#)
+        .ok()
+        .and_then(|re| re.captures(inside))
+        .map_or_else(
+            || vec!["en".to_string()],
+            |c| {
+                c[1].split(',')
+                    .map(|l| l.trim().replace("[AUTO_LANGUAGE]", "en"))
+                    .filter(|l| !l.is_empty())
+                    .collect()
+            },
+        );
+    // (entity variable, predicate, bound variable)
+    let mut wanted: Vec<(String, &str, String)> = Vec::new();
+    if let Ok(explicit) =
+        regex::Regex::new(r"\?(\w+)\s+(rdfs:label|schema:description|skos:altLabel)\s+\?(\w+)")
+    {
+        for c in explicit.captures_iter(inside) {
+            let predicate = match &c[2] {
+                "rdfs:label" => "rdfs:label",
+                "schema:description" => "schema:description",
+                _ => "skos:altLabel",
+            };
+            wanted.push((c[1].to_string(), predicate, c[3].to_string()));
+        }
+    }
+    if wanted.is_empty() {
+        let rest = format!("{}{}", &query[..found.start()], &query[end + 1..]);
+        let variables = regex::Regex::new(r"[?$](\w+)").ok();
+        let named: Vec<String> = variables
+            .iter()
+            .flat_map(|re| re.captures_iter(&rest).map(|c| c[1].to_string()))
+            .collect();
+        for name in &named {
+            for (suffix, predicate) in [
+                ("AltLabel", "skos:altLabel"),
+                ("Label", "rdfs:label"),
+                ("Description", "schema:description"),
+            ] {
+                if let Some(base) = name.strip_suffix(suffix) {
+                    let known = named.iter().any(|n| n == base);
+                    let taken = wanted.iter().any(|(_, _, v)| v == name);
+                    if known && !taken && !(suffix == "Label" && name.ends_with("AltLabel")) {
+                        wanted.push((base.to_string(), predicate, name.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let mut patterns = String::new();
+    for (n, (entity, predicate, bound)) in wanted.iter().enumerate() {
+        if predicate == &"skos:altLabel" {
+            let language = languages.first().map_or("en", String::as_str);
+            patterns.push_str(&format!(
+                " OPTIONAL {{ SELECT ?{entity} (GROUP_CONCAT(?_alt{n}; separator=\", \") AS ?{bound}) WHERE {{ ?{entity} skos:altLabel ?_alt{n} FILTER(LANG(?_alt{n}) = \"{language}\") }} GROUP BY ?{entity} }}"
+            ));
+            continue;
+        }
+        let mut candidates = Vec::new();
+        for (l, language) in languages.iter().enumerate() {
+            let v = format!("?_term{n}_{l}");
+            patterns.push_str(&format!(
+                " OPTIONAL {{ ?{entity} {predicate} {v} FILTER(LANG({v}) = \"{language}\") }}"
+            ));
+            candidates.push(v);
+        }
+        if predicate == &"rdfs:label" {
+            candidates.push(format!(
+                "IF(isIRI(?{entity}), STRAFTER(STR(?{entity}), \"http://www.wikidata.org/entity/\"), STR(?{entity}))"
+            ));
+        }
+        if !candidates.is_empty() {
+            patterns.push_str(&format!(
+                " BIND(COALESCE({}) AS ?{bound})",
+                candidates.join(", ")
+            ));
+        }
+    }
+    format!(
+        "{}{}{}",
+        &query[..found.start()],
+        patterns,
+        &query[end + 1..]
+    )
+}
+
 /// Evaluates `query` on `store`; a result of more than `limit` rows is a timeout.
 /// Blocking (run it off the reactor).
 pub(crate) fn answer(
@@ -116,7 +238,7 @@ pub(crate) fn answer(
             Err(e) => return text(500, format!("prefix {name}: {e}")),
         };
     }
-    let prepared = match evaluator.parse_query(query) {
+    let prepared = match evaluator.parse_query(&rewrite_label_service(query)) {
         Ok(p) => p,
         Err(e) => {
             return text(
