@@ -702,3 +702,48 @@ async fn the_label_service_binds_labels_with_language_fallback() {
         "Barack Obama alias"
     );
 }
+
+#[tokio::test]
+async fn resets_and_truncated_bodies_reach_the_client() {
+    let wd = MockWikidata::start(entities()).await.unwrap();
+    wd.add_fault(FaultRule::new(Target::Sparql, Fault::Reset, 1));
+    wd.add_fault(FaultRule::new(Target::Api, Fault::Truncate, 1));
+    let sparql = client()
+        .get(wd.sparql_endpoint())
+        .query(&[("query", "ASK {}"), ("format", "json")])
+        .send()
+        .await;
+    assert!(sparql.is_err(), "reset: {sparql:?}");
+    // Half of a small body may not even get past the headers: either way,
+    // the client never holds a whole answer.
+    let api = client()
+        .get(wd.api_endpoint())
+        .query(&[
+            ("action", "wbgetentities"),
+            ("ids", "Q76"),
+            ("format", "json"),
+        ])
+        .send()
+        .await;
+    let whole = match api {
+        Ok(response) => response.bytes().await.is_ok(),
+        Err(_) => false,
+    };
+    assert!(!whole, "the body is cut short");
+    let outcomes: Vec<Outcome> = wd.requests().into_iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Reset, Outcome::Truncated(200)]);
+    // Both fired once; the next requests are answered.
+    let v: Value = wbgetentities(
+        &wd,
+        &[
+            ("action", "wbgetentities"),
+            ("ids", "Q76"),
+            ("format", "json"),
+        ],
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(v["success"], 1);
+}
