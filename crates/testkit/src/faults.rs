@@ -1,5 +1,5 @@
-//! Fault injection: rules that make the mock misbehave the way the real
-//! Wayback Machine (or the network in front of it) does.
+//! Fault injection: rules that make the mocks misbehave the way the real
+//! Wayback Machine and Wikidata (or the network in front of them) do.
 
 use std::time::Duration;
 
@@ -10,6 +10,10 @@ pub enum Target {
     Cdx,
     /// Replays (`/web/...`).
     Replay,
+    /// Wikidata Query Service queries (`/sparql`, [`crate::MockWikidata`]).
+    Sparql,
+    /// Wikibase API requests (`/w/api.php`, [`crate::MockWikidata`]).
+    Api,
     /// Every request.
     Any,
     /// Requests whose path and query contain this text.
@@ -21,6 +25,8 @@ impl Target {
         match self {
             Self::Cdx => kind == RequestKind::Cdx,
             Self::Replay => kind == RequestKind::Replay,
+            Self::Sparql => kind == RequestKind::Sparql,
+            Self::Api => kind == RequestKind::Api,
             Self::Any => true,
             Self::UrlContains(text) => target.contains(text.as_str()),
         }
@@ -89,6 +95,10 @@ pub enum RequestKind {
     Cdx,
     /// An `id_` (or plain) replay.
     Replay,
+    /// A SPARQL query to the mock Wikidata Query Service.
+    Sparql,
+    /// A request to the mock Wikibase API (`/w/api.php`).
+    Api,
     /// Anything else (404).
     Other,
 }

@@ -16,6 +16,12 @@
 //! [`MockWayback::reorder`] serves the same archive in another order
 //! ([`Reorder`]): captures held in another order, replays finishing in another
 //! order, a CDX page's rows unsorted.
+//!
+//! [`MockWikidata`] is its sibling for Wikidata's live services: the Query
+//! Service (`/sparql`, SPARQL evaluated by Oxigraph on the entities' RDF as
+//! WDQS has it) and the Wikibase API (`/w/api.php?action=wbgetentities`), with
+//! `maxlag`, WDQS's timeout as a result-size limit, the User-Agent policy, and
+//! the same fault rules ([`Target::Sparql`], [`Target::Api`]).
 
 pub mod cdx;
 pub mod corpus;
@@ -28,6 +34,7 @@ pub mod replay;
 pub mod server;
 pub mod surt;
 pub mod synthetic;
+pub mod wikidata;
 
 pub use corpus::{Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
@@ -35,3 +42,4 @@ pub use limits::ArchiveLimits;
 pub use order::Reorder;
 pub use server::{MockWayback, Outcome, RequestRecord};
 pub use tempora_wayback_format::digest::sha1_base32;
+pub use wikidata::{MockWikidata, WikidataRequest};

@@ -105,7 +105,7 @@ impl Enforcer {
         let (pool, limit) = match kind {
             RequestKind::Cdx => (&mut self.cdx, self.limits.cdx),
             RequestKind::Replay => (&mut self.playback, self.limits.playback),
-            RequestKind::Other => return Verdict::Pass,
+            RequestKind::Sparql | RequestKind::Api | RequestKind::Other => return Verdict::Pass,
         };
         while pool
             .front()

@@ -31,7 +31,7 @@ use crate::limits::{ArchiveLimits, Enforcer, Verdict};
 use crate::order::{self, Reorder};
 use crate::replay;
 
-type Body = BoxBody<Bytes, io::Error>;
+pub(crate) type Body = BoxBody<Bytes, io::Error>;
 
 /// How the server dealt with a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -288,9 +288,9 @@ impl Drop for InFlight<'_> {
 }
 
 /// A TCP stream that is reset (RST, not FIN) when dropped after a `Reset` fault.
-struct FaultyStream {
-    inner: TcpStream,
-    kill: Arc<AtomicBool>,
+pub(crate) struct FaultyStream {
+    pub(crate) inner: TcpStream,
+    pub(crate) kill: Arc<AtomicBool>,
 }
 
 impl Drop for FaultyStream {
@@ -481,7 +481,9 @@ async fn handle(
                 let r = replay::answer(&state.corpus, &shared.base, &target, is_blocked);
                 (r.answer, r.gzip)
             }
-            RequestKind::Other => (replay::wayback_page(404, "Not found"), false),
+            RequestKind::Sparql | RequestKind::Api | RequestKind::Other => {
+                (replay::wayback_page(404, "Not found"), false)
+            }
         }
     };
     let status = answer.status;
@@ -499,10 +501,22 @@ async fn handle(
 }
 
 fn respond(answer: Answer, gzip: bool, wrong_encoding: bool, truncate: bool) -> Response<Body> {
+    respond_as("nginx", answer, gzip, wrong_encoding, truncate)
+}
+
+/// `answer` as a response from a server that calls itself `server`, its body
+/// gzipped, falsely labelled gzip, or cut in half after headers announcing it whole.
+pub(crate) fn respond_as(
+    server: &str,
+    answer: Answer,
+    gzip: bool,
+    wrong_encoding: bool,
+    truncate: bool,
+) -> Response<Body> {
     let mut body = answer.body;
     let mut builder = Response::builder()
         .status(answer.status)
-        .header("Server", "nginx");
+        .header("Server", server);
     for (name, value) in &answer.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
