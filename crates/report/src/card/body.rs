@@ -212,6 +212,60 @@ fn option(stage: &Value, key: &str) -> Option<String> {
     }
 }
 
+/// The card's line for a `wikidata-live` stage: as of which reading of
+/// Wikidata's services, pinned where, and whether this run could refresh it.
+fn live_facts(md: &mut String, run: &RunJson, name: &str, stage: &Value) {
+    let reading = run
+        .value
+        .get("stages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|s| s.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|s| s.pointer("/metrics/reading"));
+    let Some(reading) = reading else {
+        return;
+    };
+    let read_at = reading
+        .get("read_at")
+        .and_then(Value::as_str)
+        .map(|t| t.get(..16).unwrap_or(t).replace('T', " ") + " UTC")
+        .unwrap_or_else(|| "(not stated)".into());
+    let entities = reading.get("entities").and_then(Value::as_u64).unwrap_or(0);
+    let file = inputs(run, name, "reading").join(", ");
+    let endpoints = ["query_endpoint", "api_endpoint"]
+        .iter()
+        .filter_map(|k| option(stage, k))
+        .collect::<Vec<_>>();
+    let endpoints = if endpoints.is_empty() {
+        "the Wikidata Query Service and the Wikibase API".to_string()
+    } else {
+        endpoints.join(" and ")
+    };
+    let relations = option(stage, "relations").unwrap_or_else(|| DEFAULT_RELATIONS.into());
+    let _ = write!(
+        md,
+        "- **Evolving facts** (stage `{name}`): Wikidata as read from its live services \
+         ({endpoints}) on {read_at}: {entities} entities, pinned in {file}; relations {relations}."
+    );
+    let refreshed = reading.get("refreshed").and_then(Value::as_bool) == Some(true);
+    let fell_back = run
+        .value
+        .get("warnings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|w| w.get("stage").and_then(Value::as_str) == Some(name))
+        .filter_map(|w| w.get("why").and_then(Value::as_str))
+        .any(|why| why.contains("services could not be read"));
+    if fell_back {
+        md.push_str(" This run could not read the services: its facts are that earlier reading's.");
+    } else if !refreshed {
+        md.push_str(" This run read the pinned reading, not the services.");
+    }
+    md.push('\n');
+}
+
 /// The input files `run.json` lists for a stage's option, with date and checksum.
 fn inputs(run: &RunJson, stage: &str, key: &str) -> Vec<String> {
     run.value
@@ -264,6 +318,9 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
             "- **Evolving facts** (stage `{name}`): Wikidata dump {dump}; relations {relations}. \
              A dump's date is in its file name (`latest-all` is the day it was downloaded)."
         );
+    }
+    for (name, stage) in run.stages_of("wikidata-live") {
+        live_facts(md, run, name, stage);
     }
     for (name, stage) in run.stages_of("conflicts") {
         if let Some(file) = option(stage, "facts_file") {
@@ -755,5 +812,56 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("datasets"), "{text}");
+    }
+
+    /// The card names the Wikidata reading its facts are of: when, how many
+    /// entities, the pinned file and its SHA-256; and says when a run could not
+    /// refresh it.
+    #[test]
+    fn live_facts_are_named_by_their_reading() {
+        let run = |refreshed: bool, warnings: Value| RunJson {
+            path: "run.json".into(),
+            value: json!({
+                "config": { "pipeline": { "cutoff": "2019-12-31" },
+                            "stages": { "facts": { "kind": "wikidata-live" } } },
+                "stages": [{ "name": "facts", "metrics": { "reading": {
+                    "read_at": "2026-11-28T02:31:07.5Z", "entities": 1234,
+                    "sha256": "cd34", "refreshed": refreshed } } }],
+                "inputs": [{ "stage": "facts", "option": "reading", "path": "state/wd.json.gz",
+                             "modified": "2026-11-28T02:31:08Z", "sha256": "cd34" }],
+                "warnings": warnings,
+            }),
+        };
+        let line = |run: &RunJson| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut md = String::new();
+            built(&mut md, dir.path(), run, &[]).unwrap();
+            md.lines()
+                .find(|l| l.starts_with("- **Evolving facts**"))
+                .unwrap_or_else(|| panic!("no facts line in\n{md}"))
+                .to_string()
+        };
+        let fresh = line(&run(true, json!([])));
+        assert!(
+            fresh.contains(
+                "on 2026-11-28 02:31 UTC: 1234 entities, pinned in `state/wd.json.gz` \
+                            (modified 2026-11-28, SHA-256 `cd34`)"
+            ),
+            "{fresh}"
+        );
+        assert!(!fresh.contains("This run"), "{fresh}");
+        let pinned = line(&run(false, json!([])));
+        assert!(
+            pinned.ends_with("This run read the pinned reading, not the services."),
+            "{pinned}"
+        );
+        let fell_back = line(&run(
+            false,
+            json!([{ "stage": "facts", "why": "Wikidata's services could not be read (HTTP 503)" }]),
+        ));
+        assert!(
+            fell_back.ends_with("its facts are that earlier reading's."),
+            "{fell_back}"
+        );
     }
 }
