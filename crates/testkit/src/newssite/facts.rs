@@ -59,3 +59,91 @@ pub(super) fn facts_jsonl() -> String {
     }
     out
 }
+
+/// The model's Wikidata entities, as dump lines would hold them: each position
+/// with its `P1308` (officeholder) statements, each holder with its `P39`
+/// (position held). The `wikidata` stage reads the facts of
+/// [`facts_jsonl`] from them.
+pub fn entities() -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for pair in &PAIRS {
+        let held = [
+            (pair.before, pair.since, Some(pair.changed)),
+            (pair.after, pair.changed, None),
+        ];
+        let holders = held
+            .iter()
+            .enumerate()
+            .map(|(i, (holder, start, end))| {
+                statement(pair.position.0, i, "P1308", holder.0, start, *end)
+            })
+            .collect::<Vec<_>>();
+        out.push(entity(pair.position, "P1308", holders));
+        for (holder, start, end) in held {
+            let position = statement(holder.0, 0, "P39", pair.position.0, start, end);
+            out.push(entity(holder, "P39", vec![position]));
+        }
+    }
+    out
+}
+
+fn entity(
+    (id, label): (&str, &str),
+    property: &str,
+    statements: Vec<serde_json::Value>,
+) -> serde_json::Value {
+    serde_json::json!({
+        "type": "item",
+        "id": id,
+        "labels": { "en": { "language": "en", "value": label } },
+        "descriptions": {},
+        "aliases": {},
+        "claims": { property: statements },
+        "sitelinks": {},
+    })
+}
+
+fn statement(
+    subject: &str,
+    n: usize,
+    property: &str,
+    object: &str,
+    start: &str,
+    end: Option<&str>,
+) -> serde_json::Value {
+    let time = |property: &str, day: &str| {
+        serde_json::json!([{
+            "snaktype": "value",
+            "property": property,
+            "datavalue": {
+                "value": {
+                    "time": format!("+{day}T00:00:00Z"),
+                    "timezone": 0, "before": 0, "after": 0, "precision": 11,
+                    "calendarmodel": "http://www.wikidata.org/entity/Q1985727",
+                },
+                "type": "time",
+            },
+            "datatype": "time",
+        }])
+    };
+    let mut qualifiers = serde_json::Map::new();
+    qualifiers.insert("P580".into(), time("P580", start));
+    if let Some(end) = end {
+        qualifiers.insert("P582".into(), time("P582", end));
+    }
+    serde_json::json!({
+        "mainsnak": {
+            "snaktype": "value",
+            "property": property,
+            "datavalue": {
+                "value": { "entity-type": "item", "numeric-id": object[1..].parse::<u64>().unwrap_or(0), "id": object },
+                "type": "wikibase-entityid",
+            },
+            "datatype": "wikibase-item",
+        },
+        "type": "statement",
+        "qualifiers": qualifiers,
+        "id": format!("{subject}${n}"),
+        "rank": "normal",
+    })
+}

@@ -141,6 +141,8 @@ pub struct NewsSite {
     pub xsum_split: String,
     /// Facts of the evolving pairs, one JSON fact record a line (the `wikidata` stage's output).
     pub facts: String,
+    /// The Wikidata entities those facts are read from (positions and holders).
+    pub entities: Vec<serde_json::Value>,
 }
 
 impl NewsSite {
@@ -166,6 +168,7 @@ impl NewsSite {
             non_articles,
             xsum_split,
             facts: facts_jsonl(),
+            entities: facts::entities(),
         }
     }
 }
