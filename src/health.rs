@@ -8,13 +8,15 @@ use std::sync::Arc;
 use tempora_engine::{ConfigError, PipelineFile, Review, RunReport, Verdict};
 use tempora_health::{Health, HealthSettings};
 
-/// The file's `[pipeline.health]` settings; a problem with them is added to the
-/// file's problems (the plan reports it with the rest, at its key's line) and
-/// the defaults stand in.
-pub fn settings(file: &mut PipelineFile) -> HealthSettings {
-    let Some(table) = file.table.get("pipeline").and_then(|p| p.get("health")) else {
-        return HealthSettings::default();
-    };
+/// The file's `[pipeline.health]` settings, `None` without the table; a problem
+/// with them is added to the file's problems (the plan reports it with the
+/// rest, at its key's line) and the defaults stand in.
+pub fn settings(file: &mut PipelineFile) -> Option<HealthSettings> {
+    let table = file.table.get("pipeline").and_then(|p| p.get("health"))?;
+    Some(read_settings(file, table.clone()))
+}
+
+fn read_settings(file: &mut PipelineFile, table: toml::Value) -> HealthSettings {
     let mut problem = |key: Option<&str>, message: String| {
         let key = key.map_or_else(|| "health".to_string(), |k| format!("health.{k}"));
         file.problems.push(ConfigError::pipeline(&key, message));
@@ -42,8 +44,23 @@ pub fn settings(file: &mut PipelineFile) -> HealthSettings {
     HealthSettings::default()
 }
 
-/// The check the runtime runs on a completed incremental run.
-pub fn review(settings: HealthSettings, rebuild: bool) -> Review {
+/// The check the runtime runs on a completed run of `plan`: every run of an
+/// incremental pipeline, and of a pipeline that makes its outputs anew when it
+/// has a `[pipeline.health]` table (`settings`; the runtime then keeps each
+/// run's `run.json` under `runs/<run>/` to compare the next with). `None`: no
+/// check.
+pub fn review_of(
+    plan: &tempora_engine::Plan,
+    settings: Option<&HealthSettings>,
+    rebuild: bool,
+) -> Option<Review> {
+    let incremental = plan.incremental_stage().is_some();
+    (incremental || settings.is_some())
+        .then(|| review(settings.cloned().unwrap_or_default(), rebuild))
+}
+
+/// The check of a completed run against the runs before it.
+fn review(settings: HealthSettings, rebuild: bool) -> Review {
     Review(Arc::new(
         move |report: &RunReport, out: &std::path::Path| -> Arc<dyn Verdict> {
             // The health crate reads runs as `run.json` reads (see its docs).

@@ -149,7 +149,7 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
     };
     let options = RunOptions {
         overrides: args.pipeline.set.clone(),
-        review: Some(crate::health::review(prepared.health.clone(), args.rebuild)),
+        review: crate::health::review_of(&prepared.plan, prepared.health.as_ref(), args.rebuild),
         ..run_options(args.progress)
     };
     let pins = prepared.manifest.then_some(ManifestPins::OfThisRun);

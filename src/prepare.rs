@@ -20,8 +20,8 @@ pub struct Prepared {
     /// Problems of the environment (an unset variable, a missing input file or
     /// release key): shown after a draft's plan, refused by a run.
     pub problems: Vec<ConfigError>,
-    /// `[pipeline.health]` (its defaults without the table).
-    pub health: HealthSettings,
+    /// `[pipeline.health]`, when the file has the table.
+    pub health: Option<HealthSettings>,
     /// `[pipeline.release]`, when the file holds part of each set back.
     pub release: Option<WithholdOption>,
     /// Whether the manifest's stages were added: the run then writes the

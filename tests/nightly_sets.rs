@@ -234,6 +234,12 @@ async fn articles_join_and_leave_the_nightly_future_set_as_their_facts_change() 
         "night 2 {night2:?}, night 3 {night3:?}"
     );
     assert_fresh_run_equal(dir, 3).await;
+    // Every night is kept for the next nights' check, and checked.
+    let nights = std::fs::read_dir(dir.join("sets/runs")).unwrap().count();
+    assert_eq!(nights, 3);
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("sets/run.json")).unwrap()).unwrap();
+    assert!(run["health"].is_object(), "{}", run["health"]);
 
     // Night 3's manifest rebuilds night 3's sets elsewhere, from the Archive:
     // the manifest's facts stand for the reading, the captures for the pages.

@@ -33,10 +33,13 @@ pub struct RunOptions {
     /// a manifest (recorded in `run.json` as `rebuilt_from`; the dataset card
     /// describes that build).
     pub rebuilt_from: Option<serde_json::Value>,
-    /// How an incremental pipeline's completed run is checked against the runs
-    /// before it (`tempora_health` in the binary): called with the run's report
-    /// and the output folder before `run.json` is written; its verdict is kept in
-    /// the report and recorded as `run.json`'s `health`. `None`: no check.
+    /// How a completed run is checked against the runs before it
+    /// (`tempora_health` in the binary): called with the run's report and the
+    /// output folder before `run.json` is written; its verdict is kept in the
+    /// report and recorded as `run.json`'s `health`. `None`: no check. An
+    /// incremental pipeline keeps every run's records under `runs/<run>/`; a
+    /// pipeline that makes its outputs anew keeps a copy of each reviewed run's
+    /// `run.json` there, for the next runs to be compared with.
     pub review: Option<Review>,
     /// The files a completed run makes from its other outputs (the dataset
     /// card, a manifest's inputs, the commitment to a withheld part), published

@@ -67,6 +67,8 @@ pub struct Running {
     inputs: tokio::task::JoinHandle<Vec<InputFile>>,
     /// `runs/<run>/` of an incremental pipeline, where this run's records go.
     run_folder: Option<PathBuf>,
+    /// `runs/<run>/` of a reviewed pipeline that makes its outputs anew.
+    history_folder: Option<PathBuf>,
     progress: Progress,
     started_at: DateTime<Utc>,
     start: Instant,
@@ -86,12 +88,13 @@ pub struct Running {
 pub fn start(plan: Plan, options: RunOptions) -> Result<Running, PreflightError> {
     let started_at = Utc::now();
     let start = Instant::now();
-    let prepared = topology::prepare(&plan, started_at)?;
+    let prepared = topology::prepare(&plan, started_at, options.review.is_some())?;
     let stages = topology::build_stages(&plan, &options, &prepared, started_at, start)?;
     let Prepared {
         context,
         out_dir,
         run_folder,
+        history_folder,
         reads,
         described,
         fingerprint,
@@ -152,6 +155,7 @@ pub fn start(plan: Plan, options: RunOptions) -> Result<Running, PreflightError>
         rejected_writer,
         inputs,
         run_folder,
+        history_folder,
         progress,
         started_at,
         start,
@@ -247,6 +251,7 @@ impl Running {
             rejected_writer,
             inputs,
             run_folder,
+            history_folder,
             progress,
             started_at,
             start,
@@ -299,9 +304,7 @@ impl Running {
             Vec::new()
         });
         fill_report(&mut report, &plan, &stats, &ended);
-        if let (Some(review), true, true) =
-            (&options.review, run_folder.is_some(), report.completed)
-        {
+        if let (Some(review), true) = (&options.review, report.completed) {
             report.health = Some((review.0)(&report, &out));
         }
         if ended.status == RunStatus::Completed {
@@ -324,6 +327,11 @@ impl Running {
         fill_report(&mut report, &plan, &stats, &ended);
         let records_dir = run_folder.as_deref().unwrap_or(&out);
         report.close(start, records_dir);
+        if let Some(folder) = &history_folder {
+            if let Err(e) = std::fs::copy(out.join("run.json"), folder.join("run.json")) {
+                tracing::error!(error = %e, "could not keep the run's run.json in its history folder");
+            }
+        }
         if let Some(folder) = &run_folder {
             for name in ["run.json", "rejected.jsonl"] {
                 if let Err(e) = copy_as_latest(folder, &out, name) {

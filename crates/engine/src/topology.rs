@@ -30,6 +30,9 @@ pub(crate) struct Prepared {
     pub(crate) out_dir: OutDir,
     /// `runs/<run>/` of an incremental pipeline, where this run's records go.
     pub(crate) run_folder: Option<PathBuf>,
+    /// `runs/<run>/` of a pipeline that makes its outputs anew and is reviewed:
+    /// where a copy of this run's `run.json` goes, for the next runs' review.
+    pub(crate) history_folder: Option<PathBuf>,
     /// The input files stage options name.
     pub(crate) reads: Vec<NamedInput>,
     /// Their description, when an incremental pipeline took it before starting.
@@ -45,7 +48,11 @@ pub(crate) struct Prepared {
 ///
 /// # Errors
 /// See [`PreflightError`]; nothing is claimed then.
-pub(crate) fn prepare(plan: &Plan, started_at: DateTime<Utc>) -> Result<Prepared, PreflightError> {
+pub(crate) fn prepare(
+    plan: &Plan,
+    started_at: DateTime<Utc>,
+    reviewed: bool,
+) -> Result<Prepared, PreflightError> {
     let out = plan.context.out.clone();
     check_writable(&out).map_err(|source| PreflightError::OutDir {
         path: out.clone(),
@@ -62,6 +69,21 @@ pub(crate) fn prepare(plan: &Plan, started_at: DateTime<Utc>) -> Result<Prepared
     let run_folder = match &incremental {
         Some(incremental) => Some(keep_earlier_runs(plan, &mut context, incremental)?),
         None => None,
+    };
+    // A pipeline that makes its outputs anew keeps a history only to be reviewed.
+    let history_folder = match (&run_folder, reviewed) {
+        (None, true) => {
+            Some(
+                context
+                    .run
+                    .claim_folder(&out)
+                    .map_err(|source| PreflightError::OutDir {
+                        path: out.join(crate::runs::RUNS_DIR),
+                        source,
+                    })?,
+            )
+        }
+        _ => None,
     };
     let reads = input_files::named_by(plan);
     // An incremental pipeline fingerprints its input files before it starts;
@@ -81,6 +103,7 @@ pub(crate) fn prepare(plan: &Plan, started_at: DateTime<Utc>) -> Result<Prepared
         context,
         out_dir,
         run_folder,
+        history_folder,
         reads,
         described,
         fingerprint,

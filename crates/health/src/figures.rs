@@ -5,8 +5,11 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDateTime;
+use serde::Deserialize;
 use serde_json::Value;
-use tempora_records::counters::{ExtractCount, FetchCount, ListingMetric};
+use tempora_records::counters::{
+    ExtractCount, FetchCount, ListingMetric, Refresh, FACT_SOURCE_KINDS, SETS_STAGE_KIND,
+};
 
 /// Articles kept (what reached the sinks).
 pub const KEPT: &str = "articles kept";
@@ -14,6 +17,12 @@ pub const KEPT: &str = "articles kept";
 pub const REQUESTS_PER_ARTICLE: &str = "page requests per kept article";
 /// Pages whose fetch failed, as a share of the pages requested.
 pub const PAGES_FAILED: &str = "pages failed";
+/// Evolving facts read (from a dump, a facts file or Wikidata's services).
+pub const FACTS_READ: &str = "facts read";
+/// Wikidata entities a refresh read again (new, or edited since the last reading).
+pub const ENTITIES_CHANGED: &str = "Wikidata entities changed";
+/// Articles a set selected: `articles selected future`.
+pub const SELECTED: &str = "articles selected";
 
 /// A share: `of` of `n`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -74,6 +83,8 @@ impl RunFigures {
                     tally.fetched += counter(FetchCount::Fetched);
                     tally.failed += counter(FetchCount::Failed);
                 }
+                kind if FACT_SOURCE_KINDS.contains(&kind) => tally.facts(stage),
+                SETS_STAGE_KIND => tally.sets(stage),
                 _ => {}
             }
         }
@@ -142,6 +153,34 @@ impl Tally {
                     add(&mut self.rejected, format!("pages rejected as {reason}"), n);
                 }
                 Some(ExtractCount::Layout(_)) | None => {}
+            }
+        }
+    }
+
+    /// A source of evolving facts: the facts it read and, for a reading of
+    /// Wikidata's services, the entities it read again.
+    fn facts(&mut self, stage: &Value) {
+        let counts = &mut self.figures.counts;
+        add(
+            counts,
+            FACTS_READ.into(),
+            stage["records_out"].as_u64().unwrap_or(0),
+        );
+        let refresh = Refresh::deserialize(&stage["metrics"][Refresh::METRIC]);
+        if let Ok(refresh) = refresh {
+            add(counts, ENTITIES_CHANGED.into(), refresh.changed as u64);
+        }
+    }
+
+    /// The `split` stage: the articles each set selected.
+    fn sets(&mut self, stage: &Value) {
+        for (set, n) in stage["ports"].as_object().into_iter().flatten() {
+            if set != "unassigned" {
+                add(
+                    &mut self.figures.counts,
+                    format!("{SELECTED} {set}"),
+                    n.as_u64().unwrap_or(0),
+                );
             }
         }
     }

@@ -143,3 +143,37 @@ mod tests {
         assert_eq!(ExtractCount::parse("section nosite"), None);
     }
 }
+
+/// The stage kinds whose records out are the evolving facts a run read.
+pub const FACT_SOURCE_KINDS: [&str; 2] = ["wikidata", "wikidata-live"];
+
+/// The stage kind whose ports are the sets (`split`): each port's count is the
+/// articles a set selected.
+pub const SETS_STAGE_KIND: &str = "split";
+
+/// What a reading of Wikidata's live services did: `run.json`'s `refresh`
+/// metric of a `wikidata-live` stage that read them ([`Refresh::METRIC`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Refresh {
+    /// Queries sent to the query service.
+    pub queries: u64,
+    /// Requests sent to the API.
+    pub reads: u64,
+    /// Entities found by the discovery queries.
+    pub found: usize,
+    /// Objects of their facts, read for their names.
+    pub objects: usize,
+    /// Entities read through the API (new, or changed since the last reading).
+    pub changed: usize,
+    /// Entities taken from the last reading, unchanged.
+    pub unchanged: usize,
+    /// Entities of the last reading no longer found.
+    pub dropped: usize,
+    /// Pauses the API asked for (`maxlag`).
+    pub lag_pauses: u64,
+}
+
+impl Refresh {
+    /// The metric's name.
+    pub const METRIC: &'static str = "refresh";
+}

@@ -120,26 +120,7 @@ pub struct Services {
     pub max_lag_waits: u32,
 }
 
-/// What a reading did, for the summary and `run.json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Refresh {
-    /// Queries sent to the query service.
-    pub queries: u64,
-    /// Requests sent to the API.
-    pub reads: u64,
-    /// Entities found by the discovery queries.
-    pub found: usize,
-    /// Objects of their facts, read for their names.
-    pub objects: usize,
-    /// Entities read through the API (new, or changed since the last reading).
-    pub changed: usize,
-    /// Entities taken from the last reading, unchanged.
-    pub unchanged: usize,
-    /// Entities of the last reading no longer found.
-    pub dropped: usize,
-    /// Pauses the API asked for (`maxlag`).
-    pub lag_pauses: u64,
-}
+pub use tempora_records::counters::Refresh;
 
 /// Reads the entities of `query` from `services` on `today`, taking from
 /// `last` (a previous reading's entities, in the same languages) every entity

@@ -286,8 +286,10 @@ impl Stage for LiveStage {
             }),
         );
         if let Some(refresh) = &pinned.refresh {
-            io.stats()
-                .set_metric("refresh", serde_json::to_value(refresh).unwrap_or_default());
+            io.stats().set_metric(
+                super::Refresh::METRIC,
+                serde_json::to_value(refresh).unwrap_or_default(),
+            );
         }
         let path = config.options.reading.clone();
         io.stats().pin("reading", &path);
