@@ -83,13 +83,17 @@ impl Politeness {
     /// The defaults for a class: 80% of the Archive's limit, 24 a minute for CDX,
     /// 480 for playback; Wikidata's rates above. After a 429 the Archive's
     /// pause is a minute at least; Wikimedia's services say how long in
-    /// `Retry-After`, and a pause of at least 5 seconds follows it.
+    /// `Retry-After`, and a pause of at least 5 seconds follows it. Refused
+    /// connections pause the Archive's classes 5 minutes, Wikidata's 20 seconds.
     pub fn default_for(class: RequestClass) -> Self {
-        let (rate_per_minute, min_pause) = match class {
-            RequestClass::Cdx => (CLIENT_SHARE * ARCHIVE_CDX_LIMIT, 60),
-            RequestClass::Page => (CLIENT_SHARE * ARCHIVE_PLAYBACK_LIMIT, 60),
-            RequestClass::Query => (WIKIDATA_QUERY_RATE, 5),
-            RequestClass::Api => (WIKIDATA_API_RATE, 5),
+        // The Archive blocks an IP by refusing its connections, for an hour at
+        // least; Wikimedia's services refuse with 403 or 429: a refused
+        // connection there is a service down, waited out for less.
+        let (rate_per_minute, min_pause, block_pause) = match class {
+            RequestClass::Cdx => (CLIENT_SHARE * ARCHIVE_CDX_LIMIT, 60, 300),
+            RequestClass::Page => (CLIENT_SHARE * ARCHIVE_PLAYBACK_LIMIT, 60, 300),
+            RequestClass::Query => (WIKIDATA_QUERY_RATE, 5, 20),
+            RequestClass::Api => (WIKIDATA_API_RATE, 5, 20),
         };
         Self {
             rate_per_minute,
@@ -97,7 +101,7 @@ impl Politeness {
             max_attempts: 5,
             backoff: Duration::from_secs(2),
             max_backoff: Duration::from_secs(300),
-            block_pause: Duration::from_secs(300),
+            block_pause: Duration::from_secs(block_pause),
             max_blocks: 3,
             max_rate_limits: 10,
             timeout: Duration::from_secs(120),
