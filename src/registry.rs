@@ -28,10 +28,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_archive_stages_declare_each_request_kind_once() {
+    fn the_stages_declare_each_request_kind_once() {
         let kinds = registry().request_kinds();
         let keys: Vec<&str> = kinds.iter().map(|k| k.key).collect();
-        assert_eq!(keys, ["cdx", "feed", "page"]);
+        assert_eq!(
+            keys,
+            ["cdx", "feed", "page", "wikidata_query", "wikidata_api"]
+        );
         let per_kept: Vec<&str> = kinds
             .iter()
             .filter(|k| k.per_kept_article)

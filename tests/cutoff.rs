@@ -218,27 +218,40 @@ fn future_2024_follows_the_cutoff_at_both_ends_of_its_sets() {
 }
 
 #[test]
-fn nightly_bbc_lists_from_the_day_after_the_cutoff() {
-    let text = dry_run("nightly-bbc.toml", &["pipeline.cutoff=2023-12-31"]);
-    assert_eq!(sets(&text), ["future (2024-01-01 to open)"]);
+fn nightly_bbc_lists_the_year_before_the_cutoff_and_every_day_after_it() {
+    // A new cutoff moves the in-distribution year with it in one more override.
+    let text = dry_run(
+        "nightly-bbc.toml",
+        &[
+            "pipeline.cutoff=2023-12-31",
+            "pipeline.sets.in_distribution.from=2023-01-01",
+        ],
+    );
+    assert_eq!(
+        sets(&text),
+        [
+            "in_distribution (2023-01-01 to 2023-12-31)",
+            "future (2024-01-01 to open)"
+        ]
+    );
     assert_eq!(
         listings(&text, "captures"),
         [
             (
                 "bbc.co.uk/news/*".to_string(),
-                "2024-01-01 to today".to_string()
+                "2023-01-01 to today".to_string()
             ),
             (
                 "bbc.com/news/*".to_string(),
-                "2024-01-01 to today".to_string()
+                "2023-01-01 to today".to_string()
             ),
             (
                 "bbc.co.uk/sport/*".to_string(),
-                "2024-01-01 to today".to_string()
+                "2023-01-01 to today".to_string()
             ),
             (
                 "bbc.com/sport/*".to_string(),
-                "2024-01-01 to today".to_string()
+                "2023-01-01 to today".to_string()
             ),
         ]
     );

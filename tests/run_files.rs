@@ -164,7 +164,8 @@ fn outputs_take_the_umask_and_run_json_says_what_ran() {
 fn assert_no_request_sent(run: &serde_json::Value) {
     assert_eq!(
         run["cost"]["requests"],
-        serde_json::json!({"cdx": 0, "feed": 0, "page": 0, "retried": 0}),
+        serde_json::json!({"cdx": 0, "feed": 0, "page": 0, "wikidata_api": 0,
+                           "wikidata_query": 0, "retried": 0}),
         "{run}"
     );
     let cost = run["cost"].as_object().unwrap();

@@ -45,7 +45,7 @@ pub use stage::{WikidataConfig, WikidataOptions};
 
 /// The stage kinds this crate registers: `wikidata` and `wikidata-live`.
 pub fn kinds() -> Vec<StageKind> {
-    vec![live::stage::kind(), StageKind {
+    vec![StageKind {
         name: "wikidata",
         about: "Reads a Wikidata JSON dump (gz, bz2, zst, plain or stdin) or a facts file and emits the evolving facts (P39 position held, P1308 officeholder) around the cutoff.",
         role: Role::Source,
@@ -58,5 +58,5 @@ pub fn kinds() -> Vec<StageKind> {
         configure: |table, ctx| {
             WikidataConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
         },
-    }]
+    }, live::stage::kind()]
 }
