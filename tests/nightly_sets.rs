@@ -214,10 +214,14 @@ async fn articles_join_and_leave_the_nightly_future_set_as_their_facts_change() 
         serde_json::from_slice(&std::fs::read(dir.join("sets/run.json")).unwrap()).unwrap();
     let refresh = &run["stages"][0]["metrics"]["refresh"];
     assert_eq!(
-        (&refresh["changed"], &refresh["unchanged"]),
-        (&Value::from(4), &Value::from(5)),
+        (
+            &refresh["changed"],
+            &refresh["unchanged"],
+            &refresh["facts_changed"]
+        ),
+        (&Value::from(4), &Value::from(5), &Value::from(4)),
         "read again: the two positions edited and their new holders (new objects); \
-         the rest taken from the last reading: {refresh}"
+         the rest taken from the last reading; two pairs of facts new: {refresh}"
     );
 
     // Night 3: one change is corrected (the new holder started before the

@@ -156,8 +156,8 @@ fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option
     if !args.quiet {
         if let Some(refresh) = &pinned.refresh {
             eprintln!(
-                "read Wikidata: {} entities found, {} objects; {} read (new or changed), {} unchanged, {} dropped; {} queries, {} API reads",
-                refresh.found, refresh.objects, refresh.changed, refresh.unchanged, refresh.dropped, refresh.queries, refresh.reads
+                "read Wikidata: {} entities found, {} objects; {} read (new or changed), {} unchanged, {} dropped; {} facts changed; {} queries, {} API reads",
+                refresh.found, refresh.objects, refresh.changed, refresh.unchanged, refresh.dropped, refresh.facts_changed, refresh.queries, refresh.reads
             );
         }
         eprintln!(

@@ -21,6 +21,8 @@ pub const PAGES_FAILED: &str = "pages failed";
 pub const FACTS_READ: &str = "facts read";
 /// Wikidata entities a refresh read again (new, or edited since the last reading).
 pub const ENTITIES_CHANGED: &str = "Wikidata entities changed";
+/// Facts that differ from the last reading's (new ones and gone ones).
+pub const FACTS_CHANGED: &str = "facts changed";
 /// Articles a set selected: `articles selected future`.
 pub const SELECTED: &str = "articles selected";
 
@@ -169,6 +171,7 @@ impl Tally {
         let refresh = Refresh::deserialize(&stage["metrics"][Refresh::METRIC]);
         if let Ok(refresh) = refresh {
             add(counts, ENTITIES_CHANGED.into(), refresh.changed as u64);
+            add(counts, FACTS_CHANGED.into(), refresh.facts_changed as u64);
         }
     }
 

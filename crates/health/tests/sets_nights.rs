@@ -1,12 +1,13 @@
 //! The check on a nightly sets pipeline's runs (`pipelines/nightly-bbc-sets.toml`),
 //! read from `run.json` as the runtime writes it: the facts read from
-//! Wikidata's services, the entities a refresh read again, and the articles
+//! Wikidata's services, the entities a refresh read again, the facts that
+//! changed, and the articles
 //! each set selected. Ordinary nights, drawn Poisson around steady levels,
 //! raise nothing; a reading that lost most facts, or a set that lost most of
 //! its articles, is found on its night.
 
 use serde_json::{json, Value};
-use tempora_health::figures::{ENTITIES_CHANGED, FACTS_READ, SELECTED};
+use tempora_health::figures::{ENTITIES_CHANGED, FACTS_CHANGED, FACTS_READ, SELECTED};
 use tempora_health::{check::compare, HealthSettings, RunFigures, Status};
 
 fn poisson(rng: &mut fastrand::Rng, mean: f64) -> u64 {
@@ -31,7 +32,8 @@ fn night(n: usize, facts: u64, changed: u64, future: u64, in_distribution: u64) 
             { "name": "facts", "kind": "wikidata-live", "records_out": facts,
               "metrics": { "refresh": { "queries": 20, "reads": 3, "found": 900, "objects": 300,
                                         "changed": changed, "unchanged": 1200 - changed,
-                                        "dropped": 0, "lag_pauses": 0 } } },
+                                        "dropped": 0, "facts_changed": changed / 3,
+                                        "lag_pauses": 0 } } },
             { "name": "split", "kind": "split", "records_out": future + in_distribution,
               "ports": { "future": future, "in_distribution": in_distribution, "unassigned": 0 } },
         ],
@@ -62,6 +64,7 @@ fn the_figures_of_a_sets_night_are_read_from_its_run_json() {
     let figures = RunFigures::of_run(&night(0, 612, 31, 24, 40));
     assert_eq!(figures.counts[FACTS_READ], 612);
     assert_eq!(figures.counts[ENTITIES_CHANGED], 31);
+    assert_eq!(figures.counts[FACTS_CHANGED], 10);
     assert_eq!(figures.counts[&format!("{SELECTED} future")], 24);
     assert_eq!(figures.counts[&format!("{SELECTED} in_distribution")], 40);
     assert!(!figures

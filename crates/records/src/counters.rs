@@ -169,6 +169,10 @@ pub struct Refresh {
     pub unchanged: usize,
     /// Entities of the last reading no longer found.
     pub dropped: usize,
+    /// Facts that differ from the last reading's: new ones and gone ones (a
+    /// fact whose dates or object changed counts twice). Names aside.
+    #[serde(default)]
+    pub facts_changed: usize,
     /// Pauses the API asked for (`maxlag`).
     pub lag_pauses: u64,
 }

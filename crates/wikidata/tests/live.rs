@@ -238,6 +238,9 @@ async fn a_later_reading_reads_only_what_changed_and_equals_a_first_reading() {
         "only the changed and the new entities are read again"
     );
     assert_eq!(refresh.changed, 3);
+    // Harris's new office adds a fact; Pence's are gone (his own, and none of
+    // the vice presidency's, which holds its statements); the newcomer's two.
+    assert!(refresh.facts_changed >= 3, "{refresh:?}");
     assert_eq!(refresh.dropped, 1, "{refresh:?}");
     assert_eq!(second.meta.entities, first.meta.entities + 1 - 1);
     // The same as a first reading of the services as they are now.
@@ -256,6 +259,7 @@ async fn a_later_reading_reads_only_what_changed_and_equals_a_first_reading() {
     let third = pin(&config(&wd, &path)).await.unwrap();
     assert_eq!(third.meta.sha256, second.meta.sha256);
     assert!(api_ids(&wd).is_empty());
+    assert_eq!(third.refresh.unwrap().facts_changed, 0);
 }
 
 #[tokio::test]

@@ -207,7 +207,43 @@ pub async fn read(
     refresh.dropped = last.map_or(0, |last| {
         last.keys().filter(|k| !entities.contains_key(k)).count()
     });
+    if let Some(last) = last {
+        let (before, now) = (
+            fact_keys(&classifier, last),
+            fact_keys(&classifier, &entities),
+        );
+        refresh.facts_changed = before.symmetric_difference(&now).count();
+    }
     Ok((entities, refresh))
+}
+
+/// Each fact of `entities` as it tells one fact from another (subject,
+/// relation, object, dates, rank, whether held at the cutoff, when the pair
+/// changed): names aside, which come from other lines.
+fn fact_keys(classifier: &LineClassifier, entities: &Entities) -> BTreeSet<String> {
+    entities
+        .values()
+        .filter_map(|e| match classifier.classify(&e.line) {
+            LineKind::Candidate(candidate) => Some(candidate.facts),
+            _ => None,
+        })
+        .flatten()
+        .map(|f| {
+            format!(
+                "{} {} {} {:?} {:?} {:?} {:?} {} {} {:?}",
+                f.subject.id,
+                f.relation,
+                f.object.id,
+                f.start,
+                f.end,
+                f.replaces,
+                f.replaced_by,
+                f.rank,
+                f.valid_at_cutoff,
+                f.pair_changed
+            )
+        })
+        .collect()
 }
 
 /// Puts each of `wanted` (key, id, revision) into `entities`: from `last` when

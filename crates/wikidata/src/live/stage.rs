@@ -434,6 +434,7 @@ impl LiveConfig {
             changed = refresh.changed,
             unchanged = refresh.unchanged,
             dropped = refresh.dropped,
+            facts_changed = refresh.facts_changed,
             "read Wikidata's services"
         );
         let meta = ReadingMeta {
