@@ -348,6 +348,12 @@ async fn a_service_down_leaves_the_last_reading_whole_and_says_so() {
         reading::load(&path).unwrap().is_some(),
         "and it still reads back"
     );
+    // Services that answer, but with nothing: no empty reading replaces it.
+    let empty = MockWikidata::start(Vec::new()).await.unwrap();
+    let emptied = pin(&config(&empty, &path)).await.unwrap();
+    let said = emptied.problem.unwrap();
+    assert!(said.contains("found no entity at all"), "{said}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
 /// Real dump lines (`../shared/fixtures/wikidata`, see `tests/reality.rs`):

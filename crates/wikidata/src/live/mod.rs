@@ -150,6 +150,17 @@ pub async fn read(
         }
     }
     refresh.found = found.len();
+    // An answer with nothing in it is no reading of Wikidata, whose positions
+    // change every day: the last reading stands.
+    if let Some(last) = last.filter(|l| found.is_empty() && !l.is_empty()) {
+        return Err(LiveError::Service {
+            request: "the discovery queries".into(),
+            message: format!(
+                "found no entity at all, where the last reading had {}: not taken for a reading",
+                last.len()
+            ),
+        });
+    }
     tracing::info!(
         entities = found.len(),
         queries = refresh.queries,
