@@ -263,7 +263,7 @@ async fn a_later_reading_reads_only_what_changed_and_equals_a_first_reading() {
 }
 
 #[tokio::test]
-async fn faults_are_waited_out_and_a_query_over_the_time_limit_is_split() {
+async fn faults_and_slow_answers_are_waited_out_and_a_query_over_the_time_limit_is_split() {
     let entities = entities();
     let wd = MockWikidata::start(entities.clone()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -283,6 +283,23 @@ async fn faults_are_waited_out_and_a_query_over_the_time_limit_is_split() {
     wd.add_fault(FaultRule {
         after: 1,
         ..FaultRule::new(Target::Api, Fault::Truncate, 1)
+    });
+    // Slow answers, on both services, are waited for.
+    wd.add_fault(FaultRule {
+        after: 3,
+        ..FaultRule::new(
+            Target::Sparql,
+            Fault::Slow(std::time::Duration::from_millis(300)),
+            2,
+        )
+    });
+    wd.add_fault(FaultRule {
+        after: 2,
+        ..FaultRule::new(
+            Target::Api,
+            Fault::Slow(std::time::Duration::from_millis(300)),
+            1,
+        )
     });
     wd.set_lag(7, 1);
     // A result of more than 3 rows is the service's timeout.
