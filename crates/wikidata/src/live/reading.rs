@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use tempora_engine::input_files::lower_hex;
 
 use super::api::ReadEntity;
 use super::LiveError;
@@ -53,9 +54,29 @@ pub type Entities = BTreeMap<u64, ReadEntity>;
 /// reading yet (neither file).
 ///
 /// # Errors
-/// A reading that cannot be read, whose sidecar is missing or unreadable, or
-/// whose SHA-256 is not the sidecar's: a reading is used whole or not at all.
+/// See [`checked`] and [`entities_of`]: a reading is used whole or not at all.
 pub fn load(path: &Path) -> Result<Option<(ReadingMeta, Entities)>, LiveError> {
+    let Some((meta, bytes)) = checked(path)? else {
+        return Ok(None);
+    };
+    Ok(Some((meta, entities_of(path, &bytes)?)))
+}
+
+/// The sidecar of the reading at `path` alone (what a plan shows); `None`
+/// when there is none.
+pub fn meta(path: &Path) -> Option<ReadingMeta> {
+    let bytes = std::fs::read(meta_path(path)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The reading's sidecar and its file's bytes, once their SHA-256 agree: what
+/// a run that reads the pin needs, without parsing a line. `None` when there is
+/// no reading yet (neither file).
+///
+/// # Errors
+/// A reading that cannot be read, whose sidecar is missing or unreadable, or
+/// whose SHA-256 is not the sidecar's.
+pub fn checked(path: &Path) -> Result<Option<(ReadingMeta, Vec<u8>)>, LiveError> {
     let meta_file = meta_path(path);
     let bad = |message: String| LiveError::Reading {
         path: path.display().to_string(),
@@ -73,7 +94,7 @@ pub fn load(path: &Path) -> Result<Option<(ReadingMeta, Entities)>, LiveError> {
         .and_then(|m| {
             serde_json::from_slice(&m).map_err(|e| bad(format!("{}: {e}", meta_file.display())))
         })?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = lower_hex(&Sha256::digest(&bytes));
     if sha256 != meta.sha256 {
         return Err(bad(format!(
             "its SHA-256 is {sha256}, not the {} its {} records: it was changed after it was read",
@@ -81,8 +102,20 @@ pub fn load(path: &Path) -> Result<Option<(ReadingMeta, Entities)>, LiveError> {
             meta_file.display()
         )));
     }
+    Ok(Some((meta, bytes)))
+}
+
+/// The entities of a reading's `bytes` (the file at `path`, for messages).
+///
+/// # Errors
+/// A line that is not an entity as a dump writes it.
+pub fn entities_of(path: &Path, bytes: &[u8]) -> Result<Entities, LiveError> {
+    let bad = |message: String| LiveError::Reading {
+        path: path.display().to_string(),
+        message,
+    };
     let mut entities = Entities::new();
-    let reader = BufReader::new(flate2::read::MultiGzDecoder::new(bytes.as_slice()));
+    let reader = BufReader::new(flate2::read::MultiGzDecoder::new(bytes));
     for (n, line) in reader.split(b'\n').enumerate() {
         let line = line.map_err(|e| bad(e.to_string()))?;
         let text = entity_text(&line);
@@ -100,7 +133,7 @@ pub fn load(path: &Path) -> Result<Option<(ReadingMeta, Entities)>, LiveError> {
         })?;
         entities.insert(key, entity);
     }
-    Ok(Some((meta, entities)))
+    Ok(entities)
 }
 
 /// Writes `entities` as the reading at `path` with `meta` (its `entities` and
@@ -132,7 +165,7 @@ pub fn store(
     gz.write_all(b"]\n").map_err(bad)?;
     let bytes = gz.finish().map_err(bad)?;
     meta.entities = entities.len();
-    meta.sha256 = hex(&Sha256::digest(&bytes));
+    meta.sha256 = lower_hex(&Sha256::digest(&bytes));
     let meta_json = serde_json::to_vec_pretty(&meta).map_err(|e| bad(e.into()))?;
     replace(path, &bytes).map_err(bad)?;
     replace(&meta_path(path), &meta_json).map_err(bad)?;
@@ -148,14 +181,6 @@ fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 #[cfg(test)]

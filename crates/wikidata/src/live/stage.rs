@@ -338,18 +338,20 @@ impl LiveConfig {
         stop: &CancellationToken,
         always: bool,
     ) -> Result<Option<Pinned>, StageError> {
+        // A run that reads the pin checks its SHA-256 and parses no line; the
+        // entities are read only for a refresh, which takes the unchanged ones.
         let path = self.options.reading.clone();
-        let loaded = tokio::task::spawn_blocking(move || reading::load(&path))
+        let checked = tokio::task::spawn_blocking(move || reading::checked(&path))
             .await
             .map_err(|e| StageError::internal(e.to_string()))?;
-        let (last, mut problem) = match loaded {
-            Ok(last) => (last, None),
+        let (pinned, mut problem) = match checked {
+            Ok(pinned) => (pinned, None),
             Err(e) => {
                 tracing::warn!(error = %e, "the pinned reading cannot be used: reading the services anew");
                 (None, Some(format!("{e}: the services were read anew")))
             }
         };
-        let usable = last.as_ref().filter(|(meta, _)| self.answers(meta));
+        let usable = pinned.as_ref().filter(|(meta, _)| self.answers(meta));
         let due = match usable {
             None => true,
             Some(_) if always => true,
@@ -359,17 +361,34 @@ impl LiveConfig {
                     .is_ok_and(|age| age >= after.get())
             }),
         };
-        if !due {
-            if let Some((meta, _)) = usable {
-                tracing::info!(read_at = %meta.read_at, "using the pinned reading of Wikidata");
-                return Ok(Some(Pinned {
-                    meta: meta.clone(),
-                    refreshed: false,
-                    refresh: None,
-                    problem,
-                }));
-            }
+        if let (false, Some((meta, _))) = (due, usable) {
+            tracing::info!(read_at = %meta.read_at, "using the pinned reading of Wikidata");
+            return Ok(Some(Pinned {
+                meta: meta.clone(),
+                refreshed: false,
+                refresh: None,
+                problem,
+            }));
         }
+        let last = match pinned {
+            Some((meta, bytes)) => {
+                let path = self.options.reading.clone();
+                let parsed =
+                    tokio::task::spawn_blocking(move || reading::entities_of(&path, &bytes))
+                        .await
+                        .map_err(|e| StageError::internal(e.to_string()))?;
+                match parsed {
+                    Ok(entities) => Some((meta, entities)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the pinned reading cannot be used: reading the services anew");
+                        problem = Some(format!("{e}: the services were read anew"));
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
+        let usable = last.as_ref().filter(|(meta, _)| self.answers(meta));
         match self.refresh(last.as_ref(), stats, stop).await {
             Ok(Some((meta, refresh))) => Ok(Some(Pinned {
                 meta,
@@ -494,10 +513,10 @@ fn describe(config: &LiveConfig) -> StagePlan {
         });
     }
     let discovery = (config.query.relations.len() * windows.len()) as u64;
-    let last = reading::load(&o.reading).ok().flatten();
+    let last = reading::meta(&o.reading);
     let mut basis = Vec::new();
     let entities = match &last {
-        Some((meta, _)) => {
+        Some(meta) => {
             basis.push(format!(
                 "the reading of {} holds {} entities; a refresh reads those changed since (assumed {:.0}%) and new ones",
                 meta.read_at.format("%Y-%m-%d %H:%M UTC"),
