@@ -93,7 +93,6 @@ pub fn read_run_info(path: &Path) -> Result<Option<RunInfo>, ReportError> {
     if !run.is_object() {
         return Err(bad("not a JSON object".into()));
     }
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
     let mut info = RunInfo {
         pipeline: text(run.get("pipeline")),
         version: text(run.get("version")),
@@ -109,65 +108,72 @@ pub fn read_run_info(path: &Path) -> Result<Option<RunInfo>, ReportError> {
         .into_iter()
         .flatten()
     {
-        let name = text(stage.get("name")).unwrap_or_default();
-        let kind = text(stage.get("kind")).unwrap_or_default();
-        info.stages.push(StageCounts {
-            name: name.clone(),
-            kind: kind.clone(),
+        let counts = StageCounts {
+            name: text(stage.get("name")).unwrap_or_default(),
+            kind: text(stage.get("kind")).unwrap_or_default(),
             records_in: stage.get("records_in").and_then(Value::as_u64),
             records_out: stage.get("records_out").and_then(Value::as_u64),
             rejected: stage.get("rejected").and_then(Value::as_u64),
-        });
+        };
         // `manifest-novelty` stands in for `novelty` in a rebuild, with its bins.
-        if kind != "novelty" && kind != "manifest-novelty" {
-            continue;
+        if counts.kind == "novelty" || counts.kind == "manifest-novelty" {
+            info.novelty_bins
+                .extend(novelty_bins(&counts.name, stage.get("metrics")));
         }
-        let first = info.novelty_bins.len();
-        let metrics = stage.get("metrics");
-        let typed = metrics
-            .and_then(|m| m.get(NOVELTY_BINS))
-            .and_then(|bins| NoveltyBins::deserialize(bins).ok());
-        if let Some(per_set) = typed {
-            for (set, bins) in per_set {
-                info.novelty_bins.push(RunBinTable {
-                    stage: name.clone(),
-                    metric: format!("{NOVELTY_BINS}.{set}"),
-                    bins: bins
-                        .into_iter()
-                        .map(|bin| RunBin {
-                            range: bin.range,
-                            count: bin.count as u64,
-                            tag: bin.tag,
-                        })
-                        .collect(),
-                });
-            }
-            continue;
-        }
-        // A run.json of an earlier version: its bin tables found by their shape.
-        for (metric, value) in metrics.and_then(Value::as_object).into_iter().flatten() {
-            if let Some(bins) = bin_table(value) {
-                info.novelty_bins.push(RunBinTable {
-                    stage: name.clone(),
-                    metric: metric.clone(),
-                    bins,
-                });
-            } else if let Some(per_set) = value.as_object() {
-                for (set, value) in per_set {
-                    if let Some(bins) = bin_table(value) {
-                        info.novelty_bins.push(RunBinTable {
-                            stage: name.clone(),
-                            metric: format!("{metric}.{set}"),
-                            bins,
-                        });
-                    }
+        info.stages.push(counts);
+    }
+    Ok(Some(info))
+}
+
+/// A JSON text as an owned string.
+fn text(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_string)
+}
+
+/// The bin tables of the novelty stage `stage`, from its `metrics`: the `bins`
+/// metric as the stage writes it, one table per set; else, in a `run.json` of
+/// an earlier version, every metric shaped as a bin table, sorted by metric
+/// name (the key order of a JSON object is not something to rely on).
+fn novelty_bins(stage: &str, metrics: Option<&Value>) -> Vec<RunBinTable> {
+    let typed = metrics
+        .and_then(|m| m.get(NOVELTY_BINS))
+        .and_then(|bins| NoveltyBins::deserialize(bins).ok());
+    if let Some(per_set) = typed {
+        return per_set
+            .into_iter()
+            .map(|(set, bins)| RunBinTable {
+                stage: stage.to_string(),
+                metric: format!("{NOVELTY_BINS}.{set}"),
+                bins: bins
+                    .into_iter()
+                    .map(|bin| RunBin {
+                        range: bin.range,
+                        count: bin.count as u64,
+                        tag: bin.tag,
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
+    let table = |metric: String, bins| RunBinTable {
+        stage: stage.to_string(),
+        metric,
+        bins,
+    };
+    let mut tables = Vec::new();
+    for (metric, value) in metrics.and_then(Value::as_object).into_iter().flatten() {
+        if let Some(bins) = bin_table(value) {
+            tables.push(table(metric.clone(), bins));
+        } else if let Some(per_set) = value.as_object() {
+            for (set, value) in per_set {
+                if let Some(bins) = bin_table(value) {
+                    tables.push(table(format!("{metric}.{set}"), bins));
                 }
             }
         }
-        // Sorted by metric: the key order of a JSON object is not something to rely on.
-        info.novelty_bins[first..].sort_by(|a, b| a.metric.cmp(&b.metric));
     }
-    Ok(Some(info))
+    tables.sort_by(|a, b| a.metric.cmp(&b.metric));
+    tables
 }
 
 /// A list of `{range|bin, count, tag}` objects.
