@@ -179,19 +179,15 @@ fn sets(md: &mut String, run: &RunJson, configs: &[Config]) {
         .map(|(split, files)| (split.as_str(), files.iter().map(|f| f.rows).sum()))
         .collect();
     md.push_str("| set | from | to | articles |\n|---|---|---|---:|\n");
-    let windows = run
-        .value
-        .pointer("/config/pipeline/sets")
-        .and_then(Value::as_object);
-    for (name, window) in windows.into_iter().flatten() {
-        let date = |key: &str| window.get(key).and_then(Value::as_str).unwrap_or("open");
-        let n = rows.get(name.as_str()).copied().unwrap_or(0);
+    for window in run.windows() {
+        let day = |d: &Option<String>| d.as_deref().map_or_else(|| "open".into(), cell);
+        let n = rows.get(window.name.as_str()).copied().unwrap_or(0);
         let _ = writeln!(
             md,
             "| {} | {} | {} | {n} |",
-            cell(name),
-            date("from"),
-            date("to")
+            cell(&window.name),
+            day(&window.from),
+            day(&window.to)
         );
     }
     md.push('\n');
@@ -812,6 +808,57 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("datasets"), "{text}");
+    }
+
+    /// The card's table of sets, for a run whose `config.pipeline` is `pipeline`.
+    fn sets_table(pipeline: Value) -> Vec<String> {
+        let run = RunJson {
+            path: "run.json".into(),
+            value: json!({ "config": { "pipeline": pipeline, "stages": {} } }),
+        };
+        let mut md = String::new();
+        sets(&mut md, &run, &[]);
+        md.lines()
+            .skip_while(|l| !l.starts_with("| set |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The table of sets gives the days the run used: bounds that name the
+    /// cutoff resolved against it, open ends as open, the default sets where the
+    /// pipeline wrote none.
+    #[test]
+    fn the_sets_are_shown_by_the_days_the_run_used() {
+        let written = sets_table(json!({ "cutoff": "2020-12-31", "sets": {
+            "in_distribution": { "from": "2015-01-01", "to": "cutoff" },
+            "future": { "from": "after_cutoff" },
+        } }));
+        assert_eq!(
+            written,
+            [
+                "| in_distribution | 2015-01-01 | 2020-12-31 | 0 |",
+                "| future | 2021-01-01 | open | 0 |",
+            ]
+        );
+        let bounded = sets_table(json!({ "cutoff": "2019-12-31", "sets": {
+            "future": { "from": "after_cutoff", "to": "2022-12-31" },
+        } }));
+        assert_eq!(bounded, ["| future | 2020-01-01 | 2022-12-31 | 0 |"]);
+        let default = sets_table(json!({ "cutoff": "2019-12-31" }));
+        assert_eq!(
+            default,
+            [
+                "| in_distribution | open | 2019-12-31 | 0 |",
+                "| future | 2020-01-01 | open | 0 |",
+            ]
+        );
+        // A record whose bounds do not resolve shows them as written.
+        let unknown = sets_table(json!({ "cutoff": "2019-12-31", "sets": {
+            "future": { "from": "next_week" },
+        } }));
+        assert_eq!(unknown, ["| future | next_week | open | 0 |"]);
     }
 
     /// The card names the Wikidata reading its facts are of: when, how many

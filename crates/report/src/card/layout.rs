@@ -6,8 +6,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize as _;
 use serde_json::Value;
 use tempora_engine::stats::FileWritten;
+use tempora_engine::windows::default_sets;
+use tempora_engine::{Bound, SetBounds, SetSpec, Windows};
 use tempora_records::RecordKind;
 use tempora_sink::features::{features, Feature};
 use tempora_sink::parquet::{read_footer, Footer};
@@ -122,12 +125,74 @@ impl RunJson {
 
     /// The pipeline's set names, in the order the pipeline declares them.
     pub fn set_names(&self) -> Vec<String> {
-        self.value
-            .pointer("/config/pipeline/sets")
-            .and_then(Value::as_object)
-            .map(|sets| sets.keys().cloned().collect())
-            .unwrap_or_default()
+        self.windows().into_iter().map(|w| w.name).collect()
     }
+
+    /// The sets' windows as the run used them, in the pipeline's order: those of
+    /// `[pipeline.sets]` (the default sets where it gives none) with each bound
+    /// resolved against the cutoff (`after_cutoff` is the day after it). Bounds
+    /// that do not resolve (a record of another version) are shown as written.
+    pub fn windows(&self) -> Vec<SetWindow> {
+        let written = self
+            .value
+            .pointer("/config/pipeline/sets")
+            .and_then(Value::as_object);
+        let cutoff = self
+            .text("/config/pipeline/cutoff")
+            .and_then(|c| match c.parse() {
+                Ok(Bound::Date(day)) => Some(day),
+                _ => None,
+            });
+        let specs = match written {
+            Some(sets) => sets
+                .iter()
+                .map(|(name, bounds)| {
+                    let bounds = SetBounds::deserialize(bounds).ok()?;
+                    Some(SetSpec {
+                        name: name.clone(),
+                        from: bounds.from,
+                        to: bounds.to,
+                    })
+                })
+                .collect::<Option<Vec<_>>>(),
+            None => Some(default_sets()),
+        };
+        let resolved = specs
+            .zip(cutoff)
+            .and_then(|(specs, cutoff)| Windows::resolve(&specs, cutoff).ok());
+        if let Some(windows) = resolved {
+            return windows
+                .windows()
+                .iter()
+                .map(|w| SetWindow {
+                    name: w.name.clone(),
+                    from: w.from.map(|d| d.to_string()),
+                    to: w.to.map(|d| d.to_string()),
+                })
+                .collect();
+        }
+        let bound = |w: &Value, key: &str| w.get(key).and_then(Value::as_str).map(str::to_string);
+        written
+            .into_iter()
+            .flatten()
+            .map(|(name, w)| SetWindow {
+                name: name.clone(),
+                from: bound(w, "from"),
+                to: bound(w, "to"),
+            })
+            .collect()
+    }
+}
+
+/// A set's window of publication days, as the card shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetWindow {
+    /// The set's name.
+    pub name: String,
+    /// Its first day (`YYYY-MM-DD`); `None`: open.
+    pub from: Option<String>,
+    /// Its last day (`YYYY-MM-DD`); `None`: open.
+    pub to: Option<String>,
 }
 
 /// Where the withheld part is, in the output folder.
