@@ -95,13 +95,14 @@ pub(crate) fn same_configuration(
     Ok(now)
 }
 
-/// Claims this run's folder `runs/<run>/` and checks that no sink would replace an
-/// earlier run's file (a rebuild replaces them on purpose); on a refusal the
-/// (empty) folder is removed again.
+/// Claims this run's folder `runs/<run>/` and checks that no sink of what is new
+/// would replace an earlier run's file (a rebuild replaces them on purpose); on a
+/// refusal the (empty) folder is removed again. A sink that reads no incremental
+/// stage (the facts, read whole each run) writes a snapshot, which each run
+/// replaces.
 pub(crate) fn keep_earlier_runs(
     plan: &Plan,
     context: &mut PipelineContext,
-    incremental: &str,
 ) -> Result<PathBuf, PreflightError> {
     let out = context.out.clone();
     let rebuild = context.mode == RunMode::Rebuild;
@@ -116,6 +117,9 @@ pub(crate) fn keep_earlier_runs(
     // matches them too without writing them.
     let own = [out.join("run.json"), out.join("rejected.jsonl")];
     for stage in plan.stages.iter().filter(|_| !rebuild) {
+        let Some(incremental) = plan.brings_only_new_by(&stage.name) else {
+            continue;
+        };
         let replaced = stage.config.replaced_files(context);
         if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !own.contains(p)) {
             let _ = std::fs::remove_dir(&folder);

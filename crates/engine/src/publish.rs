@@ -118,30 +118,7 @@ pub(crate) fn publish(
     }
     let preview = out.join(PREVIEW);
     if let Some(derivation) = derivation {
-        let derived = derive_in_preview(out, &preview, &journal, derivation).and_then(|d| {
-            d.written
-                .iter()
-                .chain(&d.removed)
-                .try_for_each(|rel| check_derived(rel))?;
-            Ok(d)
-        });
-        let derived = derived.inspect_err(|_| {
-            let _ = std::fs::remove_dir_all(&preview);
-        })?;
-        for rel in derived.written {
-            journal.renames.push((preview.join(&rel), out.join(&rel)));
-            held.insert(rel);
-        }
-        for rel in derived.removed {
-            if out.join(&rel).is_file() {
-                journal.removals.push(out.join(&rel));
-            }
-            held.remove(&rel);
-        }
-        // A file the last publication held that is made again is no stale one.
-        journal
-            .removals
-            .retain(|p| !held.contains(&relative(out, p)));
+        add_derived(out, &preview, &mut journal, &mut held, derivation)?;
     }
     if journal.renames.is_empty() && journal.removals.is_empty() && last == held {
         return Ok(0);
@@ -171,6 +148,47 @@ pub(crate) fn publish(
     sync_dir(out);
     // The list itself is no output.
     Ok(changed.saturating_sub(1))
+}
+
+/// Makes the files derived from the outputs in `preview` (the folder as the
+/// publication will leave it) and adds them to `journal` and `held`: each
+/// written file renamed into place, each removed one removed.
+///
+/// # Errors
+/// When the derivation fails, or names a path outside the folder; the preview
+/// is removed then, and nothing is published.
+fn add_derived(
+    out: &Path,
+    preview: &Path,
+    journal: &mut Journal,
+    held: &mut std::collections::BTreeSet<String>,
+    derivation: Derivation<'_>,
+) -> std::io::Result<()> {
+    let derived = derive_in_preview(out, preview, journal, derivation).and_then(|d| {
+        d.written
+            .iter()
+            .chain(&d.removed)
+            .try_for_each(|rel| check_derived(rel))?;
+        Ok(d)
+    });
+    let derived = derived.inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(preview);
+    })?;
+    for rel in derived.written {
+        journal.renames.push((preview.join(&rel), out.join(&rel)));
+        held.insert(rel);
+    }
+    for rel in derived.removed {
+        if out.join(&rel).is_file() {
+            journal.removals.push(out.join(&rel));
+        }
+        held.remove(&rel);
+    }
+    // A file the last publication held that is made again is no stale one.
+    journal
+        .removals
+        .retain(|p| !held.contains(&relative(out, p)));
+    Ok(())
 }
 
 /// The folder as the publication `journal` will leave it, in `preview`, and

@@ -45,6 +45,9 @@ pub struct Port {
     pub name: String,
     /// Kind of the records it carries.
     pub kind: RecordKind,
+    /// It carries one of the `[pipeline.sets]`: a pipeline where no stage reads it
+    /// would lose the set's records, and is refused.
+    pub set: bool,
 }
 
 impl Port {
@@ -56,6 +59,7 @@ impl Port {
         Self {
             name: Self::DEFAULT.to_string(),
             kind,
+            set: false,
         }
     }
 
@@ -64,6 +68,15 @@ impl Port {
         Self {
             name: name.into(),
             kind,
+            set: false,
+        }
+    }
+
+    /// The port of the set `name` of `[pipeline.sets]`, which some stage must read.
+    pub fn set(name: impl Into<String>, kind: RecordKind) -> Self {
+        Self {
+            set: true,
+            ..Self::named(name, kind)
         }
     }
 }

@@ -278,23 +278,8 @@ impl Running {
             .await
             .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
         let mut staged = staged;
-        let rejected = match written {
-            // A pipeline that makes its outputs anew publishes its rejections
-            // with them; a run that publishes nothing, or an incremental one
-            // (in its own folder), writes them as they are.
-            Ok((n, file)) if run_folder.is_none() && ended.status == RunStatus::Completed => {
-                staged.push(Staged::File(file));
-                n
-            }
-            Ok((n, file)) => file.commit().map(|()| n).unwrap_or_else(|e| {
-                tracing::error!(error = %e, "could not write rejected.jsonl");
-                n
-            }),
-            Err(e) => {
-                tracing::error!(error = %e, "could not write rejected.jsonl");
-                0
-            }
-        };
+        let completed_anew = run_folder.is_none() && ended.status == RunStatus::Completed;
+        let rejected = rejected_written(written, completed_anew, &mut staged);
         // The report as the run will record it if it publishes: the files made
         // from the outputs read it.
         let mut report = RunReport::of_plan(&plan, &context, &options, started_at);
@@ -327,20 +312,52 @@ impl Running {
         fill_report(&mut report, &plan, &stats, &ended);
         let records_dir = run_folder.as_deref().unwrap_or(&out);
         report.close(start, records_dir);
-        if let Some(folder) = &history_folder {
-            if let Err(e) = std::fs::copy(out.join("run.json"), folder.join("run.json")) {
-                tracing::error!(error = %e, "could not keep the run's run.json in its history folder");
-            }
-        }
-        if let Some(folder) = &run_folder {
-            for name in ["run.json", "rejected.jsonl"] {
-                if let Err(e) = copy_as_latest(folder, &out, name) {
-                    tracing::error!(error = %e, file = name, "could not copy the run's file to the output directory");
-                }
-            }
-        }
+        keep_run_files(&out, run_folder.as_deref(), history_folder.as_deref());
         drop(out_dir);
         report
+    }
+}
+
+/// The rejections the run wrote, counted: a pipeline that makes its outputs anew
+/// and completed publishes them with its outputs (`staged`); a run that
+/// publishes nothing, or an incremental one (in its own folder), writes them as
+/// they are.
+fn rejected_written(
+    written: std::io::Result<(u64, AtomicFile)>,
+    completed_anew: bool,
+    staged: &mut Vec<Staged>,
+) -> u64 {
+    match written {
+        Ok((n, file)) if completed_anew => {
+            staged.push(Staged::File(file));
+            n
+        }
+        Ok((n, file)) => file.commit().map(|()| n).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "could not write rejected.jsonl");
+            n
+        }),
+        Err(e) => {
+            tracing::error!(error = %e, "could not write rejected.jsonl");
+            0
+        }
+    }
+}
+
+/// Keeps the run's `run.json` (and an incremental run's `rejected.jsonl`) where
+/// they outlive the next run: a reviewed pipeline's history folder, and the
+/// output folder's copy of an incremental run's own.
+fn keep_run_files(out: &Path, run_folder: Option<&Path>, history_folder: Option<&Path>) {
+    if let Some(folder) = history_folder {
+        if let Err(e) = std::fs::copy(out.join("run.json"), folder.join("run.json")) {
+            tracing::error!(error = %e, "could not keep the run's run.json in its history folder");
+        }
+    }
+    if let Some(folder) = run_folder {
+        for name in ["run.json", "rejected.jsonl"] {
+            if let Err(e) = copy_as_latest(folder, out, name) {
+                tracing::error!(error = %e, file = name, "could not copy the run's file to the output directory");
+            }
+        }
     }
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn prepare(
     // An incremental pipeline adds to its folder, unless it is rebuilt.
     let incremental = plan.incremental_stage().map(str::to_string);
     let run_folder = match &incremental {
-        Some(incremental) => Some(keep_earlier_runs(plan, &mut context, incremental)?),
+        Some(_) => Some(keep_earlier_runs(plan, &mut context)?),
         None => None,
     };
     // A pipeline that makes its outputs anew keeps a history only to be reviewed.

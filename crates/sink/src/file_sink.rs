@@ -44,7 +44,10 @@ pub struct SinkOptions {
     /// its records to the file's, leaving out records the file has already (same
     /// identity: articles and pairs by site and id, facts by subject, relation, start
     /// and object, captures and pages by URL and time); the file changes only when a
-    /// run completes. An incremental pipeline refuses to `replace` a non-empty file.
+    /// run completes. An incremental pipeline refuses to `replace` a non-empty file of
+    /// what is new each run (a sink that reads the incremental stage, however far
+    /// down); a sink of what each run reads whole, such as the facts, replaces its
+    /// file with the run's.
     #[serde(default = "default_mode")]
     #[schemars(default = "default_mode")]
     pub mode: SinkMode,

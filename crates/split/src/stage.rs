@@ -68,9 +68,8 @@ impl StageConfig for SplitConfig {
         self.windows
             .windows()
             .iter()
-            .map(|w| w.name.as_str())
-            .chain([UNASSIGNED])
-            .map(|name| Port::named(name, RecordKind::Article))
+            .map(|w| Port::set(w.name.as_str(), RecordKind::Article))
+            .chain([Port::named(UNASSIGNED, RecordKind::Article)])
             .collect()
     }
 

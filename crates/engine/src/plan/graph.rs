@@ -91,6 +91,66 @@ pub(super) fn check_graph(
             }
         }
     }
+    check_sets_read(stages, unconfigured, errors);
+}
+
+/// Refuses a set of `[pipeline.sets]` whose port no stage reads: its records
+/// would be counted and then lost. The problem is the set's, at its key path, and
+/// names the stages that read the same producer's other sets, where it may be
+/// added.
+fn check_sets_read(
+    stages: &[PlannedStage],
+    unconfigured: &[Unconfigured],
+    errors: &mut Vec<ConfigError>,
+) {
+    let readers_of = |producer: &str, port: &str| -> Vec<&str> {
+        let reads = |r: &PortRef| r.stage == producer && r.port == port;
+        let planned = stages.iter().filter(|s| {
+            s.inputs
+                .iter()
+                .chain(s.side_inputs.iter().map(|(_, r)| r))
+                .any(reads)
+        });
+        let unplanned = unconfigured.iter().filter(|s| s.inputs.iter().any(reads));
+        planned
+            .map(|s| s.name.as_str())
+            .chain(unplanned.map(|s| s.name.as_str()))
+            .collect()
+    };
+    for producer in stages {
+        let sets: Vec<&Port> = producer.outputs.iter().filter(|p| p.set).collect();
+        let unread = sets
+            .iter()
+            .filter(|p| readers_of(&producer.name, &p.name).is_empty());
+        for port in unread {
+            let mut elsewhere: Vec<String> = sets
+                .iter()
+                .flat_map(|other| readers_of(&producer.name, &other.name))
+                .map(|s| format!("`{s}`"))
+                .collect();
+            elsewhere.sort_unstable();
+            elsewhere.dedup();
+            let advice = if elsewhere.is_empty() {
+                "add it to the `inputs` of a stage that writes it".to_string()
+            } else {
+                format!(
+                    "the other sets are read by {}: add `{}.{}` to the `inputs` of those that \
+                     should take it",
+                    elsewhere.join(", "),
+                    producer.name,
+                    port.name
+                )
+            };
+            errors.push(ConfigError::pipeline(
+                &format!("sets.{}", port.name),
+                format!(
+                    "no stage reads set `{}` (port `{}.{}`), so its records would be lost: {advice}, \
+                     or remove the set",
+                    port.name, producer.name, port.name
+                ),
+            ));
+        }
+    }
 }
 
 pub(super) fn topological_order(

@@ -201,18 +201,7 @@ impl Plan {
         } else {
             topological_order(stages, &mut errors)
         };
-        for e in &mut errors {
-            e.line = e.path().and_then(|path| file.lines.find(&path));
-            if e.line.is_none() {
-                let given = e
-                    .path()
-                    .and_then(|path| crate::config::override_of(&file.overrides, &path));
-                if let Some(given) = given {
-                    e.message = format!("{} (from --set {given})", e.message);
-                }
-            }
-        }
-        errors.sort_by_key(|e| e.line.unwrap_or(0));
+        place_errors(&mut errors, &file);
         if file_problem(&errors) {
             return Err(ConfigErrors {
                 file: file.path,
@@ -240,6 +229,49 @@ impl Plan {
             .find(|s| s.incremental)
             .map(|s| s.name.as_str())
     }
+
+    /// The stage that makes `stage`'s records only what is new since the last
+    /// run: an incremental stage it is, or reads from through its inputs and side
+    /// inputs, if any. A stage that reads none (a source of facts, say) brings
+    /// its whole output each run, so a file of it holds one run's records, not
+    /// records that accumulate.
+    pub fn brings_only_new_by(&self, stage: &str) -> Option<&str> {
+        let by_name: std::collections::HashMap<&str, &PlannedStage> =
+            self.stages.iter().map(|s| (s.name.as_str(), s)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![stage];
+        while let Some(name) = todo.pop() {
+            let Some(planned) = by_name.get(name).filter(|_| seen.insert(name)) else {
+                continue;
+            };
+            if planned.incremental {
+                return Some(planned.name.as_str());
+            }
+            let upstream = planned
+                .inputs
+                .iter()
+                .chain(planned.side_inputs.iter().map(|(_, r)| r));
+            todo.extend(upstream.map(|r| r.stage.as_str()));
+        }
+        None
+    }
+}
+
+/// Gives each problem the line of its key in `file`, or says which `--set` gave
+/// the value, and puts them in the file's order.
+fn place_errors(errors: &mut [ConfigError], file: &PipelineFile) {
+    for e in errors.iter_mut() {
+        e.line = e.path().and_then(|path| file.lines.find(&path));
+        if e.line.is_none() {
+            let given = e
+                .path()
+                .and_then(|path| crate::config::override_of(&file.overrides, &path));
+            if let Some(given) = given {
+                e.message = format!("{} (from --set {given})", e.message);
+            }
+        }
+    }
+    errors.sort_by_key(|e| e.line.unwrap_or(0));
 }
 
 /// Configures `added` and writes it into `file`'s stages, so the resolved
@@ -538,5 +570,42 @@ count = 1
             modes("incremental = \"yes\"", false),
             ["configured as Fresh"]
         );
+    }
+
+    /// What an incremental stage brings, and every stage that reads it however
+    /// far down, is only what is new; a stage that reads no incremental stage
+    /// (the facts) brings its whole output each run.
+    #[test]
+    fn only_what_reads_an_incremental_stage_brings_only_what_is_new() {
+        let mut kinds = test_kinds();
+        kinds.push(crate::registry::StageKind {
+            name: "test-listing",
+            incremental_option: Some("incremental"),
+            configure: |mut table, ctx| {
+                table.remove("incremental");
+                (test_kinds()[0].configure)(table, ctx)
+            },
+            ..test_kinds().remove(0)
+        });
+        let text = "[pipeline]\ncutoff = 2019-12-31\n\
+             [stages.listing]\nkind = \"test-listing\"\ncount = 1\nincremental = true\n\
+             [stages.facts]\nkind = \"test-generate\"\ncount = 1\n\
+             [stages.pages]\nkind = \"test-pass\"\ninputs = [\"listing\"]\n\
+             [stages.both]\nkind = \"test-pass\"\ninputs = [\"facts\", \"pages\"]\n\
+             [stages.write]\nkind = \"test-count\"\ninputs = [\"both\"]\n\
+             [stages.write_facts]\nkind = \"test-count\"\ninputs = [\"facts\"]\n";
+        let file = PipelineFile::parse("p.toml", text, &[]).unwrap();
+        let plan = Plan::new(file, &Registry::new(kinds)).unwrap();
+        for (stage, by) in [
+            ("listing", Some("listing")),
+            ("pages", Some("listing")),
+            ("both", Some("listing")),
+            ("write", Some("listing")),
+            ("facts", None),
+            ("write_facts", None),
+            ("no-such-stage", None),
+        ] {
+            assert_eq!(plan.brings_only_new_by(stage), by, "{stage}");
+        }
     }
 }
