@@ -392,6 +392,55 @@ fn a_set_misspelt_in_set_is_named_with_the_known_ones() {
     assert!(!err.contains("overlap"), "{err}");
 }
 
+/// A set that no stage reads is refused before the run, at its key, naming the
+/// stages that read the other sets; once a stage reads it, the run takes it.
+#[test]
+fn a_set_no_stage_reads_is_refused_naming_the_set_and_its_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = format!(
+        "pipeline.out={:?}",
+        dir.path().join("out").display().to_string()
+    );
+    let set = [
+        "--set",
+        "pipeline.sets.future.to=2020-12-31",
+        "--set",
+        "pipeline.sets.jan2021={from=2021-01-01,to=2021-01-31}",
+        "--set",
+        &out,
+    ];
+    for command in ["validate", "run"] {
+        let o = run(&[&[command, "pipelines/demo.toml"][..], &set[..]].concat());
+        let err = failed(&o, 2);
+        for said in [
+            "pipeline.sets.jan2021",
+            "no stage reads set `jan2021` (port `split.jan2021`)",
+            "the other sets are read by `novelty`, `pairs`",
+        ] {
+            assert!(err.contains(said), "{command}: no {said:?} in:\n{err}");
+        }
+    }
+    assert!(!dir.path().join("out/future.jsonl").exists(), "nothing ran");
+    // Read by the stage that reads the other sets, the set is written.
+    let read =
+        "stages.novelty.inputs=[\"split.in_distribution\",\"split.future\",\"split.jan2021\"]";
+    let o = run(&[
+        &[
+            "run",
+            "pipelines/demo.toml",
+            "--progress",
+            "off",
+            "--set",
+            read,
+        ][..],
+        &set[..],
+    ]
+    .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let jan = std::fs::read_to_string(dir.path().join("out/jan2021.jsonl")).unwrap();
+    assert_eq!(jan.lines().count(), 1, "{jan}");
+}
+
 #[test]
 fn a_bad_cutoff_is_named() {
     let dir = tempfile::tempdir().unwrap();

@@ -128,39 +128,45 @@ pub fn select(dict: &Dictionary, article: &Article, same_fact: bool) -> Verdict 
 
     let matches: Vec<FactMatch> = full
         .into_iter()
-        .map(|f| {
-            let evolving = &dict.facts[f as usize];
-            let (s, o) = dict.ends[f as usize];
-            let mut mentions = Vec::new();
-            let ids = [
-                (s, &evolving.fact.subject.id),
-                (o, &evolving.fact.object.id),
-            ];
-            for (entity, id) in ids {
-                for (field, named) in [(TextField::Document, &doc), (TextField::Summary, &summary)]
-                {
-                    for (_, name) in named.names_of(entity) {
-                        mentions.push(Mention {
-                            entity: id.clone(),
-                            name: name.to_string(),
-                            field,
-                        });
-                    }
-                }
-            }
-            let mut matched = FactMatch {
-                fact: evolving.fact.clone(),
-                mentions,
-                after_change: article.published >= evolving.changed,
-            };
-            matched.sort_mentions();
-            matched
-        })
+        .map(|f| fact_match(dict, f, article, [&doc, &summary]))
         .collect();
     // The dictionary numbers its facts in the canonical order, and `full` is
     // in fact order: the matches are in the canonical order already.
     debug_assert!(matches.is_sorted_by(|a, b| a.canonical_cmp(b).is_le()));
     Verdict::Keep(matches)
+}
+
+/// The match of fact `f` in `article`: every name of its subject and object
+/// found in the document and the summary (`named`, in that order).
+fn fact_match(dict: &Dictionary, f: u32, article: &Article, named: [&Named<'_>; 2]) -> FactMatch {
+    let evolving = &dict.facts[f as usize];
+    let (s, o) = dict.ends[f as usize];
+    let mut mentions = Vec::new();
+    let ids = [
+        (s, &evolving.fact.subject.id),
+        (o, &evolving.fact.object.id),
+    ];
+    for (entity, id) in ids {
+        for (field, named) in [TextField::Document, TextField::Summary]
+            .into_iter()
+            .zip(named)
+        {
+            for (_, name) in named.names_of(entity) {
+                mentions.push(Mention {
+                    entity: id.clone(),
+                    name: name.to_string(),
+                    field,
+                });
+            }
+        }
+    }
+    let mut matched = FactMatch {
+        fact: evolving.fact.clone(),
+        mentions,
+        after_change: article.published >= evolving.changed,
+    };
+    matched.sort_mentions();
+    matched
 }
 
 /// The facts whose subject and object `doc` both names, in fact order.
