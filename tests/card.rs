@@ -97,6 +97,26 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
         assert!(readme.contains(needle), "{needle}");
     }
 
+    // The card says which files hold the publishers' text: the sets, the pairs,
+    // the rejected records; not the manifest.
+    let text = readme
+        .lines()
+        .find(|l| l.starts_with("This folder holds the publishers' text"))
+        .unwrap_or_else(|| panic!("no statement of the text in\n{readme}"));
+    for file in [
+        "`future.parquet`",
+        "`future.jsonl`",
+        "`in_distribution.parquet`",
+        "`novelty/future.T_nov.parquet`",
+        "`pairs.parquet`",
+        "`rejected.jsonl`",
+    ] {
+        assert!(text.contains(file), "{file} not in {text}");
+    }
+    assert!(text.ends_with("hold none of it, and the sets are rebuilt from them (below)."));
+    assert!(!text.contains("`manifest.jsonl`,") && !text.contains("`facts.parquet`"));
+    assert!(!readme.contains("not redistributed"), "{readme}");
+
     // `tempora card` rewrites the same card from the same folder.
     std::fs::remove_file(out.path().join("README.md")).unwrap();
     let o = card(out.path());

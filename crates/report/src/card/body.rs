@@ -44,6 +44,8 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
         value: pinned.clone(),
     });
     built(&mut md, dir, origin.as_ref().unwrap_or(run), configs)?;
+    let manifest = configs.iter().any(|c| c.name == "manifest");
+    super::text::render(&mut md, dir, manifest)?;
     rebuild(&mut md, configs);
     tables(&mut md, dir, configs)?;
     fields(&mut md, configs);
@@ -125,9 +127,9 @@ fn rebuild(md: &mut String, configs: &[Config]) {
     }
     md.push_str(
         "## Rebuilding the sets\n\n\
-         The publishers' text is not redistributed. The `manifest` config (`manifest.jsonl`, \
-         with `manifest.inputs.json` beside it, and `manifest.facts.jsonl` where the sets \
-         were matched with evolving facts) lists each article without it: the Internet Archive capture it was read from (`timestamp`, \
+         The `manifest` config (`manifest.jsonl`, with `manifest.inputs.json` beside it, and \
+         `manifest.facts.jsonl` where the sets were matched with evolving facts) lists each \
+         article without its text: the Internet Archive capture it was read from (`timestamp`, \
          `archived_url`), the digests of its bytes and of what was read from them, its set, \
          its novelty bin and the evolving facts it names (Wikidata, CC0). Anyone can rebuild \
          the same files from it, with no listing, dump or exclusion list:\n\n\

@@ -16,8 +16,8 @@
 //!   `num_examples` (the files' rows) and `num_bytes` (the files' size on disk;
 //!   `download_size` and `dataset_size` are their sums).
 //! - The body: the release (run name and date), what the sets are and how they
-//!   were built (from `run.json`), the report's main tables, the fields, the
-//!   licence note and how to cite.
+//!   were built (from `run.json`), which files hold the publishers' text, the
+//!   report's main tables, the fields, the licence note and how to cite.
 //!
 //! Promised: the card is written only when every check passes (else nothing is
 //! written, and the error names the file and why): `run.json` is a completed (or
@@ -29,6 +29,7 @@
 mod body;
 mod health;
 pub mod layout;
+mod text;
 mod withheld;
 pub mod yaml;
 
