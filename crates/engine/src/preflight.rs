@@ -113,9 +113,19 @@ pub(crate) fn keep_earlier_runs(
             path: out.join(crate::runs::RUNS_DIR),
             source,
         })?;
-    // The run's own files are kept in its folder; a sink path like `{split}.jsonl`
+    // The run's own files are kept in its folder, and a path another stage names
+    // as it is (`facts.jsonl`) is that stage's: a sink path like `{split}.jsonl`
     // matches them too without writing them.
-    let own = [out.join("run.json"), out.join("rejected.jsonl")];
+    let named = plan.stages.iter().flat_map(|s| s.config.writes());
+    let own: Vec<PathBuf> = ["run.json", "rejected.jsonl"]
+        .into_iter()
+        .map(|name| out.join(name))
+        .chain(
+            named
+                .filter(|(_, t)| !t.contains('{'))
+                .map(|(_, t)| out.join(t)),
+        )
+        .collect();
     for stage in plan.stages.iter().filter(|_| !rebuild) {
         let Some(incremental) = plan.brings_only_new_by(&stage.name) else {
             continue;
