@@ -148,6 +148,26 @@ pub struct Bars {
     pub series: Vec<(String, Vec<f64>)>,
 }
 
+impl Bars {
+    /// The top of the y axis: room above the highest bar for its value, and above
+    /// that for the legend (upper right), which would otherwise hide the last
+    /// group's high bars.
+    fn top(&self) -> f64 {
+        let highest = self
+            .series
+            .iter()
+            .flat_map(|(_, v)| v)
+            .copied()
+            .fold(0.0_f64, f64::max);
+        let legend = 0.07 * self.series.len() as f64 + 0.05;
+        if highest > 0.0 {
+            (highest * 1.15).min(1.1) + legend
+        } else {
+            1.0
+        }
+    }
+}
+
 impl Chart for Bars {
     fn name(&self) -> &str {
         &self.name
@@ -157,18 +177,7 @@ impl Chart for Bars {
     where
         DB::ErrorType: 'static,
     {
-        let top = self
-            .series
-            .iter()
-            .flat_map(|(_, v)| v)
-            .copied()
-            .fold(0.0_f64, f64::max);
-        // Room above the highest bar for its value.
-        let top = if top > 0.0 {
-            (top * 1.15).min(1.1)
-        } else {
-            1.0
-        };
+        let top = self.top();
         let groups = self.groups.len().max(1);
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut ctx = ChartBuilder::on(root)
@@ -178,7 +187,14 @@ impl Chart for Bars {
             .y_label_area_size(64)
             .build_cartesian_2d(0.0..groups as f64, 0.0..top)
             .map_err(|e| e.to_string())?;
-        let percent = |y: &f64| format!("{:.0}%", y * 100.0);
+        // No tick above 100 %: the room up there is the legend's.
+        let percent = |y: &f64| {
+            if *y > 1.0 + 1e-9 {
+                String::new()
+            } else {
+                format!("{:.0}%", y * 100.0)
+            }
+        };
         let names = self.groups.clone();
         let group_name = move |x: &f64| {
             let i = x.floor();

@@ -138,6 +138,7 @@ fn ids(entities: &[Value]) -> Vec<String> {
 /// The ids each `wbgetentities` request named.
 fn api_ids(wd: &MockWikidata) -> Vec<String> {
     let mut ids: Vec<String> = wd
+        .log()
         .requests()
         .iter()
         .filter(|r| r.kind == RequestKind::Api && r.status() == Some(200))
@@ -181,7 +182,7 @@ async fn the_live_path_gives_the_dump_path_s_facts_byte_for_byte() {
     }
     assert!(read.contains(&"Q900002".to_string()), "{read:?}");
     // Every request said who runs it.
-    assert!(wd.requests().iter().all(|r| r
+    assert!(wd.log().requests().iter().all(|r| r
         .user_agent
         .as_deref()
         .is_some_and(|ua| ua.contains("tests@example.org"))));
@@ -228,7 +229,7 @@ async fn a_later_reading_reads_only_what_changed_and_equals_a_first_reading() {
     let mut chancellor = wd.entity("Q4970706").unwrap();
     chancellor["labels"]["en"]["value"] = "Federal Chancellor of Germany".into();
     wd.set_entity(chancellor);
-    wd.clear_log();
+    wd.log().clear();
 
     let second = pin(&config(&wd, &path)).await.unwrap();
     let refresh = second.refresh.clone().unwrap();
@@ -255,7 +256,7 @@ async fn a_later_reading_reads_only_what_changed_and_equals_a_first_reading() {
     assert!(facts.contains("Eve Newcomer") && facts.contains("Federal Chancellor of Germany"));
     assert!(!facts.contains("Mike Pence"), "Pence is gone:\n{facts}");
     // An unchanged reading asks the query service only.
-    wd.clear_log();
+    wd.log().clear();
     let third = pin(&config(&wd, &path)).await.unwrap();
     assert_eq!(third.meta.sha256, second.meta.sha256);
     assert!(api_ids(&wd).is_empty());
@@ -270,7 +271,7 @@ async fn faults_and_slow_answers_are_waited_out_and_a_query_over_the_time_limit_
     let clean = pin(&config(&wd, &dir.path().join("clean.json.gz")))
         .await
         .unwrap();
-    wd.clear_log();
+    wd.log().clear();
     wd.add_fault(FaultRule::new(
         Target::Sparql,
         Fault::RateLimit { retry_after: 1 },
@@ -310,7 +311,7 @@ async fn faults_and_slow_answers_are_waited_out_and_a_query_over_the_time_limit_
     assert_eq!(faulty.meta.sha256, clean.meta.sha256);
     let refresh = faulty.refresh.unwrap();
     assert_eq!(refresh.lag_pauses, 1);
-    let requests = wd.requests();
+    let requests = wd.log().requests();
     let status = |s: u16| requests.iter().filter(|r| r.status() == Some(s)).count();
     assert_eq!(status(429), 1);
     assert_eq!(status(503), 1);
