@@ -34,13 +34,19 @@ fn tempora(dir: &Path, args: &[&str]) -> Output {
 
 /// The demo run into a fresh folder: its output folder.
 fn demo(dir: &Path) -> PathBuf {
+    demo_with(dir, &[])
+}
+
+/// The demo run into `dir/out` with more `--set` overrides.
+fn demo_with(dir: &Path, overrides: &[&str]) -> PathBuf {
     let out = dir.join("out");
     let set = format!("pipeline.out=\"{}\"", out.display());
+    let mut args = vec!["run", DEMO, "--progress", "off", "--set", &set];
+    for o in overrides {
+        args.extend(["--set", o]);
+    }
     // The demo's paths are relative to the repository.
-    let run = tempora(
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        &["run", DEMO, "--progress", "off", "--set", &set],
-    );
+    let run = tempora(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     out
 }
@@ -309,6 +315,195 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         ],
     );
     assert_eq!(run.status.code(), Some(2), "{}", said(&run));
+}
+
+/// An article of the set that a system has no prediction for is counted and
+/// listed per system (summary.json, stderr), and the command exits 23.
+#[test]
+fn articles_without_a_prediction_are_counted_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let one = dir.path().join("one.jsonl");
+    std::fs::write(
+        &one,
+        "{\"id\": \"55738746\", \"summary\": \"President Joe Biden spoke.\"}\n",
+    )
+    .unwrap();
+    let fresh = format!("{PREDICTIONS}/fresh.csv");
+    let args = [
+        "score",
+        out.to_str().unwrap(),
+        "--predictions",
+        one.to_str().unwrap(),
+        &fresh,
+    ];
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(23), "{}", said(&run));
+    let told = said(&run);
+    assert!(
+        told.contains("one.jsonl (system `one`): no prediction for 2 of the set's 3 articles, not scored: /2021/03/06/politics/kamala-harris-tie-breaking-vote-covid-relief, 27123456 (all in "),
+        "{told}"
+    );
+    assert!(
+        !told.contains("fresh.csv (system"),
+        "fresh covers the set: {told}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        summary["missing"],
+        serde_json::json!([{
+            "system": "one",
+            "file": one.display().to_string(),
+            "count": 2,
+            "of": 3,
+            "ids": ["/2021/03/06/politics/kamala-harris-tie-breaking-vote-covid-relief", "27123456"],
+        }])
+    );
+    // The card says so under the table.
+    let card = tempora(dir.path(), &["card", out.to_str().unwrap()]);
+    assert_eq!(card.status.code(), Some(0), "{}", said(&card));
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(
+        readme.contains("`one` has no prediction for 2 of the set's 3 articles"),
+        "{readme}"
+    );
+}
+
+/// One `--predictions` takes several files (a shell glob), `--system` several
+/// names in the same order; counts that do not pair are bad usage naming both.
+#[test]
+fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let set = out.to_str().unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(PREDICTIONS)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let mut args = vec!["score", set, "--predictions"];
+    args.extend(files.iter().map(String::as_str));
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    for system in ["fresh", "stale", "reference"] {
+        assert!(
+            stdout.contains(&format!("{system} / all: 3 summaries")),
+            "{stdout}"
+        );
+    }
+    // Names in order, also in one option.
+    args.extend(["--system", "b-fresh", "a-stale"]);
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains(
+            "a-stale / future: 2 summaries, 2 with a claim, 3 claims; outdated rate 100.0 %"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "b-fresh / future: 2 summaries, 2 with a claim, 3 claims; outdated rate 0.0 %"
+        ),
+        "{stdout}"
+    );
+    // One name for two files.
+    args.pop();
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(2), "{}", said(&run));
+    assert!(
+        said(&run).contains("1 `--system` names for 2 `--predictions` files"),
+        "{}",
+        said(&run)
+    );
+}
+
+/// The card and the report show the scores only while the folder holds the set
+/// files and facts they were scored on: after a rerun with another cutoff they
+/// say why not and how to score again.
+#[test]
+fn scores_of_an_earlier_run_are_not_shown_as_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let set = out.to_str().unwrap();
+    let mut args = vec!["score", set, "--predictions"];
+    let files = [
+        format!("{PREDICTIONS}/stale.jsonl"),
+        format!("{PREDICTIONS}/fresh.csv"),
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
+    let digests: Vec<(String, String)> = summary["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"].as_str().unwrap().to_string(),
+                s["sha256"].as_str().unwrap().len().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        digests,
+        [
+            ("future.jsonl".to_string(), "64".to_string()),
+            ("in_distribution.jsonl".to_string(), "64".to_string())
+        ]
+    );
+    // The report first: the card links the charts the report drew.
+    let shown = |dir: &Path, out: &Path| {
+        let report = tempora(dir, &["report", out.to_str().unwrap()]);
+        assert_eq!(report.status.code(), Some(0), "{}", said(&report));
+        let card = tempora(dir, &["card", out.to_str().unwrap()]);
+        assert_eq!(card.status.code(), Some(0), "{}", said(&card));
+        [
+            std::fs::read_to_string(out.join("README.md")).unwrap(),
+            std::fs::read_to_string(out.join("report.md")).unwrap(),
+        ]
+    };
+    for text in shown(dir.path(), &out) {
+        assert!(
+            text.contains("| stale | future | 2 | 2 | 3 | 100.0 % |"),
+            "{text}"
+        );
+        assert!(text.contains("charts/scores-by-system.svg"), "{text}");
+    }
+    // Another cutoff: other facts, other sets.
+    demo_with(dir.path(), &["pipeline.cutoff=2021-02-01"]);
+    for text in shown(dir.path(), &out) {
+        assert!(!text.contains("| stale | future |"), "{text}");
+        assert!(!text.contains("charts/scores"), "{text}");
+        assert!(
+            text.contains("The scores in `scores/` are of an earlier run of this folder and are not shown: `future.jsonl` changed since they were scored."),
+            "{text}"
+        );
+        let again = format!(
+            "`tempora score DIR --predictions {} {} --system stale fresh`",
+            files[0], files[1]
+        );
+        assert!(text.contains(&again), "{again} in {text}");
+    }
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["scores"]["stale"],
+        "`future.jsonl` changed since they were scored"
+    );
+    // Scoring again makes them current.
+    let run = tempora(dir.path(), &args);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    for text in shown(dir.path(), &out) {
+        assert!(text.contains("| stale | future |"), "{text}");
+        assert!(!text.contains("earlier run of this folder"), "{text}");
+    }
 }
 
 /// How the judge did on one set of pairs.

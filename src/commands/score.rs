@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tempora_engine::UsageError;
+use tempora_score::inputs::FactsFile;
 use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
 use tempora_score::predictions::{self, Columns, Dates};
+use tempora_score::tables::Summary;
 use tempora_score::Judge;
 
 use crate::exit::{self, Failure, Outcome};
@@ -25,13 +27,14 @@ pub struct ScoreArgs {
     /// and its `facts.jsonl` unless `--facts` is given.
     #[arg(value_name = "SET_DIR")]
     pub set: Option<PathBuf>,
-    /// A system's summaries: JSON lines, CSV, TSV or Parquet (by extension), with the
-    /// columns `id` and `summary`. One file per system; give the option once per file.
-    #[arg(long = "predictions", value_name = "FILE")]
+    /// The systems' summaries: JSON lines, CSV, TSV or Parquet (by extension), with
+    /// the columns `id` and `summary`, one file per system. Takes several files
+    /// (`--predictions preds/*`), and may be given again.
+    #[arg(long = "predictions", value_name = "FILE", num_args = 1..)]
     pub predictions: Vec<PathBuf>,
     /// The system name of each predictions file, in the same order (default: the
-    /// file's stem).
-    #[arg(long = "system", value_name = "NAME")]
+    /// file's stem). Takes several names, and may be given again.
+    #[arg(long = "system", value_name = "NAME", num_args = 1..)]
     pub systems: Vec<String>,
     /// The facts (JSON lines or Parquet, as `tempora facts` or a pipeline's
     /// `facts.jsonl` writes them). Default with SET_DIR: its `facts.jsonl`, else its
@@ -61,7 +64,8 @@ pub struct ScoreArgs {
 }
 
 /// Runs `tempora score`: exit 0, or 23 when a prediction's id is not in the set
-/// (each listed in `summary.json`, counted on stdout).
+/// or an article of the set has no prediction (each listed in `summary.json`,
+/// counted on stderr).
 ///
 /// # Errors
 /// Bad usage (no such set folder, no set and no facts, system names that do not
@@ -74,6 +78,48 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     }
     let systems = system_names(args)?;
     let facts_path = facts_file(args)?;
+    let read = read_predictions(args, &systems)?;
+    let facts = job::read_facts(&facts_path).map_err(failed)?;
+    let judge = Judge::new(&facts).map_err(failed)?;
+    let stats = judge.stats();
+    tracing::info!(
+        facts = facts.len(),
+        people = stats.people,
+        offices = stats.offices,
+        patterns = stats.patterns,
+        "facts indexed"
+    );
+    let (scored, sets, out) = match &args.set {
+        Some(dir) => {
+            let parts = set_parts(dir)?;
+            let articles = job::read_set(&parts).map_err(failed)?;
+            let scored = job::score_set(&judge, &articles, &read, !args.no_reference);
+            let sets = job::set_files(&parts, dir).map_err(failed)?;
+            let out = args.out.clone();
+            (
+                scored,
+                sets,
+                out.unwrap_or_else(|| dir.join(job::SCORES_DIR)),
+            )
+        }
+        None => {
+            let out = args.out.clone();
+            let scored = job::score_dated(&judge, &read);
+            (
+                scored,
+                Vec::new(),
+                out.unwrap_or_else(|| job::SCORES_DIR.into()),
+            )
+        }
+    };
+    let facts_file =
+        FactsFile::of(&facts_path, args.set.as_deref(), facts.len() as u64).map_err(failed)?;
+    let summary = job::write(&out, &scored, &facts_file, &sets).map_err(failed)?;
+    Ok(tell(&summary, &out))
+}
+
+/// Reads each system's predictions file.
+fn read_predictions(args: &ScoreArgs, systems: &[String]) -> Outcome<Vec<SystemPredictions>> {
     let columns = Columns {
         id: args.id_column.clone(),
         summary: args.summary_column.clone(),
@@ -85,70 +131,67 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     } else {
         Dates::Required
     };
-    let mut read = Vec::new();
-    for (system, path) in systems.iter().zip(&args.predictions) {
-        read.push(SystemPredictions {
-            system: system.clone(),
-            path: path.clone(),
-            rows: predictions::read(path, &columns, dates).map_err(failed)?,
-        });
-    }
-    let facts = job::read_facts(&facts_path).map_err(failed)?;
-    let judge = Judge::new(&facts).map_err(failed)?;
-    let stats = judge.stats();
-    tracing::info!(
-        facts = facts.len(),
-        people = stats.people,
-        offices = stats.offices,
-        patterns = stats.patterns,
-        "facts indexed"
-    );
-    let (scored, out) = match &args.set {
-        Some(dir) => {
-            let parts = set_parts(dir)?;
-            let articles = job::read_set(&parts).map_err(failed)?;
-            let scored = job::score_set(&judge, &articles, &read, !args.no_reference);
-            (
-                scored,
-                args.out
-                    .clone()
-                    .unwrap_or_else(|| dir.join(job::SCORES_DIR)),
-            )
-        }
-        None => (
-            job::score_dated(&judge, &read),
-            args.out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(job::SCORES_DIR)),
-        ),
-    };
-    let facts_file =
-        job::FactsFile::of(&facts_path, args.set.as_deref(), facts.len() as u64).map_err(failed)?;
-    let summary = job::write(&out, &scored, &facts_file).map_err(failed)?;
+    systems
+        .iter()
+        .zip(&args.predictions)
+        .map(|(system, path)| {
+            Ok(SystemPredictions {
+                system: system.clone(),
+                path: path.clone(),
+                rows: predictions::read(path, &columns, dates).map_err(failed)?,
+            })
+        })
+        .collect()
+}
+
+/// Prints the rows (stdout) and what was not scored (stderr): exit 0, or 23 when
+/// a prediction named no article or an article had no prediction.
+fn tell(summary: &Summary, out: &Path) -> ExitCode {
     for row in &summary.rows {
         println!("{}", row.line());
     }
     println!("wrote {}", out.display());
-    if summary.unmatched.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
+    let all_in = out.join(job::SUMMARY_JSON);
     for unmatched in &summary.unmatched {
-        let shown: Vec<String> = unmatched
+        let ids: Vec<String> = unmatched
             .ids
             .iter()
-            .take(5)
             .map(|(line, id)| format!("{id} (line {line})"))
             .collect();
         eprintln!(
-            "{}: {} predictions with an id the set does not hold, not scored: {}{} (all in {})",
+            "{}: {} predictions with an id the set does not hold, not scored: {} (all in {})",
             unmatched.file,
             unmatched.count,
-            shown.join(", "),
-            if unmatched.ids.len() > 5 { ", ..." } else { "" },
-            out.join(job::SUMMARY_JSON).display()
+            first_few(&ids),
+            all_in.display()
         );
     }
-    Ok(exit::partial())
+    for missing in &summary.missing {
+        eprintln!(
+            "{} (system `{}`): no prediction for {} of the set's {} articles, not scored: {} (all in {})",
+            missing.file,
+            missing.system,
+            missing.count,
+            missing.of,
+            first_few(&missing.ids),
+            all_in.display()
+        );
+    }
+    if summary.unmatched.is_empty() && summary.missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        exit::partial()
+    }
+}
+
+/// The first five of `items`, then `...` if there are more.
+fn first_few(items: &[String]) -> String {
+    let shown = items[..items.len().min(5)].join(", ");
+    if items.len() > 5 {
+        format!("{shown}, ...")
+    } else {
+        shown
+    }
 }
 
 fn failed(e: tempora_score::ScoreError) -> Failure {

@@ -121,8 +121,9 @@ pub struct Report {
     pub pairs: Vec<PairCount>,
     /// `run.json`, when present.
     pub run: Option<RunInfo>,
-    /// The scores of `tempora score`, when `scores/summary.json` is present.
-    pub scores: Option<tempora_score::tables::Summary>,
+    /// The scores of `tempora score`, when `scores/summary.json` is present: its
+    /// summary, or why it is not of the folder's files as they are now.
+    pub scores: Option<scores::Scores>,
     /// Chart files, relative to the directory.
     pub charts: Vec<String>,
 }

@@ -6,8 +6,8 @@
 //! summary, sorted by system, set, date and id, so the bytes never depend on the
 //! order of the inputs), `summary.json` ([`Summary`]) and `scores.md` (the table).
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, Write};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -15,8 +15,9 @@ use serde::Deserialize;
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_records::{Fact, FactMatch, Record, RecordKind, ScoredSummary};
 
+use crate::inputs::{read_lines, FactsFile, SetFile};
 use crate::predictions::Prediction;
-use crate::tables::{self, Summary, Unmatched};
+use crate::tables::{self, Missing, PredictionsFile, Summary, Unmatched};
 use crate::{Context, Judge, ScoreError};
 
 /// The system name of a set's own summaries, scored as a control.
@@ -87,36 +88,6 @@ pub fn read_set(parts: &[SetPart]) -> Result<BTreeMap<String, SetArticle>, Score
     Ok(articles)
 }
 
-/// The lines of a JSONL file, or of a Parquet file (by its extension, any case)
-/// as JSON lines, one per row.
-///
-/// # Errors
-/// The file cannot be read, or is no Parquet file this can read.
-pub(crate) fn read_lines(path: &Path) -> Result<Vec<String>, ScoreError> {
-    let read_error = |source| ScoreError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(read_error)?;
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-    {
-        let bytes = tempora_sink::parquet::read_json_lines(file).map_err(|e| ScoreError::File {
-            path: path.to_path_buf(),
-            message: format!("not a Parquet file this can read: {e}"),
-        })?;
-        return Ok(String::from_utf8_lossy(&bytes)
-            .lines()
-            .map(str::to_string)
-            .collect());
-    }
-    std::io::BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(read_error)
-}
-
 /// Reads a facts file: JSON lines of facts (`tempora facts -o FILE.jsonl`, a
 /// pipeline's `facts.jsonl` or `manifest.facts.jsonl`), or the same as Parquet.
 ///
@@ -137,37 +108,6 @@ pub fn read_facts(path: &Path) -> Result<Vec<Fact>, ScoreError> {
     Ok(facts)
 }
 
-/// The facts file a job read, as `summary.json` names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FactsFile {
-    /// Its path, relative to the set folder when in it.
-    pub name: String,
-    /// SHA-256 of its bytes, hex.
-    pub sha256: String,
-    /// Facts read from it.
-    pub read: u64,
-}
-
-impl FactsFile {
-    /// Names `path` (relative to `set` when in it) and hashes it.
-    ///
-    /// # Errors
-    /// The file cannot be read.
-    pub fn of(path: &Path, set: Option<&Path>, read: u64) -> Result<Self, ScoreError> {
-        let sha256 =
-            tempora_sink::release::sha256_file(path).map_err(|source| ScoreError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        let name = set
-            .and_then(|dir| path.strip_prefix(dir).ok())
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        Ok(Self { name, sha256, read })
-    }
-}
-
 /// A system's predictions, read.
 #[derive(Debug, Clone)]
 pub struct SystemPredictions {
@@ -179,13 +119,27 @@ pub struct SystemPredictions {
     pub rows: Vec<Prediction>,
 }
 
-/// Every summary judged, and the predictions no article matched.
+/// Every summary judged, the predictions no article matched and the articles no
+/// prediction matched.
 #[derive(Debug, Clone, Default)]
 pub struct Scored {
     /// One per summary, sorted (system, set, date, id).
     pub scores: Vec<ScoredSummary>,
     /// Predictions whose id the set does not hold, per system.
     pub unmatched: Vec<Unmatched>,
+    /// Articles of the set without a prediction, per system.
+    pub missing: Vec<Missing>,
+    /// The systems scored, with their files.
+    pub predictions: Vec<PredictionsFile>,
+}
+
+impl SystemPredictions {
+    fn file(&self) -> PredictionsFile {
+        PredictionsFile {
+            system: self.system.clone(),
+            file: self.path.display().to_string(),
+        }
+    }
 }
 
 /// Scores the predictions of every system against the set's `articles` (joined by
@@ -237,19 +191,19 @@ pub fn score_set(
     }
     let mut unmatched = Vec::new();
     for system in systems {
-        let mut missing = Vec::new();
+        let mut unknown = Vec::new();
         for row in &system.rows {
             match index.get(row.id.as_str()) {
                 Some(entry) => score(&system.system, entry, &row.summary),
-                None => missing.push((row.line, row.id.clone())),
+                None => unknown.push((row.line, row.id.clone())),
             }
         }
-        if !missing.is_empty() {
+        if !unknown.is_empty() {
             unmatched.push(Unmatched {
                 system: system.system.clone(),
                 file: system.path.display().to_string(),
-                count: missing.len() as u64,
-                ids: missing,
+                count: unknown.len() as u64,
+                ids: unknown,
             });
         }
     }
@@ -257,7 +211,27 @@ pub fn score_set(
     Scored {
         scores: keyed.into_iter().map(|(_, s)| s).collect(),
         unmatched,
+        missing: systems.iter().filter_map(|s| missing(&order, s)).collect(),
+        predictions: systems.iter().map(SystemPredictions::file).collect(),
     }
+}
+
+/// The articles of `order` (the set, in the scores' order) that `system` has no
+/// prediction for, if any.
+fn missing(order: &[&SetArticle], system: &SystemPredictions) -> Option<Missing> {
+    let predicted: HashSet<&str> = system.rows.iter().map(|r| r.id.as_str()).collect();
+    let ids: Vec<String> = order
+        .iter()
+        .filter(|a| !predicted.contains(a.id.as_str()))
+        .map(|a| a.id.clone())
+        .collect();
+    (!ids.is_empty()).then(|| Missing {
+        system: system.system.clone(),
+        file: system.path.display().to_string(),
+        count: ids.len() as u64,
+        of: order.len() as u64,
+        ids,
+    })
 }
 
 /// Scores predictions that carry their own dates (and documents, if any).
@@ -281,6 +255,7 @@ pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
         }
     }
     sort(&mut scored.scores);
+    scored.predictions = systems.iter().map(SystemPredictions::file).collect();
     scored
 }
 
@@ -309,11 +284,28 @@ pub const SUMMARY_JSON: &str = "summary.json";
 /// See [`SCORES_JSONL`].
 pub const SCORES_MD: &str = "scores.md";
 
-/// Writes the scores and their summary into `out` (created if missing).
+/// Reads the set files' digests, for `summary.json` (`dir`: the set folder).
+///
+/// # Errors
+/// A file that cannot be read.
+pub fn set_files(parts: &[SetPart], dir: &Path) -> Result<Vec<SetFile>, ScoreError> {
+    parts
+        .iter()
+        .map(|part| SetFile::of(&part.name, &part.path, dir))
+        .collect()
+}
+
+/// Writes the scores and their summary into `out` (created if missing): `facts`
+/// and `sets` are the files read, as `summary.json` records them.
 ///
 /// # Errors
 /// A file that cannot be written (naming it).
-pub fn write(out: &Path, scored: &Scored, facts: &FactsFile) -> Result<Summary, ScoreError> {
+pub fn write(
+    out: &Path,
+    scored: &Scored,
+    facts: &FactsFile,
+    sets: &[SetFile],
+) -> Result<Summary, ScoreError> {
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |e: std::io::Error| ScoreError::Read {
@@ -328,6 +320,9 @@ pub fn write(out: &Path, scored: &Scored, facts: &FactsFile) -> Result<Summary, 
         facts_read: facts.read,
         rows: tables::rows(&scored.scores),
         unmatched: scored.unmatched.clone(),
+        missing: scored.missing.clone(),
+        sets: sets.to_vec(),
+        predictions: scored.predictions.clone(),
     };
     let jsonl = out.join(SCORES_JSONL);
     tempora_engine::runtime::write_atomically(&jsonl, |w| {
@@ -451,6 +446,20 @@ mod tests {
             keys(&scored)
         );
         assert_eq!(scored.scores[0].system, "alpha");
+        // Every system is told the articles it left out, in the scores' order.
+        let missing: Vec<(&str, u64, u64, &[String])> = scored
+            .missing
+            .iter()
+            .map(|m| (m.system.as_str(), m.count, m.of, m.ids.as_slice()))
+            .collect();
+        let ids = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            missing,
+            [
+                ("alpha", 2, 4, ids(&["z1", "m3"]).as_slice()),
+                ("bart", 2, 4, ids(&["b4", "m3"]).as_slice()),
+            ]
+        );
         assert_eq!(
             scored.scores.last().map(|s| s.system.as_str()),
             Some("reference")

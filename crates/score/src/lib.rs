@@ -23,6 +23,7 @@
 
 pub mod claims;
 pub mod holdings;
+pub mod inputs;
 pub mod job;
 pub mod judge;
 pub mod lexicon;

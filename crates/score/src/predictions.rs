@@ -103,7 +103,7 @@ fn read_json_lines(
     dates: Dates,
 ) -> Result<Vec<Prediction>, ScoreError> {
     let mut rows = Vec::new();
-    for (i, line) in crate::job::read_lines(path)?.iter().enumerate() {
+    for (i, line) in crate::inputs::read_lines(path)?.iter().enumerate() {
         if !line.trim().is_empty() {
             rows.push(json_row(path, i + 1, line, columns, dates)?);
         }

@@ -5,8 +5,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use tempora_records::{ScoredSummary, Verdict};
+
+use crate::inputs::{self, SetFile};
 
 /// The set name of summaries whose predictions name none.
 pub const ALL_SETS: &str = "all";
@@ -47,10 +51,35 @@ pub struct Unmatched {
     pub ids: Vec<(usize, String)>,
 }
 
+/// Articles of the set that a system has no prediction for, so not scored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    /// The system.
+    pub system: String,
+    /// Its file.
+    pub file: String,
+    /// How many articles have no prediction.
+    pub count: u64,
+    /// Articles in the set.
+    pub of: u64,
+    /// Their ids, in the scores' order (set, date, id).
+    pub ids: Vec<String>,
+}
+
+/// A system and the predictions file it was read from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PredictionsFile {
+    /// The system.
+    pub system: String,
+    /// The file, as given.
+    pub file: String,
+}
+
 /// `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// Where the facts came from: the file, relative to the set folder when in it.
+    /// Where the facts came from: the file, relative to the set folder when in it,
+    /// else absolute.
     pub facts: String,
     /// SHA-256 of the facts file, hex.
     pub facts_sha256: String,
@@ -61,6 +90,48 @@ pub struct Summary {
     pub rows: Vec<Row>,
     /// Predictions whose id the set does not hold.
     pub unmatched: Vec<Unmatched>,
+    /// Per system, the articles of the set it has no prediction for.
+    #[serde(default)]
+    pub missing: Vec<Missing>,
+    /// The set files read, with their SHA-256 (none without a set).
+    #[serde(default)]
+    pub sets: Vec<SetFile>,
+    /// The systems scored and their files (not `reference`).
+    #[serde(default)]
+    pub predictions: Vec<PredictionsFile>,
+}
+
+impl Summary {
+    /// Why these scores are not of the set folder `dir` as it is now (a set file
+    /// or the facts changed or gone since they were scored), or `None`.
+    pub fn changed_in(&self, dir: &Path) -> Option<String> {
+        let sets = self
+            .sets
+            .iter()
+            .map(|s| (s.file.as_str(), s.sha256.as_str()));
+        let facts = std::iter::once((self.facts.as_str(), self.facts_sha256.as_str()));
+        inputs::first_change(dir, sets.chain(facts))
+    }
+
+    /// The command that scores the set folder (`DIR`, as the card names it: the
+    /// same folder gives the same words wherever it is) again with the same
+    /// predictions files, as they were given.
+    pub fn score_again(&self) -> String {
+        let mut command = String::from("tempora score DIR");
+        if self.predictions.is_empty() {
+            command.push_str(" --predictions ...");
+            return command;
+        }
+        command.push_str(" --predictions");
+        for file in &self.predictions {
+            let _ = write!(command, " {}", file.file);
+        }
+        command.push_str(" --system");
+        for file in &self.predictions {
+            let _ = write!(command, " {}", file.system);
+        }
+        command
+    }
 }
 
 impl Row {
