@@ -123,11 +123,12 @@ async fn paced(binary: &Path, site: &NewsSite, faster: u32) -> (CrawlRun, Seen) 
     let overrides: Vec<&str> = overrides.iter().map(String::as_str).collect();
     let dir = tempfile::tempdir().expect("a temporary folder");
     let crawl = run_in(binary, &server, site, Shape::Shipped, &overrides, dir, &[]).await;
-    let playback = server.busiest(RequestKind::Replay, limits.window);
+    let playback = server.log().busiest(RequestKind::Replay, limits.window);
     let seen = Seen {
         busiest_pages: playback,
-        busiest_cdx: server.busiest(RequestKind::Cdx, limits.window),
+        busiest_cdx: server.log().busiest(RequestKind::Cdx, limits.window),
         refused: server
+            .log()
             .requests()
             .iter()
             .filter(|r| r.outcome == Outcome::Status(429) || r.outcome == Outcome::Reset)

@@ -55,5 +55,5 @@ async fn answers_of_429_after_every_pause_exit_75() {
     assert_eq!(o.status.code(), Some(75), "{err}");
     assert!(err.contains("429"), "{err}");
     // It paused after each: ten pauses, then it stopped.
-    assert_eq!(server.requests().len(), 10);
+    assert_eq!(server.log().requests().len(), 10);
 }

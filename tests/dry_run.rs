@@ -212,7 +212,7 @@ async fn estimate_asks_the_cdx_server_once_per_pattern() {
         String::from_utf8_lossy(&o.stderr)
     );
 
-    let requests = mock.requests();
+    let requests = mock.log().requests();
     assert_eq!(
         requests.len(),
         2,

@@ -7,17 +7,19 @@
 //! the Archive's captures held in another order; each page's replay delayed by
 //! an amount of its own, so concurrent fetches finish (and are written to the
 //! WARC files and the crawl state) in another order; and the rows of each CDX
-//! page out of index order, as a server that does not sort within a page sends.
+//! page out of index order, as a server that does not sort within a page sends;
+//! and, on small CDX pages, the rows of each listing in another order across
+//! its pages, as an index merged from shards may give them.
 
 mod common;
 
 use std::time::Duration;
 
 use common::order::{published_content, same_files, INPUT_RECORDS};
-use common::temposum::{bbc, cnn, run_shipped, Lab};
+use common::temposum::{bbc, cnn, run_shipped, run_shipped_listing, Lab};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use tempora_testkit::{MockWayback, Reorder};
+use tempora_testkit::{MockWayback, Reorder, RequestKind};
 
 /// The longest delay of a page's replay: enough to reorder fetches four at a
 /// time, little against a run.
@@ -87,4 +89,84 @@ fn temposum_bbc_publishes_the_same_bytes_whatever_the_order_of_its_inputs_and_th
 #[test]
 fn temposum_cnn_publishes_the_same_bytes_whatever_the_order_of_its_inputs_and_the_archive() {
     publishes_the_same_bytes_whatever_the_order(cnn(), 2);
+}
+
+/// Rows a CDX request asks for in the runs whose listings come in another
+/// order: few, so most listings take several pages (the model lists a few
+/// articles a month per URL pattern).
+const SMALL_PAGE: usize = 3;
+
+/// Runs `lab` against a mock serving each CDX listing's rows in the order
+/// `seed` draws across its pages (none: index order), with CDX pages of
+/// [`SMALL_PAGE`] rows; its published files, and how many CDX requests went on
+/// from a resume key.
+fn run_listing(
+    runtime: &tokio::runtime::Runtime,
+    lab: &Lab,
+    seed: Option<u64>,
+) -> (std::collections::BTreeMap<String, Vec<u8>>, usize) {
+    let server = runtime
+        .block_on(MockWayback::start(lab.corpus.clone()))
+        .unwrap();
+    if let Some(seed) = seed {
+        server.reorder(Reorder::ListingRows { seed });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    run_shipped_listing(lab, &server.endpoint(), dir.path(), Some(SMALL_PAGE));
+    let resumed = server
+        .log()
+        .requests()
+        .iter()
+        .filter(|r| r.kind == RequestKind::Cdx && r.target.contains("resumeKey="))
+        .count();
+    (
+        published_content(&dir.path().join("out"), &INPUT_RECORDS),
+        resumed,
+    )
+}
+
+/// `lab` with the rows of every CDX listing in the orders `seeds` draw, within
+/// each answer and across the pages of a listing (each chunk of days a listing
+/// of its own), publishes what it does with them in index order; on small
+/// pages as on the default ones.
+fn publishes_the_same_bytes_whatever_the_order_of_the_listings(lab: &'static Lab, seeds: &[u64]) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (expected, resumed) = run_listing(&runtime, lab, None);
+    assert!(
+        expected.contains_key("future.jsonl"),
+        "future.jsonl published"
+    );
+    assert!(
+        resumed > 10,
+        "listings take several pages: {resumed} went on"
+    );
+    let server = runtime
+        .block_on(MockWayback::start(lab.corpus.clone()))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run_shipped(lab, &server.endpoint(), dir.path());
+    let default_pages = published_content(&dir.path().join("out"), &INPUT_RECORDS);
+    if let Err(e) = same_files(&expected, &default_pages) {
+        panic!("small CDX pages publish other bytes than the default ones: {e}");
+    }
+    for &seed in seeds {
+        let (got, _) = run_listing(&runtime, lab, Some(seed));
+        if let Err(e) = same_files(&got, &expected) {
+            panic!("listings' rows in the order of seed {seed}: {e}");
+        }
+    }
+}
+
+#[test]
+fn temposum_bbc_publishes_the_same_bytes_whatever_the_order_of_its_listings_rows() {
+    publishes_the_same_bytes_whatever_the_order_of_the_listings(bbc(), &[1, 0x5eed_2026]);
+}
+
+#[test]
+fn temposum_cnn_publishes_the_same_bytes_whatever_the_order_of_its_listings_rows() {
+    publishes_the_same_bytes_whatever_the_order_of_the_listings(cnn(), &[7]);
 }

@@ -51,7 +51,7 @@ enum KillAt {
 
 /// Runs the pipeline; kills it at `at` (`None`: lets it end). Whether it was killed.
 fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
-    let before = server.requests().len();
+    let before = server.log().requests().len();
     let mut child = nightly(server, dir).spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let (lines_tx, lines) = mpsc::channel();
@@ -71,7 +71,9 @@ fn run(server: &MockWayback, dir: &Path, at: Option<KillAt>) -> bool {
             break;
         }
         let hit = match at {
-            Some(KillAt::Requests(n) | KillAt::Stop(_, n)) => server.requests().len() - before >= n,
+            Some(KillAt::Requests(n) | KillAt::Stop(_, n)) => {
+                server.log().requests().len() - before >= n
+            }
             Some(KillAt::FetchDone) => lines.try_iter().any(|l| l.contains("wayback run summary")),
             None => false,
         };
@@ -180,7 +182,7 @@ async fn a_night_stopped_by_sigint_or_sigterm_anywhere_ends_as_if_never_stopped(
         .await
         .unwrap();
     let expected = std::fs::read(whole.path().join("out/articles.jsonl")).unwrap();
-    let asked_whole = server.requests().len();
+    let asked_whole = server.log().requests().len();
     for (signal, share) in [("INT", 0.2), ("INT", 0.5), ("TERM", 0.7), ("INT", 0.9)] {
         let stopped = tempfile::tempdir().unwrap();
         let at = KillAt::Stop(signal, (asked_whole as f64 * share) as usize);
@@ -224,7 +226,7 @@ async fn a_night_killed_anywhere_ends_as_if_never_killed() {
     let expected = std::fs::read(whole.path().join("out/articles.jsonl")).unwrap();
     let expected_runs = ids_per_run(&whole.path().join("out"));
     assert_eq!(expected_runs.len(), 1);
-    let asked_whole = server.requests().len();
+    let asked_whole = server.log().requests().len();
     assert!(expected_runs[0].len() > 20, "{expected_runs:?}");
     let pages_whole = warc_captures(&whole.path().join("warc"));
 

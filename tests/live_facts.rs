@@ -143,10 +143,10 @@ async fn a_run_pins_its_reading_and_a_rerun_reads_the_pin_not_the_services() {
     );
 
     // A rerun reads the pin: not one request, the same bytes.
-    wd.clear_log();
+    wd.log().clear();
     let again = tempora(run_args(&file, &[])).await;
     assert!(again.status.success(), "{}", said(&again));
-    assert!(wd.requests().is_empty(), "{:?}", wd.requests());
+    assert!(wd.log().requests().is_empty(), "{:?}", wd.log().requests());
     assert_eq!(
         std::fs::read(dir.path().join("out/facts.jsonl")).unwrap(),
         facts
@@ -233,7 +233,7 @@ async fn the_dry_run_states_queries_and_reads_and_sends_nothing() {
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
-    assert!(wd.requests().is_empty());
+    assert!(wd.log().requests().is_empty());
     // Without a contact the stage is refused, naming the key.
     let text = std::fs::read_to_string(&file)
         .unwrap()

@@ -201,7 +201,7 @@ async fn replacing_an_earlier_nights_file_is_refused_before_any_request() {
     let night1 = std::fs::read(out.join("articles.jsonl")).unwrap();
     assert!(!night1.is_empty());
 
-    server.clear_log();
+    server.log().clear();
     let refused = run(nightly(
         &server,
         dir.path(),
@@ -219,7 +219,11 @@ async fn replacing_an_earlier_nights_file_is_refused_before_any_request() {
     ] {
         assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
     }
-    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    assert!(
+        server.log().requests().is_empty(),
+        "{:?}",
+        server.log().requests()
+    );
     assert_eq!(std::fs::read(&file).unwrap(), night1);
     assert_eq!(run_folders(&out).len(), 1, "a refused run keeps no folder");
 }
@@ -236,7 +240,7 @@ async fn a_killed_night_adds_nothing_and_the_next_one_catches_up() {
     for a in &all[6..] {
         server.add_capture(capture(a));
     }
-    server.clear_log();
+    server.log().clear();
     // A slow night (two pages a second), killed once its first page was asked for.
     let mut child = nightly(
         &server,
@@ -248,6 +252,7 @@ async fn a_killed_night_adds_nothing_and_the_next_one_catches_up() {
     let mut asked = false;
     for _ in 0..1000 {
         asked = server
+            .log()
             .requests()
             .iter()
             .any(|r| r.kind == RequestKind::Replay);
@@ -289,7 +294,7 @@ async fn a_changed_configuration_is_refused_and_rebuild_makes_the_set_anew() {
         "--set",
         "pipeline.sets.in_distribution.to=2019-12-31",
     ];
-    server.clear_log();
+    server.log().clear();
     let refused = run(nightly(&server, dir.path(), &new_cutoff)).await;
     let err = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{err}");
@@ -301,7 +306,11 @@ async fn a_changed_configuration_is_refused_and_rebuild_makes_the_set_anew() {
     ] {
         assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
     }
-    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    assert!(
+        server.log().requests().is_empty(),
+        "{:?}",
+        server.log().requests()
+    );
     assert_eq!(std::fs::read(out.join("articles.jsonl")).unwrap(), night1);
     assert_eq!(run_folders(&out).len(), 1, "a refused run keeps no folder");
 
@@ -320,11 +329,12 @@ async fn a_changed_configuration_is_refused_and_rebuild_makes_the_set_anew() {
 
     // `--rebuild`: the accumulated set made anew with the new cutoff, from the
     // crawl state: what one night of the new configuration on a fresh state makes.
-    server.clear_log();
+    server.log().clear();
     let mut rebuild = new_cutoff.to_vec();
     rebuild.push("--rebuild");
     run_ok(nightly(&server, dir.path(), &rebuild)).await;
     let pages = server
+        .log()
         .requests()
         .iter()
         .filter(|r| r.kind == RequestKind::Replay)

@@ -91,7 +91,7 @@ impl Folder {
         env: &[(&str, &Path)],
         stop: Option<StopAt>,
     ) -> Ended {
-        let before = server.requests().len();
+        let before = server.log().requests().len();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
         cmd.current_dir(self.dir.path())
             .args(["run", "pipeline.toml", "--progress", "off"])
@@ -108,7 +108,7 @@ impl Folder {
         if let Some(StopAt::Requests(signal, n)) = stop {
             let deadline = Instant::now() + Duration::from_secs(300);
             while child.try_wait().unwrap().is_none() {
-                if server.requests().len() - before >= n {
+                if server.log().requests().len() - before >= n {
                     let sent = Command::new("kill")
                         .args([&format!("-{signal}"), &child.id().to_string()])
                         .status()
@@ -125,7 +125,7 @@ impl Folder {
             code: output.status.code(),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            requests: server.requests()[before..].to_vec(),
+            requests: server.log().requests()[before..].to_vec(),
             stopped,
         }
     }

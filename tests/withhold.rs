@@ -169,9 +169,9 @@ async fn a_missing_key_is_refused_before_any_request() {
         "{told}"
     );
     assert!(
-        server.requests().is_empty(),
+        server.log().requests().is_empty(),
         "{:?}",
-        server.requests().len()
+        server.log().requests().len()
     );
     let validate = tempora(dir.path(), &["validate", "pipeline.toml"]);
     assert_eq!(validate.status.code(), Some(2), "{}", said(&validate));

@@ -229,6 +229,7 @@ mod tests {
         ]);
         run(ok.args).await.unwrap();
         let cdx = server
+            .log()
             .requests()
             .into_iter()
             .find(|r| r.kind == tempora_testkit::RequestKind::Cdx)

@@ -172,7 +172,7 @@ pub async fn run_in(
     std::fs::write(dir.join("facts.jsonl"), &site.facts).unwrap();
     let xsum = dir.join("xsum-split.json");
     std::fs::write(&xsum, &site.xsum_split).unwrap();
-    server.clear_log();
+    server.log().clear();
     let path = dir.join("pipeline.toml");
     std::fs::write(&path, pipeline(shape, &server.endpoint(), &dir)).unwrap();
     let sets: Vec<String> = overrides
@@ -242,7 +242,7 @@ pub async fn run_in(
             records += 1;
         }
     }
-    let log = server.requests();
+    let log = server.log().requests();
     let replay = |feed: bool| {
         log.iter()
             .filter(|r| {

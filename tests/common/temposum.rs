@@ -139,6 +139,12 @@ fn permute_files(from: &Path, to: &Path, keys: &[u64]) {
 /// with state, WARC files and outputs relative to the folder it runs in (so two
 /// folders give comparable files).
 pub fn pipeline(lab: &Lab, endpoint: &str) -> String {
+    pipeline_listing(lab, endpoint, None)
+}
+
+/// [`pipeline`], its CDX requests asking for `limit` rows each when given
+/// (small pages: each listing on several pages).
+pub fn pipeline_listing(lab: &Lab, endpoint: &str, limit: Option<usize>) -> String {
     let text = std::fs::read_to_string(lab.shipped).unwrap();
     let mut file: toml::Table = toml::from_str(&text).unwrap();
     let facts = lab.files.path().join("facts.jsonl");
@@ -163,10 +169,11 @@ pub fn pipeline(lab: &Lab, endpoint: &str) -> String {
         max_backoff = "20ms"
     };
     archive.insert("endpoint".into(), endpoint.into());
-    stages["captures"]
-        .as_table_mut()
-        .unwrap()
-        .insert("archive".into(), archive.into());
+    let captures = stages["captures"].as_table_mut().unwrap();
+    captures.insert("archive".into(), archive.into());
+    if let Some(limit) = limit {
+        captures.insert("limit".into(), i64::try_from(limit).unwrap().into());
+    }
     stages["pages"]
         .as_table_mut()
         .unwrap()
@@ -178,7 +185,16 @@ pub fn pipeline(lab: &Lab, endpoint: &str) -> String {
 /// Runs the lab's shipped pipeline ([`pipeline`]) against the mock at `endpoint`
 /// in `dir` (outputs in `dir/out`), and checks that it exits 0.
 pub fn run_shipped(lab: &Lab, endpoint: &str, dir: &Path) {
-    std::fs::write(dir.join("pipeline.toml"), pipeline(lab, endpoint)).unwrap();
+    run_shipped_listing(lab, endpoint, dir, None);
+}
+
+/// [`run_shipped`] with CDX pages of `limit` rows when given ([`pipeline_listing`]).
+pub fn run_shipped_listing(lab: &Lab, endpoint: &str, dir: &Path, limit: Option<usize>) {
+    std::fs::write(
+        dir.join("pipeline.toml"),
+        pipeline_listing(lab, endpoint, limit),
+    )
+    .unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tempora"))
         .current_dir(dir)
         .args(["run", "pipeline.toml", "--progress", "off"])

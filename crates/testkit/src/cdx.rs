@@ -64,32 +64,123 @@ struct Filter {
     regex: Regex,
 }
 
+/// The order of the rows a CDX query answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RowOrder {
+    /// Index order: urlkey, then timestamp, then the rest of the line.
+    #[default]
+    Index,
+    /// Each page's rows in an order the seed and the query draw; which rows a
+    /// page holds, and its resume key, those of index order.
+    Page(u64),
+    /// The rows of the whole listing (every page of the query) in an order the
+    /// seed and the query (but its `resumeKey`) draw, cut into pages of `limit`:
+    /// a row may come on any page, each page's resume key leads to the next.
+    Listing(u64),
+}
+
 /// Answers one CDX query against `corpus`; `is_blocked` tells whether a urlkey is excluded.
 pub fn answer(corpus: &Corpus, query: &str, is_blocked: impl Fn(&str) -> bool) -> Answer {
-    answer_in(corpus, query, is_blocked, None)
+    answer_in(corpus, query, is_blocked, RowOrder::Index)
 }
 
-/// Answers one CDX query against `corpus` as [`answer`] does, but with the rows
-/// of the answer in the order `seed` and the query draw (a server that does not
-/// sort within a page): the same rows and resume key, in another order.
-pub fn answer_unsorted(
+/// Answers one CDX query against `corpus` as [`answer`] does, with its rows in
+/// `order`.
+pub fn answer_in(
     corpus: &Corpus,
     query: &str,
     is_blocked: impl Fn(&str) -> bool,
-    seed: u64,
+    order: RowOrder,
 ) -> Answer {
-    answer_in(corpus, query, is_blocked, Some(seed))
-}
-
-fn answer_in(
-    corpus: &Corpus,
-    query: &str,
-    is_blocked: impl Fn(&str) -> bool,
-    rows_seed: Option<u64>,
-) -> Answer {
-    match run(corpus, query, is_blocked, rows_seed) {
+    match run(corpus, query, is_blocked, order) {
         Ok(answer) => answer,
         Err(message) => Answer::text(400, message),
+    }
+}
+
+/// Which rows a query selects, paging aside: its URLs, window, filters and
+/// collapse.
+struct Selection {
+    matcher: UrlMatcher,
+    from: Option<String>,
+    to: Option<String>,
+    filters: Vec<Filter>,
+    collapses: Vec<(usize, Option<usize>)>,
+}
+
+/// Rows a selection listed.
+struct Selected {
+    rows: Vec<[String; 7]>,
+    /// Rows beyond the limit follow.
+    more: bool,
+    /// A blocked urlkey matched.
+    blocked_hit: bool,
+}
+
+impl Selection {
+    /// The rows in index order from `resume` (a decoded resume key) on, at
+    /// most `limit`; `collapse` starts again here, as on every page of the real
+    /// server.
+    fn rows(
+        &self,
+        corpus: &Corpus,
+        is_blocked: impl Fn(&str) -> bool,
+        resume: Option<&str>,
+        limit: Option<usize>,
+    ) -> Selected {
+        let mut selected = Selected {
+            rows: Vec::new(),
+            more: false,
+            blocked_hit: false,
+        };
+        let mut last_values: Vec<Option<String>> = vec![None; self.collapses.len()];
+        for (key, capture) in corpus.rows() {
+            if !self.matcher.matches(key) {
+                continue;
+            }
+            if is_blocked(key) {
+                selected.blocked_hit = true;
+                continue;
+            }
+            let ts = capture.timestamp.as_str();
+            if self.from.as_deref().is_some_and(|f| ts < f)
+                || self.to.as_deref().is_some_and(|t| ts > t)
+                || resume.is_some_and(|r| format!("{key} {ts}").as_str() < r)
+            {
+                continue;
+            }
+            let row = row_of(key, capture);
+            if !self
+                .filters
+                .iter()
+                .all(|f| f.regex.is_match(&row[f.field]) != f.negate)
+                || self.collapsed(&row, &mut last_values)
+            {
+                continue;
+            }
+            if limit.is_some_and(|l| selected.rows.len() >= l) {
+                selected.more = true;
+                break;
+            }
+            selected.rows.push(row);
+        }
+        selected
+    }
+
+    /// Whether `row` repeats the row before in every collapse field.
+    fn collapsed(&self, row: &[String; 7], last_values: &mut [Option<String>]) -> bool {
+        let mut duplicate = !self.collapses.is_empty();
+        for (i, (field, len)) in self.collapses.iter().enumerate() {
+            let value: String = match len {
+                Some(n) => row[*field].chars().take(*n).collect(),
+                None => row[*field].clone(),
+            };
+            if last_values[i].as_deref() != Some(value.as_str()) {
+                duplicate = false;
+            }
+            last_values[i] = Some(value);
+        }
+        duplicate
     }
 }
 
@@ -100,7 +191,7 @@ fn run(
     corpus: &Corpus,
     query: &str,
     is_blocked: impl Fn(&str) -> bool,
-    rows_seed: Option<u64>,
+    order: RowOrder,
 ) -> Result<Answer, String> {
     let params: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -123,9 +214,15 @@ fn run(
         Some(m) => Some(MatchType::parse(m).ok_or_else(|| format!("bad matchType {m}"))?),
         None => None,
     };
-    let matcher = UrlMatcher::new(url, match_type);
-    let from = get("from").map(|f| pad(f, '0'));
-    let to = get("to").map(|t| pad(t, '9'));
+    let selection = Selection {
+        matcher: UrlMatcher::new(url, match_type),
+        from: get("from").map(|f| pad(f, '0')),
+        to: get("to").map(|t| pad(t, '9')),
+        filters: all("filter").map(parse_filter).collect::<Result<_, _>>()?,
+        collapses: all("collapse")
+            .map(parse_collapse)
+            .collect::<Result<_, _>>()?,
+    };
     let json = get("output") == Some("json");
     let fields: Vec<usize> = match get("fl") {
         Some(fl) => fl
@@ -134,100 +231,42 @@ fn run(
             .collect::<Result<_, _>>()?,
         None => (0..FIELDS.len()).collect(),
     };
-    let filters: Vec<Filter> = all("filter").map(parse_filter).collect::<Result<_, _>>()?;
-    let collapses: Vec<(usize, Option<usize>)> = all("collapse")
-        .map(parse_collapse)
-        .collect::<Result<_, _>>()?;
     let limit: Option<usize> = match get("limit") {
         Some(l) => Some(l.parse().map_err(|_| format!("bad limit {l}"))?),
         None => None,
     };
     if get("showNumPages") == Some("true") {
-        let page_size: usize = match get("pageSize") {
-            Some(p) => p
-                .parse()
-                .ok()
-                .filter(|p| *p >= 1)
-                .ok_or_else(|| format!("bad pageSize {p}"))?,
-            None => DEFAULT_PAGE_SIZE,
-        };
-        // Like the real index, the count covers the URL range only: no window,
-        // filter or collapse narrows it.
-        let lines = corpus
-            .rows()
-            .iter()
-            .filter(|(key, _)| matcher.matches(key) && !is_blocked(key))
-            .count();
-        let pages = lines.div_ceil(BLOCK_LINES).div_ceil(page_size);
-        return Ok(Answer::text(200, format!("{pages}\n")));
+        return page_count(corpus, &selection.matcher, get("pageSize"), is_blocked);
     }
     let show_resume = get("showResumeKey") == Some("true");
-    let resume_from = get("resumeKey").map(decode_resume_key);
-
-    let mut rows: Vec<[String; 7]> = Vec::new();
-    let mut last_values: Vec<Option<String>> = vec![None; collapses.len()];
-    let mut more = false;
-    let mut blocked_hit = false;
-    for (key, capture) in corpus.rows() {
-        if !matcher.matches(key) {
-            continue;
-        }
-        if is_blocked(key) {
-            blocked_hit = true;
-            continue;
-        }
-        if from
-            .as_deref()
-            .is_some_and(|f| capture.timestamp.as_str() < f)
-            || to
-                .as_deref()
-                .is_some_and(|t| capture.timestamp.as_str() > t)
-        {
-            continue;
-        }
-        if let Some(resume) = &resume_from {
-            if format!("{key} {}", capture.timestamp) < *resume {
-                continue;
+    let resume = get("resumeKey").map(decode_resume_key);
+    let (rows, resume_key) = match order {
+        RowOrder::Index | RowOrder::Page(_) => {
+            let selected = selection.rows(corpus, &is_blocked, resume.as_deref(), limit);
+            if selected.blocked_hit && selected.rows.is_empty() {
+                return Ok(blocked());
             }
-        }
-        let row = row_of(key, capture);
-        if !filters
-            .iter()
-            .all(|f| f.regex.is_match(&row[f.field]) != f.negate)
-        {
-            continue;
-        }
-        let mut duplicate = !collapses.is_empty();
-        for (i, (field, len)) in collapses.iter().enumerate() {
-            let value: String = match len {
-                Some(n) => row[*field].chars().take(*n).collect(),
-                None => row[*field].clone(),
-            };
-            if last_values[i].as_deref() != Some(value.as_str()) {
-                duplicate = false;
+            let mut rows = selected.rows;
+            // Like the real server, a full page carries a resume key even when nothing follows.
+            let full = limit.is_some_and(|l| l > 0 && rows.len() == l);
+            let resume_key = (show_resume && (selected.more || full))
+                .then(|| rows.last().map(|r| next_key(&r[0], &r[1])))
+                .flatten();
+            if let RowOrder::Page(seed) = order {
+                crate::order::shuffle(&mut rows, crate::order::draw(seed, query));
             }
-            last_values[i] = Some(value);
+            (rows, resume_key)
         }
-        if duplicate {
-            continue;
+        RowOrder::Listing(seed) => {
+            let selected = selection.rows(corpus, &is_blocked, None, None);
+            if selected.blocked_hit && selected.rows.is_empty() {
+                return Ok(blocked());
+            }
+            let listing = without_resume_key(&params);
+            let page = ListingPage::of(selected.rows, seed, &listing, resume.as_deref(), limit);
+            (page.rows, page.resume_key.filter(|_| show_resume))
         }
-        if limit.is_some_and(|l| rows.len() >= l) {
-            more = true;
-            break;
-        }
-        rows.push(row);
-    }
-    if blocked_hit && rows.is_empty() {
-        return Ok(blocked());
-    }
-    // Like the real server, a full page carries a resume key even when nothing follows.
-    let full = limit.is_some_and(|l| l > 0 && rows.len() == l);
-    let resume_key = (show_resume && (more || full))
-        .then(|| rows.last().map(|r| next_key(&r[0], &r[1])))
-        .flatten();
-    if let Some(seed) = rows_seed {
-        crate::order::shuffle(&mut rows, crate::order::draw(seed, query));
-    }
+    };
     let body = if json {
         json_body(&rows, &fields, resume_key.as_deref())
     } else {
@@ -239,6 +278,83 @@ fn run(
     }
     answer.headers.push(("X-location".into(), "cdx".into()));
     Ok(answer)
+}
+
+/// `showNumPages=true`: the number of pages of index blocks the URL range
+/// spans, `page_size` blocks a page.
+fn page_count(
+    corpus: &Corpus,
+    matcher: &UrlMatcher,
+    page_size: Option<&str>,
+    is_blocked: impl Fn(&str) -> bool,
+) -> Result<Answer, String> {
+    let page_size: usize = match page_size {
+        Some(p) => p
+            .parse()
+            .ok()
+            .filter(|p| *p >= 1)
+            .ok_or_else(|| format!("bad pageSize {p}"))?,
+        None => DEFAULT_PAGE_SIZE,
+    };
+    // Like the real index, the count covers the URL range only: no window,
+    // filter or collapse narrows it.
+    let lines = corpus
+        .rows()
+        .iter()
+        .filter(|(key, _)| matcher.matches(key) && !is_blocked(key))
+        .count();
+    let pages = lines.div_ceil(BLOCK_LINES).div_ceil(page_size);
+    Ok(Answer::text(200, format!("{pages}\n")))
+}
+
+/// The query's parameters but its `resumeKey`: what every page of one listing
+/// shares.
+fn without_resume_key(params: &[(String, String)]) -> String {
+    let mut listing = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in params.iter().filter(|(k, _)| k != "resumeKey") {
+        listing.append_pair(k, v);
+    }
+    listing.finish()
+}
+
+/// One page of a listing whose rows come in another order ([`RowOrder::Listing`]).
+struct ListingPage {
+    rows: Vec<[String; 7]>,
+    resume_key: Option<String>,
+}
+
+impl ListingPage {
+    /// The page that starts at `resume` (a key this model gave, decoded) of the
+    /// `listed` rows in the order `seed` and `listing` draw. Its resume key has
+    /// the recorded shape (the last row's key, moved up) and ends with the
+    /// position of the next row (`!<n>`), which the real key's position stands
+    /// for.
+    fn of(
+        mut listed: Vec<[String; 7]>,
+        seed: u64,
+        listing: &str,
+        resume: Option<&str>,
+        limit: Option<usize>,
+    ) -> Self {
+        crate::order::shuffle(&mut listed, crate::order::draw(seed, listing));
+        let start = resume
+            .and_then(|r| r.rsplit_once('!'))
+            .and_then(|(_, at)| at.parse::<usize>().ok())
+            .unwrap_or(0)
+            .min(listed.len());
+        let end = limit.map_or(listed.len(), |l| start.saturating_add(l).min(listed.len()));
+        let full = limit.is_some_and(|l| l > 0 && end - start == l);
+        let rows = listed[start..end].to_vec();
+        let resume_key = (end < listed.len() || full)
+            .then(|| {
+                rows.last().map(|r| {
+                    let key = format!("{} {}!{end}", r[0], r[1]);
+                    form_urlencoded::byte_serialize(key.as_bytes()).collect()
+                })
+            })
+            .flatten();
+        Self { rows, resume_key }
+    }
 }
 
 fn row_of(key: &str, c: &MockCapture) -> [String; 7] {
@@ -550,7 +666,7 @@ mod tests {
         assert_eq!(sorted.len(), 1 + 5 + 2, "header, rows, empty row, key");
         let mut orders = std::collections::BTreeSet::new();
         for seed in 0..10 {
-            let unsorted = rows(&answer_unsorted(&corpus, query, |_| false, seed));
+            let unsorted = rows(&answer_in(&corpus, query, |_| false, RowOrder::Page(seed)));
             assert_eq!(unsorted[0], sorted[0], "the header row first");
             assert_eq!(unsorted[6..], sorted[6..], "the resume key of index order");
             let mut body = unsorted[1..6].to_vec();
@@ -559,6 +675,75 @@ mod tests {
             assert_eq!(body, sorted[1..6], "seed {seed}: the same rows");
         }
         assert!(orders.len() > 1, "seeds give other orders");
+    }
+
+    /// Every page of `query` in `order`, following the resume keys: each page's
+    /// rows (the fields `urlkey,timestamp,original`), and the pages asked for.
+    fn listing(corpus: &Corpus, query: &str, order: RowOrder) -> (Vec<Vec<String>>, usize) {
+        let mut rows = Vec::new();
+        let mut resume: Option<String> = None;
+        for pages in 1..100 {
+            let q = match &resume {
+                None => query.to_string(),
+                Some(key) => {
+                    let sent: String = form_urlencoded::byte_serialize(key.as_bytes()).collect();
+                    format!("{query}&resumeKey={sent}")
+                }
+            };
+            let text = body(&answer_in(corpus, &q, |_| false, order));
+            let (page, key) = text.split_once("\n\n").unwrap_or((text.as_str(), ""));
+            rows.extend(
+                page.lines()
+                    .map(|l| l.split(' ').map(str::to_string).collect()),
+            );
+            resume = Some(key.trim().to_string()).filter(|k| !k.is_empty());
+            if resume.is_none() {
+                return (rows, pages);
+            }
+        }
+        panic!("a listing of {query} that never ends");
+    }
+
+    #[test]
+    fn a_listing_in_another_order_holds_the_same_rows_across_its_pages() {
+        let many: Vec<MockCapture> = (0..40)
+            .map(|i| {
+                let ts = format!("2020010{}0000{:02}", 1 + i % 3, i);
+                MockCapture::html(&format!("http://a.com/{}", i % 17), &ts, "x")
+            })
+            .collect();
+        let corpus = Corpus::new(many);
+        let query = "url=a.com/*&fl=urlkey,timestamp,original&limit=7&showResumeKey=true";
+        let (sorted, pages) = listing(&corpus, query, RowOrder::Index);
+        assert_eq!((sorted.len(), pages), (40, 6));
+        let first_page = |rows: &[Vec<String>]| {
+            let mut page = rows[..7].to_vec();
+            page.sort();
+            page
+        };
+        let mut orders = std::collections::BTreeSet::new();
+        let mut moved = false;
+        for seed in 0..10 {
+            let (mut got, got_pages) = listing(&corpus, query, RowOrder::Listing(seed));
+            assert_eq!(got_pages, pages, "seed {seed}: as many pages");
+            moved |= first_page(&got) != sorted[..7];
+            orders.insert(format!("{got:?}"));
+            got.sort();
+            assert_eq!(got, sorted, "seed {seed}: every row once");
+        }
+        assert!(moved, "rows move across pages");
+        assert!(orders.len() > 1, "seeds give other orders");
+        // Collapse and the window select the listing's rows in index order, as
+        // on one page (collapse does not start again on each page), before
+        // the order.
+        let collapsed = "url=a.com/*&fl=urlkey,timestamp,original&collapse=urlkey&to=20200102";
+        let (natural, _) = listing(&corpus, collapsed, RowOrder::Index);
+        assert_eq!(natural.len(), 17);
+        let paged = format!("{collapsed}&limit=4&showResumeKey=true");
+        let (mut other, _) = listing(&corpus, &paged, RowOrder::Listing(3));
+        assert_ne!(other, natural);
+        other.sort();
+        assert_eq!(other, natural);
     }
 
     #[test]

@@ -15,19 +15,25 @@
 //! firewall for clients that send into them, and answers that take time.
 //! [`MockWayback::reorder`] serves the same archive in another order
 //! ([`Reorder`]): captures held in another order, replays finishing in another
-//! order, a CDX page's rows unsorted.
+//! order, a CDX page's rows unsorted, a listing's rows in another order across
+//! its pages.
 //!
 //! [`MockWikidata`] is its sibling for Wikidata's live services: the Query
 //! Service (`/sparql`, SPARQL evaluated by Oxigraph on the entities' RDF as
 //! WDQS has it) and the Wikibase API (`/w/api.php?action=wbgetentities`), with
 //! `maxlag`, WDQS's timeout as a result-size limit, the User-Agent policy, and
 //! the same fault rules ([`Target::Sparql`], [`Target::Api`]).
+//!
+//! Both mocks keep one [`RequestLog`] (`mock.log()`: every request, what the
+//! mock did, pauses asked for and broken, requests in flight) and meet one
+//! [`FaultRule`] type.
 
 pub mod cdx;
 pub mod corpus;
 pub mod faults;
 pub mod fuzz;
 pub mod limits;
+pub mod log;
 pub mod newssite;
 pub mod order;
 pub mod replay;
@@ -39,7 +45,8 @@ pub mod wikidata;
 pub use corpus::{Corpus, MockCapture};
 pub use faults::{Fault, FaultRule, RequestKind, Target};
 pub use limits::ArchiveLimits;
+pub use log::{Outcome, RequestLog, RequestRecord};
 pub use order::Reorder;
-pub use server::{MockWayback, Outcome, RequestRecord};
+pub use server::MockWayback;
 pub use tempora_wayback_format::digest::sha1_base32;
-pub use wikidata::{MockWikidata, WikidataRequest};
+pub use wikidata::MockWikidata;

@@ -31,6 +31,17 @@ pub enum Reorder {
         /// Seeds each page's order.
         seed: u64,
     },
+    /// The rows of each listing, all its pages together, in an order the seed
+    /// and the query (but its resume key) draw, then cut into pages: a row of
+    /// the listing may come on any of its pages, each page's resume key leading
+    /// to the next, as an index merged from shards of its own. Which rows a
+    /// listing holds stays that of index order (the window, filters and
+    /// `collapse` applied in index order); a listing of chunks of days, one
+    /// query per chunk, has each chunk's rows in an order of its own.
+    ListingRows {
+        /// Seeds each listing's order.
+        seed: u64,
+    },
 }
 
 /// A number drawn from `seed` and `text`: the same pair, the same number.

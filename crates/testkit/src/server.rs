@@ -3,10 +3,11 @@
 //! injected at the connection level (resets, truncated bodies, IP blocks) or
 //! as answers (429, 503, error pages).
 
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -24,64 +25,31 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::cdx::{self, Answer};
+use crate::cdx::{self, Answer, RowOrder};
 use crate::corpus::{Corpus, MockCapture};
-use crate::faults::{self, Fault, FaultRule, RequestKind};
+use crate::faults::{self, Fault, FaultGate, FaultPages, FaultRule, RequestKind};
 use crate::limits::{ArchiveLimits, Enforcer, Verdict};
+use crate::log::{Outcome, RequestLog, RequestRecord};
 use crate::order::{self, Reorder};
 use crate::replay;
 
 pub(crate) type Body = BoxBody<Bytes, io::Error>;
 
-/// How the server dealt with a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Answered with this status (the body may still have been cut, see `Truncated`).
-    Status(u16),
-    /// Answered with this status, then the body was cut short.
-    Truncated(u16),
-    /// The connection was reset without an answer.
-    Reset,
-}
-
-/// One request as the server saw it.
-#[derive(Debug, Clone)]
-pub struct RequestRecord {
-    /// Arrival, since the server started.
-    pub at: Duration,
-    /// Path and query.
-    pub target: String,
-    /// CDX, replay or other.
-    pub kind: RequestKind,
-    /// The `User-Agent` header.
-    pub user_agent: Option<String>,
-    /// What the server did.
-    pub outcome: Outcome,
-    /// It arrived while a `Retry-After` the server had sent was still running.
-    pub during_pause: bool,
-    /// Requests being answered when it arrived, itself included.
-    pub in_flight: usize,
-}
-
 #[derive(Default)]
 struct State {
     corpus: Corpus,
-    faults: Vec<FaultRule>,
     blocked: Vec<String>,
-    block_until: Option<Instant>,
-    pause_until: Option<Instant>,
     limits: Option<Enforcer>,
     /// `Reorder::ReplayDelays`: its seed and longest delay.
     replay_delays: Option<(u64, Duration)>,
-    /// `Reorder::PageRows`: its seed.
-    page_rows: Option<u64>,
-    log: Vec<RequestRecord>,
+    /// The order of CDX rows: `Reorder::PageRows` or `Reorder::ListingRows`.
+    cdx_rows: RowOrder,
 }
 
 struct Shared {
     state: Mutex<State>,
-    in_flight: AtomicUsize,
-    started: Instant,
+    faults: FaultGate,
+    log: RequestLog,
     base: String,
 }
 
@@ -116,12 +84,20 @@ impl MockWayback {
                 corpus,
                 ..State::default()
             }),
-            in_flight: AtomicUsize::new(0),
-            started: Instant::now(),
+            faults: FaultGate::default(),
+            log: RequestLog::new(),
             base: format!("http://{addr}"),
         });
         let cancel = CancellationToken::new();
-        tokio::spawn(accept_loop(listener, shared.clone(), cancel.clone()));
+        let gate = shared.clone();
+        let service = shared.clone();
+        tokio::spawn(accept_loop(
+            listener,
+            cancel.clone(),
+            "mock wayback",
+            move || gate.faults.blocked(Instant::now()),
+            move |kill, req| handle(service.clone(), kill, req),
+        ));
         Ok(Self {
             addr,
             shared,
@@ -146,7 +122,7 @@ impl MockWayback {
 
     /// Adds a fault rule; rules fire in the order they were added.
     pub fn add_fault(&self, rule: FaultRule) {
-        self.shared.lock().faults.push(rule);
+        self.shared.faults.add(rule);
     }
 
     /// Enforces the Archive's per-IP limits from now on (see [`ArchiveLimits`]):
@@ -162,37 +138,9 @@ impl MockWayback {
         match reorder {
             Reorder::Captures { seed } => state.corpus = state.corpus.reinserted(seed),
             Reorder::ReplayDelays { seed, max } => state.replay_delays = Some((seed, max)),
-            Reorder::PageRows { seed } => state.page_rows = Some(seed),
+            Reorder::PageRows { seed } => state.cdx_rows = RowOrder::Page(seed),
+            Reorder::ListingRows { seed } => state.cdx_rows = RowOrder::Listing(seed),
         }
-    }
-
-    /// The most requests of `kind` that arrived within any `window` (a sliding
-    /// one, as the Archive counts).
-    pub fn busiest(&self, kind: RequestKind, window: Duration) -> usize {
-        let at: Vec<Duration> = self
-            .requests()
-            .iter()
-            .filter(|r| r.kind == kind)
-            .map(|r| r.at)
-            .collect();
-        let mut first = 0;
-        let mut most = 0;
-        for (last, t) in at.iter().enumerate() {
-            while *t - at[first] >= window {
-                first += 1;
-            }
-            most = most.max(last - first + 1);
-        }
-        most
-    }
-
-    /// The most requests that were being answered at once.
-    pub fn most_in_flight(&self) -> usize {
-        self.requests()
-            .iter()
-            .map(|r| r.in_flight)
-            .max()
-            .unwrap_or(0)
     }
 
     /// Excludes a site: every URL whose urlkey starts with that of `url_prefix`.
@@ -204,22 +152,9 @@ impl MockWayback {
         self.shared.lock().blocked.push(key);
     }
 
-    /// Every request so far, in arrival order.
-    pub fn requests(&self) -> Vec<RequestRecord> {
-        self.shared.lock().log.clone()
-    }
-
-    /// Requests that arrived during a `Retry-After` pause the server had asked for.
-    pub fn pause_violations(&self) -> Vec<RequestRecord> {
-        self.requests()
-            .into_iter()
-            .filter(|r| r.during_pause)
-            .collect()
-    }
-
-    /// Forgets the request log.
-    pub fn clear_log(&self) {
-        self.shared.lock().log.clear();
+    /// Every request so far, with its arrival time and what the mock did.
+    pub fn log(&self) -> &RequestLog {
+        &self.shared.log
     }
 }
 
@@ -229,23 +164,31 @@ impl Drop for MockWayback {
     }
 }
 
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cancel: CancellationToken) {
+/// Accepts connections on `listener` until `cancel`, each served by `handle`
+/// on a task of its own; while `blocked`, a connection is reset at once (an
+/// IP block). `name` names the mock in warnings.
+pub(crate) async fn accept_loop<H, F>(
+    listener: TcpListener,
+    cancel: CancellationToken,
+    name: &'static str,
+    blocked: impl Fn() -> bool,
+    handle: H,
+) where
+    H: Fn(Arc<AtomicBool>, Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Result<Response<Body>, io::Error>> + Send + 'static,
+{
     loop {
         let stream = tokio::select! {
             () = cancel.cancelled() => return,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(e) => {
-                    tracing::warn!(error = %e, "mock wayback: accept failed");
+                    tracing::warn!(error = %e, mock = name, "accept failed");
                     continue;
                 }
             },
         };
-        let blocked = shared
-            .lock()
-            .block_until
-            .is_some_and(|t| Instant::now() < t);
-        if blocked {
+        if blocked() {
             let _ = stream.set_zero_linger();
             drop(stream);
             continue;
@@ -255,35 +198,16 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cancel: Cancell
             inner: stream,
             kill: kill.clone(),
         });
-        let shared = shared.clone();
+        let handle = handle.clone();
         let cancel = cancel.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |req| handle(shared.clone(), kill.clone(), req));
+            let service = service_fn(move |req| handle(kill.clone(), req));
             let conn = http1::Builder::new().serve_connection(io, service);
             tokio::select! {
                 _ = conn => {}
                 () = cancel.cancelled() => {}
             }
         });
-    }
-}
-
-/// Counts a request as being answered until it is dropped.
-struct InFlight<'a> {
-    shared: &'a Shared,
-    at_arrival: usize,
-}
-
-impl<'a> InFlight<'a> {
-    fn enter(shared: &'a Shared) -> Self {
-        let at_arrival = shared.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
-        Self { shared, at_arrival }
-    }
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.shared.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -329,6 +253,14 @@ impl AsyncWrite for FaultyStream {
     }
 }
 
+/// The Wayback's answers to the faults that answer in place of it.
+const PAGES: FaultPages = FaultPages {
+    server: "nginx",
+    too_many: |_| replay::wayback_page(429, "Too Many Requests"),
+    unavailable: || replay::wayback_page(503, "Service Unavailable"),
+    error_page_200: || replay::wayback_page(200, "The Wayback Machine is temporarily offline."),
+};
+
 // Long on purpose: one request's whole path through the mock (limits, the
 // fault rules in the order a real server would meet them, then the route),
 // read top to bottom as the Archive's behaviour it models; split, the order of
@@ -358,23 +290,18 @@ async fn handle(
     let user_agent = header("user-agent");
     let accepts_gzip = header("accept-encoding").is_some_and(|v| v.contains("gzip"));
     let now = Instant::now();
-    let in_flight = InFlight::enter(&shared);
+    let arrival = shared.log.arrive(now);
 
-    let (fault, during_pause, verdict, latency, reorder_delay) = {
+    let admission = shared.faults.admit(kind, &target, now, true);
+    let (verdict, latency, reorder_delay) = {
         let mut state = shared.lock();
-        let during_pause = state.pause_until.is_some_and(|t| now < t);
-        let blocked = state.block_until.is_some_and(|t| now < t);
-        let fault = if blocked {
-            Some(Fault::Reset)
-        } else {
-            faults::pick(&mut state.faults, kind, &target)
-        };
+        let blocked = admission.fault == Some(Fault::Reset) && shared.faults.blocked(now);
         let (verdict, latency) = match state.limits.as_mut() {
             Some(limits) if !blocked => (limits.admit(kind, now), limits.latency()),
             _ => (Verdict::Pass, Duration::ZERO),
         };
         if let Verdict::Firewall(length) = verdict {
-            state.block_until = Some(now + length);
+            shared.faults.block_until(now + length);
         }
         let reorder_delay = match state.replay_delays {
             Some((seed, max)) if kind == RequestKind::Replay => {
@@ -382,17 +309,22 @@ async fn handle(
             }
             _ => Duration::ZERO,
         };
-        (fault, during_pause, verdict, latency, reorder_delay)
+        (verdict, latency, reorder_delay)
     };
     let log = |outcome: Outcome| {
-        shared.lock().log.push(RequestRecord {
-            at: now - shared.started,
+        shared.log.push(RequestRecord {
+            at: arrival.at,
+            method: req.method().as_str().to_string(),
             target: target.clone(),
             kind,
+            query: None,
+            params: form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
             user_agent: user_agent.clone(),
             outcome,
-            during_pause,
-            in_flight: in_flight.at_arrival,
+            during_pause: admission.during_pause,
+            in_flight: arrival.in_flight,
         });
     };
     if !latency.is_zero() || !reorder_delay.is_zero() {
@@ -415,55 +347,11 @@ async fn handle(
             ));
         }
     }
-
-    let mut wrong_encoding = false;
-    let mut truncate = false;
-    match fault {
-        Some(Fault::Reset) => {
-            log(Outcome::Reset);
-            kill.store(true, Ordering::Relaxed);
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionReset,
-                "injected reset",
-            ));
-        }
-        Some(Fault::Block(duration)) => {
-            shared.lock().block_until = Some(now + duration);
-            log(Outcome::Reset);
-            kill.store(true, Ordering::Relaxed);
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionReset,
-                "injected block",
-            ));
-        }
-        Some(Fault::RateLimit { retry_after }) => {
-            shared.lock().pause_until = Some(Instant::now() + Duration::from_secs(retry_after));
-            log(Outcome::Status(429));
-            let mut answer = replay::wayback_page(429, "Too Many Requests");
-            answer
-                .headers
-                .push(("Retry-After".into(), retry_after.to_string()));
-            return Ok(respond(answer, false, false, false));
-        }
-        Some(Fault::Unavailable) => {
-            log(Outcome::Status(503));
-            return Ok(respond(
-                replay::wayback_page(503, "Service Unavailable"),
-                false,
-                false,
-                false,
-            ));
-        }
-        Some(Fault::ErrorPage200) => {
-            log(Outcome::Status(200));
-            let page = replay::wayback_page(200, "The Wayback Machine is temporarily offline.");
-            return Ok(respond(page, false, false, false));
-        }
-        Some(Fault::Slow(delay)) => tokio::time::sleep(delay).await,
-        Some(Fault::WrongEncoding) => wrong_encoding = true,
-        Some(Fault::Truncate) => truncate = true,
-        None => {}
-    }
+    let delivery =
+        match faults::meet(admission.fault, now, &shared.faults, &PAGES, &kill, &log).await {
+            faults::Met::Go(delivery) => delivery,
+            faults::Met::Answered(answered) => return answered,
+        };
 
     let (answer, gzip) = {
         let state = shared.lock();
@@ -471,10 +359,7 @@ async fn handle(
         match kind {
             RequestKind::Cdx => {
                 let query = req.uri().query().unwrap_or("");
-                let answer = match state.page_rows {
-                    Some(seed) => cdx::answer_unsorted(&state.corpus, query, is_blocked, seed),
-                    None => cdx::answer(&state.corpus, query, is_blocked),
-                };
+                let answer = cdx::answer_in(&state.corpus, query, is_blocked, state.cdx_rows);
                 (answer, true)
             }
             RequestKind::Replay => {
@@ -487,7 +372,7 @@ async fn handle(
         }
     };
     let status = answer.status;
-    log(if truncate {
+    log(if delivery.truncate {
         Outcome::Truncated(status)
     } else {
         Outcome::Status(status)
@@ -495,8 +380,8 @@ async fn handle(
     Ok(respond(
         answer,
         gzip && accepts_gzip,
-        wrong_encoding,
-        truncate,
+        delivery.wrong_encoding,
+        delivery.truncate,
     ))
 }
 

@@ -222,7 +222,7 @@ async fn sparql_filters_on_a_qualifier_date_and_reads_the_version() {
     assert_eq!(response.status(), 200);
     let posted: Value = response.json().await.unwrap();
     assert_eq!(posted, results);
-    let log = wd.requests();
+    let log = wd.log().requests();
     assert_eq!(log.len(), 2);
     assert_eq!(log[1].method, "POST");
     assert_eq!(log[1].kind, RequestKind::Sparql);
@@ -410,7 +410,7 @@ async fn wbgetentities_filters_props_and_languages_and_marks_missing_ids() {
         .map(String::as_str)
         .collect();
     assert_eq!(ids, ["Q76", "Q6279"], "in the order asked");
-    let last = wd.requests().pop().unwrap();
+    let last = wd.log().requests().pop().unwrap();
     assert_eq!(
         (last.method.as_str(), last.kind),
         ("POST", RequestKind::Api)
@@ -546,7 +546,7 @@ async fn requests_without_a_proper_user_agent_are_refused() {
     assert_eq!(response.status(), 200);
     let v: Value = response.json().await.unwrap();
     assert_eq!(v["boolean"], true);
-    let statuses: Vec<Option<u16>> = wd.requests().iter().map(|r| r.status()).collect();
+    let statuses: Vec<Option<u16>> = wd.log().requests().iter().map(|r| r.status()).collect();
     assert_eq!(statuses, [Some(403), Some(403), Some(200)]);
 }
 
@@ -637,8 +637,12 @@ async fn faults_fire_on_their_service_only() {
     assert_eq!(response.headers()["retry-after"], "1");
     assert_eq!(wbgetentities(&wd, &api).await.status(), 503);
     assert_eq!(wbgetentities(&wd, &api).await.status(), 200);
-    let kinds: Vec<(RequestKind, Option<u16>)> =
-        wd.requests().iter().map(|r| (r.kind, r.status())).collect();
+    let kinds: Vec<(RequestKind, Option<u16>)> = wd
+        .log()
+        .requests()
+        .iter()
+        .map(|r| (r.kind, r.status()))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -648,7 +652,7 @@ async fn faults_fire_on_their_service_only() {
             (RequestKind::Api, Some(200)),
         ]
     );
-    assert!(wd.most_in_flight() >= 1);
+    assert!(wd.log().most_in_flight() >= 1);
 }
 
 #[tokio::test]
@@ -730,7 +734,7 @@ async fn resets_and_truncated_bodies_reach_the_client() {
         Err(_) => false,
     };
     assert!(!whole, "the body is cut short");
-    let outcomes: Vec<Outcome> = wd.requests().into_iter().map(|r| r.outcome).collect();
+    let outcomes: Vec<Outcome> = wd.log().requests().into_iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Reset, Outcome::Truncated(200)]);
     // Both fired once; the next requests are answered.
     let v: Value = wbgetentities(

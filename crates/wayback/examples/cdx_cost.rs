@@ -37,10 +37,17 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let listed = prefix_scan(&endpoint, page_size).await?;
-    let count = |kind| server.requests().iter().filter(|r| r.kind == kind).count();
+    let count = |kind| {
+        server
+            .log()
+            .requests()
+            .iter()
+            .filter(|r| r.kind == kind)
+            .count()
+    };
     let prefix_cdx = count(RequestKind::Cdx);
     println!("prefix scan: {prefix_cdx} CDX requests (page size {page_size}), {listed} URLs to fetch (articles and everything else)");
-    server.clear_log();
+    server.log().clear();
 
     let found = feed_discovery(&endpoint).await?;
     println!(

@@ -116,15 +116,15 @@ fn spawn_lookups(cdx: CdxClient, urls: Vec<String>) -> tokio::task::JoinHandle<(
 
 /// What the server saw over `minutes` of model time.
 fn seen(server: &MockWayback, limits: &ArchiveLimits, minutes: f64) -> Seen {
-    let requests = server.requests();
+    let requests = server.log().requests();
     let served = requests
         .iter()
         .filter(|r| r.kind == RequestKind::Replay && r.outcome == Outcome::Status(200))
         .count();
     Seen {
         pages_per_minute: served as f64 / minutes,
-        busiest_playback: server.busiest(RequestKind::Replay, limits.window),
-        busiest_cdx: server.busiest(RequestKind::Cdx, limits.window),
+        busiest_playback: server.log().busiest(RequestKind::Replay, limits.window),
+        busiest_cdx: server.log().busiest(RequestKind::Cdx, limits.window),
         refused: requests
             .iter()
             .filter(|r| r.outcome == Outcome::Status(429))
@@ -133,7 +133,7 @@ fn seen(server: &MockWayback, limits: &ArchiveLimits, minutes: f64) -> Seen {
             .iter()
             .filter(|r| r.outcome == Outcome::Reset)
             .count(),
-        in_flight: server.most_in_flight(),
+        in_flight: server.log().most_in_flight(),
     }
 }
 

@@ -109,6 +109,7 @@ async fn pages_follow_resume_keys_until_the_last_page() {
     );
     // Every request carried the resume key re-encoded, as clients must.
     let with_key = server
+        .log()
         .requests()
         .iter()
         .filter(|r| r.target.contains("resumeKey="))
@@ -249,7 +250,7 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
     )
     .await;
     assert_eq!(first.len(), 2);
-    let requests = server.requests().len();
+    let requests = server.log().requests().len();
     // Nothing was fetched: the second run hands both back without asking the CDX again.
     let second = list_all(
         &server,
@@ -259,7 +260,7 @@ async fn a_rerun_hands_back_unfetched_captures_and_skips_completed_queries() {
     )
     .await;
     assert_eq!(second, first);
-    assert_eq!(server.requests().len(), requests);
+    assert_eq!(server.log().requests().len(), requests);
 }
 
 /// A site with one article a day, listed over 2015-2016 in chunks that start at
@@ -290,7 +291,7 @@ async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
             watermarks,
         )
     };
-    let cdx_requests = || server.requests().len();
+    let cdx_requests = || server.log().requests().len();
     let state = State::in_memory().unwrap();
     let (captures, watermarks) = list(30, state.clone()).await;
     let grown = cdx_requests();
@@ -299,10 +300,10 @@ async fn a_sparse_site_is_listed_in_growing_chunks_that_a_rerun_reads_back() {
     assert!(grown <= 8, "{grown} CDX requests");
     assert_eq!(watermarks, grown, "a watermark after each chunk");
 
-    server.clear_log();
+    server.log().clear();
     let (again, _) = list(30, state).await;
     assert_eq!(again, captures, "the rerun lists the same captures");
-    assert_eq!(cdx_requests(), 0, "{:?}", server.requests());
+    assert_eq!(cdx_requests(), 0, "{:?}", server.log().requests());
 
     // The window in one chunk lists the same captures.
     let (mut whole, _) = list(0, State::in_memory().unwrap()).await;
@@ -345,12 +346,17 @@ async fn a_window_inside_what_was_listed_is_read_back_and_new_days_alone_are_ask
     };
     let state = State::in_memory().unwrap();
     list("2015-01-01", "2016-12-31", state.clone()).await;
-    assert!(!server.requests().is_empty());
+    assert!(!server.log().requests().is_empty());
 
     // Inside: nothing asked.
-    server.clear_log();
+    server.log().clear();
     let inside = list("2015-08-10", "2016-03-20", state.clone()).await;
-    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
+    assert_eq!(
+        server.log().requests().len(),
+        0,
+        "{:?}",
+        server.log().requests()
+    );
     let fresh = list("2015-08-10", "2016-03-20", State::in_memory().unwrap()).await;
     let first_capture = |url: &str| {
         let a = articles.iter().find(|a| a.url == url).unwrap();
@@ -383,9 +389,9 @@ async fn a_window_inside_what_was_listed_is_read_back_and_new_days_alone_are_ask
     assert!(published_inside > 200);
 
     // Past what was listed: only the new days are asked for.
-    server.clear_log();
+    server.log().clear();
     let beyond = list("2016-06-01", "2017-06-30", state).await;
-    let asked = server.requests();
+    let asked = server.log().requests();
     assert!(!asked.is_empty());
     for request in &asked {
         let from = request

@@ -201,16 +201,16 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     expected.sort();
     assert_eq!(in_warc, expected);
     // Every fault fired, and nothing reached the server during the Retry-After pause.
-    let log = server.requests();
+    let log = server.log().requests();
     assert!(log.iter().any(|r| r.outcome == Outcome::Status(429)));
     assert!(log.iter().any(|r| r.outcome == Outcome::Reset));
     assert!(log
         .iter()
         .any(|r| matches!(r.outcome, Outcome::Truncated(_))));
     assert!(
-        server.pause_violations().is_empty(),
+        server.log().pause_violations().is_empty(),
         "{:?}",
-        server.pause_violations()
+        server.log().pause_violations()
     );
     assert!(log.iter().all(|r| r
         .user_agent
@@ -224,6 +224,7 @@ async fn a_crawl_under_every_fault_fetches_each_capture_once_or_says_why_not() {
     let again = fetch(&server.endpoint(), dir.path(), inputs, 0).await;
     assert_eq!(
         server
+            .log()
             .requests()
             .iter()
             .filter(|r| r.kind == RequestKind::Replay)
@@ -283,16 +284,16 @@ async fn no_request_reaches_the_server_during_a_retry_after_pause() {
     )
     .await;
     assert_eq!(fetched.out().len(), 8);
-    let log = server.requests();
+    let log = server.log().requests();
     let limited = log
         .iter()
         .position(|r| r.outcome == Outcome::Status(429))
         .unwrap();
     assert!(log.len() > limited + 1, "requests went on after the pause");
     assert!(
-        server.pause_violations().is_empty(),
+        server.log().pause_violations().is_empty(),
         "{:?}",
-        server.pause_violations()
+        server.log().pause_violations()
     );
 }
 

@@ -102,7 +102,7 @@ async fn feeds_give_each_article_its_first_capture_after_publication() {
         "{rejected:?}"
     );
     // Feed listings (one per feed, one capture a day), then one lookup per article.
-    let log = server.requests();
+    let log = server.log().requests();
     let cdx = log.iter().filter(|r| r.kind == RequestKind::Cdx).count();
     let replays = log.iter().filter(|r| r.kind == RequestKind::Replay).count();
     assert_eq!(cdx, 2 + 12);
@@ -119,6 +119,7 @@ async fn redirect_lookup_asks_the_cdx_for_feeds_only() {
         .iter()
         .any(|a| a.url == c.url && synthetic::timestamp(a.published) == c.timestamp)));
     let cdx = server
+        .log()
         .requests()
         .iter()
         .filter(|r| r.kind == RequestKind::Cdx)

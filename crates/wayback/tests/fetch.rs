@@ -57,7 +57,7 @@ async fn archived_redirect_then_capture_redirect_within_distance() {
         p.capture.url, A,
         "the page keeps the capture that was asked for"
     );
-    assert_eq!(server.requests().len(), 3);
+    assert_eq!(server.log().requests().len(), 3);
 }
 
 #[tokio::test]
@@ -162,7 +162,7 @@ async fn missing_blocked_archived_errors_and_oversize_are_permanent_failures() {
         assert!(permanent, "{reason}");
     }
     // An archived 429 is the site's answer, not the Archive's: no pause was taken.
-    assert!(server.pause_violations().is_empty());
+    assert!(server.log().pause_violations().is_empty());
 }
 
 #[tokio::test]
@@ -179,7 +179,7 @@ async fn five_hundreds_and_cut_bodies_are_retried_then_reported() {
     let fetcher = common::fetcher(&server.endpoint(), common::quick(RequestClass::Page, 0.0));
     let p = page(fetcher.fetch(&capture(A, "20150101000000")).await.unwrap());
     assert_eq!(p.body.len(), 5000);
-    assert_eq!(server.requests().len(), 4);
+    assert_eq!(server.log().requests().len(), 4);
 
     server.add_fault(FaultRule::new(Target::Replay, Fault::Unavailable, 10));
     let (reason, permanent) = failure(fetcher.fetch(&capture(A, "20150101000000")).await.unwrap());

@@ -87,14 +87,18 @@ async fn at_the_default_rate_requests_stay_in_flight_across_batches_under_the_li
     let want: Vec<&str> = todo.iter().map(|c| c.url.as_str()).collect();
     assert_eq!(got, want);
     // Never above the Archive's limit: no 429 at all.
-    let requests = server.requests();
+    let requests = server.log().requests();
     assert_eq!(requests.len(), todo.len());
     assert!(requests.iter().all(|r| r.outcome == Outcome::Status(200)));
-    assert!(server.busiest(RequestKind::Replay, limits.window) <= limits.playback);
+    assert!(server.log().busiest(RequestKind::Replay, limits.window) <= limits.playback);
     // Captures came one at a time, yet several requests were answered at once:
     // at this rate and answer time about six are needed (a crawl that waited for
     // each batch would have had one).
-    assert!(server.most_in_flight() >= 3, "{}", server.most_in_flight());
+    assert!(
+        server.log().most_in_flight() >= 3,
+        "{}",
+        server.log().most_in_flight()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,7 +115,7 @@ async fn above_the_limits_the_crawl_pauses_on_429s_without_retry_after_and_is_ne
     let (sink, result) = crawl(&server.endpoint(), 0.0, 8, todo.clone()).await;
     result.unwrap();
 
-    let requests = server.requests();
+    let requests = server.log().requests();
     let refused = requests
         .iter()
         .filter(|r| r.outcome == Outcome::Status(429))
@@ -143,6 +147,7 @@ async fn a_client_that_keeps_sending_into_429s_is_stopped_with_the_archives_word
     // The 8 requests in flight when the first 429 came back count as one pause:
     // the run stopped after `max_rate_limits` (10) pauses, each of which waited.
     let refused = server
+        .log()
         .requests()
         .iter()
         .filter(|r| r.outcome == Outcome::Status(429))

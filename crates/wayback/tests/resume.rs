@@ -111,6 +111,7 @@ async fn a_crawl_killed_with_sigkill_and_restarted_ends_like_an_uninterrupted_on
     // Kill it once a good part of the pages went out.
     for _ in 0..400 {
         let replays = server
+            .log()
             .requests()
             .iter()
             .filter(|r| r.kind == RequestKind::Replay)
@@ -185,7 +186,7 @@ async fn an_incremental_run_fetches_only_the_captures_added_since() {
         server.add_capture(synthetic::article_capture(a, 20, 2000));
     }
     server.add_capture(synthetic::article_capture(&all[0], 60 * 24 * 30, 2000));
-    server.clear_log();
+    server.log().clear();
     let cmd = crawl(
         &server.endpoint(),
         dir.path(),
@@ -202,7 +203,7 @@ async fn an_incremental_run_fetches_only_the_captures_added_since() {
         .collect();
     let new: BTreeSet<String> = all[10..].iter().map(|a| a.url.clone()).collect();
     assert_eq!(got, new, "{second}");
-    let log = server.requests();
+    let log = server.log().requests();
     assert_eq!(
         log.iter().filter(|r| r.kind == RequestKind::Replay).count(),
         5

@@ -21,6 +21,9 @@ async fn main() -> std::io::Result<()> {
     let server = MockWayback::start(corpus).await?;
     println!("{}", server.endpoint());
     tokio::signal::ctrl_c().await?;
-    eprintln!("mock-wayback: {} requests served", server.requests().len());
+    eprintln!(
+        "mock-wayback: {} requests served",
+        server.log().requests().len()
+    );
     Ok(())
 }

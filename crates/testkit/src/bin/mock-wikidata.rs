@@ -30,6 +30,9 @@ async fn main() -> std::io::Result<()> {
     println!("{}", server.sparql_endpoint());
     println!("{}", server.api_endpoint());
     tokio::signal::ctrl_c().await?;
-    eprintln!("mock-wikidata: {} requests served", server.requests().len());
+    eprintln!(
+        "mock-wikidata: {} requests served",
+        server.log().requests().len()
+    );
     Ok(())
 }

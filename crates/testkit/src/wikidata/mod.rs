@@ -19,66 +19,27 @@ pub mod sparql;
 use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::cdx::Answer;
-use crate::faults::{self, Fault, FaultRule, RequestKind};
-use crate::server::{respond_as, Body, FaultyStream, Outcome};
-
-/// One request as the mock Wikidata saw it.
-#[derive(Debug, Clone)]
-pub struct WikidataRequest {
-    /// Arrival, since the server started.
-    pub at: Duration,
-    /// `GET` or `POST`.
-    pub method: String,
-    /// Path and query.
-    pub target: String,
-    /// [`RequestKind::Sparql`], [`RequestKind::Api`] or [`RequestKind::Other`].
-    pub kind: RequestKind,
-    /// The SPARQL query, decoded (from the URL or the POST body).
-    pub query: Option<String>,
-    /// Every parameter, decoded: the URL's, then a form body's.
-    pub params: Vec<(String, String)>,
-    /// The `User-Agent` header.
-    pub user_agent: Option<String>,
-    /// What the server did.
-    pub outcome: Outcome,
-    /// It arrived while a `Retry-After` the server had sent was still running.
-    pub during_pause: bool,
-    /// Requests being answered when it arrived, itself included.
-    pub in_flight: usize,
-}
-
-impl WikidataRequest {
-    /// The HTTP status answered, if any (none for a reset).
-    pub fn status(&self) -> Option<u16> {
-        match self.outcome {
-            Outcome::Status(s) | Outcome::Truncated(s) => Some(s),
-            Outcome::Reset => None,
-        }
-    }
-}
+use crate::faults::{self, Fault, FaultGate, FaultPages, FaultRule, RequestKind};
+use crate::log::{Outcome, RequestLog, RequestRecord};
+use crate::server::{accept_loop, respond_as, Body};
 
 struct State {
     entities: BTreeMap<String, Value>,
     store: sparql::SparqlStore,
-    faults: Vec<FaultRule>,
-    log: Vec<WikidataRequest>,
     clock: Option<DateTime<Utc>>,
     /// Greatest `lastrevid` so far.
     last_rev: u64,
@@ -87,8 +48,6 @@ struct State {
     /// Replication lag (seconds) and how many more API requests see it.
     lag: (f64, u32),
     limit: Option<usize>,
-    pause_until: Option<Instant>,
-    block_until: Option<Instant>,
 }
 
 impl State {
@@ -142,8 +101,8 @@ impl State {
 
 struct Shared {
     state: Mutex<State>,
-    in_flight: AtomicUsize,
-    started: Instant,
+    faults: FaultGate,
+    log: RequestLog,
     base: String,
 }
 
@@ -189,27 +148,31 @@ impl MockWikidata {
         let mut state = State {
             entities: BTreeMap::new(),
             store: sparql::SparqlStore::new(),
-            faults: Vec::new(),
-            log: Vec::new(),
             clock: None,
             last_rev,
             last_page,
             lag: (0.0, 0),
             limit: None,
-            pause_until: None,
-            block_until: None,
         };
         for entity in entities {
             state.put(entity, false);
         }
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
-            in_flight: AtomicUsize::new(0),
-            started: Instant::now(),
+            faults: FaultGate::default(),
+            log: RequestLog::new(),
             base: format!("http://{addr}"),
         });
         let cancel = CancellationToken::new();
-        tokio::spawn(accept_loop(listener, shared.clone(), cancel.clone()));
+        let gate = shared.clone();
+        let service = shared.clone();
+        tokio::spawn(accept_loop(
+            listener,
+            cancel.clone(),
+            "mock wikidata",
+            move || gate.faults.blocked(Instant::now()),
+            move |kill, req| handle(service.clone(), kill, req),
+        ));
         Ok(Self {
             addr,
             shared,
@@ -281,73 +244,18 @@ impl MockWikidata {
 
     /// Adds a fault rule; rules fire in the order they were added.
     pub fn add_fault(&self, rule: FaultRule) {
-        self.shared.lock().faults.push(rule);
+        self.shared.faults.add(rule);
     }
 
-    /// Every request so far, in arrival order.
-    pub fn requests(&self) -> Vec<WikidataRequest> {
-        self.shared.lock().log.clone()
-    }
-
-    /// The most requests that were being answered at once.
-    pub fn most_in_flight(&self) -> usize {
-        self.shared
-            .lock()
-            .log
-            .iter()
-            .map(|r| r.in_flight)
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// Forgets the request log.
-    pub fn clear_log(&self) {
-        self.shared.lock().log.clear();
+    /// Every request so far, with its arrival time and what the mock did.
+    pub fn log(&self) -> &RequestLog {
+        &self.shared.log
     }
 }
 
 impl Drop for MockWikidata {
     fn drop(&mut self) {
         self.cancel.cancel();
-    }
-}
-
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, cancel: CancellationToken) {
-    loop {
-        let stream = tokio::select! {
-            () = cancel.cancelled() => return,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::warn!(error = %e, "mock wikidata: accept failed");
-                    continue;
-                }
-            },
-        };
-        let blocked = shared
-            .lock()
-            .block_until
-            .is_some_and(|t| Instant::now() < t);
-        if blocked {
-            let _ = stream.set_zero_linger();
-            drop(stream);
-            continue;
-        }
-        let kill = Arc::new(AtomicBool::new(false));
-        let io = TokioIo::new(FaultyStream {
-            inner: stream,
-            kill: kill.clone(),
-        });
-        let shared = shared.clone();
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |req| handle(shared.clone(), kill.clone(), req));
-            let conn = http1::Builder::new().serve_connection(io, service);
-            tokio::select! {
-                _ = conn => {}
-                () = cancel.cancelled() => {}
-            }
-        });
     }
 }
 
@@ -435,6 +343,42 @@ fn decode_pairs(text: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Wikimedia's answers to the faults that answer in place of the Query
+/// Service, in its words.
+const SPARQL_PAGES: FaultPages = FaultPages {
+    server: "nginx/1.18.0",
+    too_many,
+    unavailable,
+    error_page_200,
+};
+
+/// The same for the Wikibase API, behind its own servers.
+const API_PAGES: FaultPages = FaultPages {
+    server: "mw-api-ext.mock",
+    ..SPARQL_PAGES
+};
+
+fn too_many(retry_after: u64) -> Answer {
+    plain(
+        429,
+        &format!("Too Many Requests - Please retry in {retry_after} seconds.\n"),
+    )
+}
+
+fn unavailable() -> Answer {
+    wikimedia_error_page(
+        503,
+        "Our servers are currently under maintenance or experiencing a technical problem. Please try again in a few minutes.",
+    )
+}
+
+fn error_page_200() -> Answer {
+    wikimedia_error_page(
+        200,
+        "Request from 127.0.0.1 via cp0000 frontend, Varnish XID 0",
+    )
+}
+
 // Long on purpose, like the Wayback mock's `handle`: one request's path through
 // the mock in the order the real services meet it (the CDN's User-Agent check,
 // then the injected faults, then the service).
@@ -464,8 +408,7 @@ async fn handle(
     let accept = header("accept");
     let content_type = header("content-type").unwrap_or_default();
     let now = Instant::now();
-    let at_arrival = shared.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
-    let _in_flight = InFlight(&shared.in_flight);
+    let arrival = shared.log.arrive(now);
 
     let mut params = decode_pairs(req.uri().query().unwrap_or("").as_bytes());
     let body: Bytes = match req.into_body().collect().await {
@@ -488,21 +431,12 @@ async fn handle(
             .map(|(_, v)| v.clone());
     }
 
-    let (fault, during_pause) = {
-        let mut state = shared.lock();
-        let during_pause = state.pause_until.is_some_and(|t| now < t);
-        let fault = if state.block_until.is_some_and(|t| now < t) {
-            Some(Fault::Reset)
-        } else if kind != RequestKind::Other && is_generic_user_agent(user_agent.as_deref()) {
-            None
-        } else {
-            faults::pick(&mut state.faults, kind, &target)
-        };
-        (fault, during_pause)
-    };
+    let refused_agent = kind != RequestKind::Other && is_generic_user_agent(user_agent.as_deref());
+    // A refused User-Agent meets no fault rule (the CDN answers first), only a block.
+    let admission = shared.faults.admit(kind, &target, now, !refused_agent);
     let log = |outcome: Outcome| {
-        shared.lock().log.push(WikidataRequest {
-            at: now - shared.started,
+        shared.log.push(RequestRecord {
+            at: arrival.at,
             method: method.clone(),
             target: target.clone(),
             kind,
@@ -510,81 +444,29 @@ async fn handle(
             params: params.clone(),
             user_agent: user_agent.clone(),
             outcome,
-            during_pause,
-            in_flight: at_arrival,
+            during_pause: admission.during_pause,
+            in_flight: arrival.in_flight,
         });
     };
-    let server = if kind == RequestKind::Sparql {
-        "nginx/1.18.0"
+    let pages = if kind == RequestKind::Sparql {
+        &SPARQL_PAGES
     } else {
-        "mw-api-ext.mock"
+        &API_PAGES
     };
 
-    if kind != RequestKind::Other
-        && is_generic_user_agent(user_agent.as_deref())
-        && !matches!(fault, Some(Fault::Reset))
-    {
+    if refused_agent && admission.fault != Some(Fault::Reset) {
         log(Outcome::Status(403));
         let answer = plain(
             403,
             "Please set a user-agent and respect our robot policy https://w.wiki/4wJS. See also https://phabricator.wikimedia.org/T400119.\n",
         );
-        return Ok(respond_as(server, answer, false, false, false));
+        return Ok(respond_as(pages.server, answer, false, false, false));
     }
-
-    let mut wrong_encoding = false;
-    let mut truncate = false;
-    match fault {
-        Some(Fault::Reset) => {
-            log(Outcome::Reset);
-            kill.store(true, Ordering::Relaxed);
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionReset,
-                "injected reset",
-            ));
-        }
-        Some(Fault::Block(duration)) => {
-            shared.lock().block_until = Some(now + duration);
-            log(Outcome::Reset);
-            kill.store(true, Ordering::Relaxed);
-            return Err(io::Error::new(
-                io::ErrorKind::ConnectionReset,
-                "injected block",
-            ));
-        }
-        Some(Fault::RateLimit { retry_after }) => {
-            shared.lock().pause_until = Some(Instant::now() + Duration::from_secs(retry_after));
-            log(Outcome::Status(429));
-            let mut answer = plain(
-                429,
-                &format!("Too Many Requests - Please retry in {retry_after} seconds.\n"),
-            );
-            answer
-                .headers
-                .push(("Retry-After".into(), retry_after.to_string()));
-            return Ok(respond_as(server, answer, false, false, false));
-        }
-        Some(Fault::Unavailable) => {
-            log(Outcome::Status(503));
-            let answer = wikimedia_error_page(
-                503,
-                "Our servers are currently under maintenance or experiencing a technical problem. Please try again in a few minutes.",
-            );
-            return Ok(respond_as(server, answer, false, false, false));
-        }
-        Some(Fault::ErrorPage200) => {
-            log(Outcome::Status(200));
-            let answer = wikimedia_error_page(
-                200,
-                "Request from 127.0.0.1 via cp0000 frontend, Varnish XID 0",
-            );
-            return Ok(respond_as(server, answer, false, false, false));
-        }
-        Some(Fault::Slow(delay)) => tokio::time::sleep(delay).await,
-        Some(Fault::WrongEncoding) => wrong_encoding = true,
-        Some(Fault::Truncate) => truncate = true,
-        None => {}
-    }
+    let delivery =
+        match faults::meet(admission.fault, now, &shared.faults, pages, &kill, &log).await {
+            faults::Met::Go(delivery) => delivery,
+            faults::Met::Answered(answered) => return answered,
+        };
 
     let answer = match kind {
         RequestKind::Sparql => {
@@ -625,21 +507,18 @@ async fn handle(
         _ => wikimedia_error_page(404, "Not Found"),
     };
     let status = answer.status;
-    log(if truncate {
+    log(if delivery.truncate {
         Outcome::Truncated(status)
     } else {
         Outcome::Status(status)
     });
-    Ok(respond_as(server, answer, false, wrong_encoding, truncate))
-}
-
-/// Counts a request as being answered until it is dropped.
-struct InFlight<'a>(&'a AtomicUsize);
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
+    Ok(respond_as(
+        pages.server,
+        answer,
+        false,
+        delivery.wrong_encoding,
+        delivery.truncate,
+    ))
 }
 
 #[cfg(test)]
