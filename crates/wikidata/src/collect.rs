@@ -115,9 +115,6 @@ impl<'a> Collector<'a> {
         self.line += 1;
         match kind {
             LineKind::Bracket => {}
-            LineKind::Entity(None) if !self.seen_entity && line_id(line).is_none() => {
-                return self.malformed(line, "no entity id".into());
-            }
             LineKind::Entity(key) => {
                 self.seen_entity = true;
                 self.entities += 1;

@@ -70,7 +70,8 @@ impl FactsQuery {
 /// The outcome of reading a dump.
 #[derive(Debug, Default)]
 pub struct FactsRead {
-    /// Facts of every evolving pair, in dump order.
+    /// Facts of every evolving pair, in the canonical order
+    /// ([`Fact::canonical_cmp`]), whatever the dump's order.
     pub facts: Vec<Fact>,
     /// Entity lines read (first pass).
     pub entities: u64,
@@ -138,8 +139,12 @@ pub fn read_facts(
         })?;
     }
     stats.set_progress(if second_pass { 2 * size } else { size });
+    // The one sort of a reading's facts: the stage emits them and `write_facts`
+    // writes them in this order.
+    let mut facts = collector.into_facts();
+    facts.sort_by(Fact::canonical_cmp);
     Ok(FactsRead {
-        facts: collector.into_facts(),
+        facts,
         entities,
         candidates,
         second_pass,

@@ -136,9 +136,11 @@ pub fn read_meta(facts: &Path) -> Result<Option<FactsMeta>, WikidataError> {
         .map_err(|e| file_error(&path, None, format!("not a facts sidecar: {e}")))
 }
 
-/// Writes `facts` as JSONL to `path`, in the canonical order
-/// ([`Fact::canonical_cmp`]), and its sidecar, each through a temporary file
-/// renamed on success (an interrupted write leaves no file that looks complete).
+/// Writes `facts` as JSONL to `path`, and its sidecar, each through a temporary
+/// file renamed on success (an interrupted write leaves no file that looks
+/// complete). `facts` come in the canonical order ([`Fact::canonical_cmp`]), as
+/// [`read_facts`](crate::read_facts) gives them: the file's bytes do not depend on
+/// the dump's order, and the facts are sorted once, by the reader.
 ///
 /// # Errors
 /// When a file cannot be written.
@@ -147,14 +149,8 @@ pub fn write_facts(path: &Path, facts: &[Fact], meta: &FactsMeta) -> Result<(), 
     let file = AtomicFile::create(path).map_err(err)?;
     {
         let mut out = BufWriter::new(file.as_file());
-        // In the canonical order: the file's bytes do not depend on the dump's.
-        // Callers that emit the facts too sort them once, before; the rest are
-        // sorted here.
-        let mut sorted: Vec<&Fact> = facts.iter().collect();
-        if !facts.is_sorted_by(|a, b| a.canonical_cmp(b).is_le()) {
-            sorted.sort_by(|a, b| a.canonical_cmp(b));
-        }
-        for fact in sorted {
+        debug_assert!(facts.is_sorted_by(|a, b| a.canonical_cmp(b).is_le()));
+        for fact in facts {
             serde_json::to_writer(&mut out, fact)
                 .map_err(|e| file_error(path, None, e.to_string()))?;
             out.write_all(b"\n").map_err(err)?;

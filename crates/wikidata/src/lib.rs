@@ -4,7 +4,8 @@
 //! JSON, or stdin; one entity per line, `[` first and `]` last), or a facts file
 //! written earlier. Out: [`Fact`](tempora_records::Fact) records for every statement
 //! of every evolving (subject, relation) pair, with `valid_at_cutoff` and
-//! `pair_changed`, names in the configured languages for subjects and objects.
+//! `pair_changed`, names in the configured languages for subjects and objects, in
+//! their canonical order (sorted once, by the reader).
 //! Promises: the compression is told by magic bytes; gzip members are inflated in
 //! parallel where their starts can be found; only lines that contain a configured
 //! relation's claim key (a byte search) are parsed as JSON, on all cores; memory is

@@ -1,14 +1,16 @@
 //! Lines of the dump: splitting decompressed text into whole lines, the byte
 //! pre-filter, and what a line is (a bracket, an entity, a candidate, or junk).
 //!
-//! Only lines that contain `"P39":[` (or another configured relation, written the way
-//! a claim key is) are parsed as JSON: the pattern cannot occur unescaped inside a
-//! JSON string, so the filter only lets through lines with such a claim (or, rarely,
-//! such a qualifier). Every other line costs a byte search and a look at its first
-//! bytes for its id.
+//! Only lines with a claim key of a configured relation (`"P39"` followed by `:` and
+//! `[`, with any JSON whitespace between them) are parsed as JSON: the quoted id
+//! cannot occur unescaped inside a JSON string, so the filter only lets through
+//! lines with such a claim (or, rarely, such a qualifier, or a key of that name
+//! elsewhere; parsing decides). Every other line costs a byte search and a walk over
+//! its first keys for its id. Dumps are compact (`"P39":[`), but a line with
+//! whitespace where JSON allows it, or with its keys in another order, is read the
+//! same: an entity line is never passed over for its layout.
 
 use std::ops::Range;
-use std::sync::LazyLock;
 
 use chrono::NaiveDate;
 use memchr::memmem;
@@ -58,7 +60,7 @@ impl LineClassifier {
     pub fn new(relations: &[String], languages: &[String], cutoff: NaiveDate) -> Self {
         let finders = relations
             .iter()
-            .map(|r| memmem::Finder::new(format!("\"{r}\":[").as_bytes()).into_owned())
+            .map(|r| memmem::Finder::new(format!("\"{r}\"").as_bytes()).into_owned())
             .collect();
         Self {
             finders,
@@ -81,8 +83,11 @@ impl LineClassifier {
                 ))
             }
         }
-        if !self.finders.iter().any(|f| f.find(line).is_some()) {
-            return LineKind::Entity(line_id(line).and_then(entity_key));
+        if !self.finders.iter().any(|f| has_claim_key(f, line)) {
+            return match line_id(line) {
+                Some(id) => LineKind::Entity(entity_key(id)),
+                None => LineKind::Malformed("no entity id".into()),
+            };
         }
         match parse_entity(line, &self.relations, &self.languages) {
             Ok(entity) => LineKind::Candidate(Box::new(Candidate {
@@ -113,16 +118,102 @@ pub fn preview(line: &[u8]) -> String {
     }
 }
 
-/// The entity id near the start of a line (`{"type":"item","id":"Q31",...`), found by
-/// bytes only. Dumps write `type` and `id` first; we look in the first KiB.
+/// Whether `line` holds the quoted property id of `finder` as a key whose value is
+/// an array (`"P39":[`, or `"P39" : [`): a claim list, or rarely a qualifier list.
+fn has_claim_key(finder: &memmem::Finder<'_>, line: &[u8]) -> bool {
+    let width = finder.needle().len();
+    finder.find_iter(line).any(|at| {
+        let colon = skip_blanks(line, at + width);
+        line.get(colon) == Some(&b':') && line.get(skip_blanks(line, colon + 1)) == Some(&b'[')
+    })
+}
+
+/// The first position at or after `at` that is not JSON whitespace.
+fn skip_blanks(line: &[u8], mut at: usize) -> usize {
+    while line
+        .get(at)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        at += 1;
+    }
+    at
+}
+
+/// The entity's id: the string value of the line's top-level `id` key, found by
+/// bytes only (no parsing). The top-level keys are walked in order, each value
+/// skipped unread, so an `id` nested in a claim is never taken for the entity's.
+/// Dumps write `type` and `id` first: the walk reads a few bytes. `None` when the
+/// line is not an object with a string `id` (or breaks off before it).
 pub fn line_id(line: &[u8]) -> Option<&[u8]> {
-    // Built once: `memmem::find` would build a searcher for every line.
-    static ID_KEY: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"id\":\""));
-    let head = &line[..line.len().min(1024)];
-    let at = ID_KEY.find(head)? + 6;
-    let len = memchr::memchr(b'"', &line[at..])?;
-    Some(&line[at..at + len])
+    let mut at = skip_blanks(line, 0);
+    if line.get(at) != Some(&b'{') {
+        return None;
+    }
+    loop {
+        let (key, after) = string_at(line, skip_blanks(line, at + 1))?;
+        at = skip_blanks(line, after);
+        if line.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_blanks(line, at + 1);
+        if key == b"id" {
+            return string_at(line, at).map(|(id, _)| id);
+        }
+        at = skip_blanks(line, skip_value(line, at)?);
+        if line.get(at) != Some(&b',') {
+            return None; // `}`: an object without `id`.
+        }
+    }
+}
+
+/// The JSON string starting at `at` (its bytes between the quotes, escapes as
+/// written) and the position after its closing quote.
+fn string_at(line: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut from = at + 1;
+    loop {
+        let found = from + memchr::memchr2(b'"', b'\\', line.get(from..)?)?;
+        if line[found] == b'"' {
+            return Some((&line[at + 1..found], found + 1));
+        }
+        from = found + 2; // An escape: its next byte is never the closing quote.
+    }
+}
+
+/// The position just after the JSON value starting at `at`; `None` when the line
+/// ends inside it.
+fn skip_value(line: &[u8], at: usize) -> Option<usize> {
+    match *line.get(at)? {
+        b'"' => string_at(line, at).map(|(_, end)| end),
+        b'{' | b'[' => {
+            let (mut depth, mut i) = (0usize, at);
+            loop {
+                match *line.get(i)? {
+                    b'"' => {
+                        i = string_at(line, i)?.1;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => Some(
+            at + line[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(line.len() - at),
+        ),
+    }
 }
 
 /// A number for an entity id: `Q42` is 42, `P39` and `L7` get high tag bits. Other
@@ -210,6 +301,53 @@ mod tests {
             Some(&b"Q31"[..])
         );
         assert_eq!(line_id(br#"{"type":"item"}"#), None);
+    }
+
+    #[test]
+    fn the_id_is_the_top_level_ones_in_any_layout() {
+        for line in [
+            &br#"{"type": "item", "id": "Q31", "labels": {}}"#[..],
+            br#" { "type" : "item" ,	"id"	:	"Q31" }"#,
+            // Keys in another order: the ids nested in claims come first and are not it.
+            br#"{"claims":{"P31":[{"mainsnak":{"datavalue":{"value":{"id":"Q5"}}},"id":"Q31$A"}]},"labels":{"en":{"value":"a \"}\" b"}},"n":-1.5e3,"ok":true,"id":"Q31"}"#,
+            br#"{"aliases": {"en": [{"language": "en", "value": "[{"}]}, "id": "Q31"}"#,
+        ] {
+            assert_eq!(line_id(line), Some(&b"Q31"[..]), "{}", preview(line));
+        }
+        for line in [
+            &br#"{"claims":{"P31":[{"id":"Q5"}]}}"#[..],
+            br#"{"type":"item","labels":{"#,
+            br#"{"id":31}"#,
+            br#"["id","Q31"]"#,
+        ] {
+            assert_eq!(line_id(line), None, "{}", preview(line));
+        }
+    }
+
+    #[test]
+    fn a_claim_key_is_found_with_whitespace_where_json_allows_it() {
+        let c = classifier();
+        for line in [
+            &br#"{"type": "item", "id": "Q7", "claims": {"P39": []}},"#[..],
+            br#"{"claims" : { "P39"	:	[ ] } , "id" : "Q7" , "type" : "item"}"#,
+        ] {
+            match c.classify(line) {
+                LineKind::Candidate(cand) => assert_eq!(cand.id, "Q7"),
+                other => panic!("{}: {other:?}", preview(line)),
+            }
+        }
+        // The quoted id as a value, not a key: no candidate, and the line is an entity.
+        assert!(matches!(
+            c.classify(
+                br#"{"type": "item", "id": "Q8", "claims": {"P31": [{"property": "P39"}]}}"#
+            ),
+            LineKind::Entity(Some(8))
+        ));
+        // An object line without an id is named, not counted as an entity.
+        assert!(matches!(
+            c.classify(br#"{"type": "item", "labels": {}},"#),
+            LineKind::Malformed(reason) if reason == "no entity id"
+        ));
     }
 
     #[test]

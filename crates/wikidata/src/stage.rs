@@ -207,8 +207,9 @@ pub(crate) async fn emit(facts: Vec<Fact>, io: &mut StageIo) -> Result<(), Stage
 
 /// Reads the facts of `query` from `dump` (named by `option`) on their own
 /// threads; rejections arrive while it reads. The facts come in the canonical
-/// order, as a facts file holds them: what a stage emits does not depend on the
-/// dump's order, nor on whether it read a dump, a file or a live reading.
+/// order, as [`read_facts`] sorts them and a facts file holds them: what a stage
+/// emits does not depend on the dump's order, nor on whether it read a dump, a
+/// file or a live reading.
 pub(crate) async fn read_dump(
     query: &FactsQuery,
     dump: String,
@@ -248,13 +249,12 @@ pub(crate) async fn read_dump(
     watcher.abort();
     let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     match outcome {
-        Some(Ok(mut read)) => {
+        Some(Ok(read)) => {
             io.stats()
                 .set_metric("second_pass", serde_json::json!(read.second_pass));
             if let Some(sha256) = &read.sha256 {
                 io.stats().read_whole(option, sha256.clone());
             }
-            read.facts.sort_by(Fact::canonical_cmp);
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),

@@ -43,6 +43,57 @@ fn every_format_gives_the_same_facts() {
     assert_eq!(facts_of(&committed), plain);
 }
 
+/// What a read gives: the facts, the entities and candidates counted, and the
+/// rejections (none expected).
+fn read_whole(path: &std::path::Path) -> (Vec<Fact>, u64, u64) {
+    let (result, rejected) = read(path, OnError::Fail);
+    assert!(rejected.is_empty(), "{rejected:?}");
+    let read = result.unwrap();
+    (read.facts, read.entities, read.candidates)
+}
+
+#[test]
+fn an_entity_line_in_another_layout_is_read_like_a_compact_one() {
+    // One entity at a time, rewritten among compact lines (as Python's `json.dumps`
+    // rewrites one: blanks after `:` and `,`), and with blanks and tabs, and keys in
+    // reverse order: each gives the same facts, names, and entity count.
+    let dir = tempfile::tempdir().unwrap();
+    let text = demo_text();
+    let compact = read_whole(&demo_dump());
+    assert_eq!((compact.1, compact.2), (17, 13));
+    let lines = text.lines().count();
+    for (l, layout) in LAYOUTS.iter().enumerate() {
+        for n in 0..lines {
+            let relaid = relaid_dump(&text, *layout, |i| i == n);
+            let path = write(dir.path(), &format!("one-{l}-{n}.json"), relaid.as_bytes());
+            assert_eq!(read_whole(&path), compact, "line {} in {layout:?}", n + 1);
+        }
+        let every = relaid_dump(&text, *layout, |_| true);
+        let path = write(dir.path(), &format!("every-{l}.json"), every.as_bytes());
+        assert_eq!(read_whole(&path), compact, "every line in {layout:?}");
+        let parts = split_lines(&every, 3);
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        let gz = write(
+            dir.path(),
+            &format!("every-{l}.json.gz"),
+            &gzip_members(&parts),
+        );
+        assert_eq!(read_whole(&gz), compact, "every line in {layout:?}, gzip");
+    }
+}
+
+#[test]
+fn an_object_line_without_an_id_is_rejected_not_counted() {
+    let text = demo_text().replacen(r#""id":"Q4416090","#, "", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "no-id.json", text.as_bytes());
+    let (result, rejected) = read(&path, OnError::Skip);
+    assert_eq!(result.unwrap().entities, 16);
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0].location, "line 3");
+    assert!(rejected[0].reason.contains("no entity id"), "{rejected:?}");
+}
+
 #[test]
 fn members_cut_inside_lines_are_stitched() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,14 +149,15 @@ fn only_pairs_that_change_across_the_cutoff_are_emitted() {
         .map(|f| (f.subject.id.clone(), f.relation.clone()))
         .collect();
     pairs.dedup();
+    // In the canonical order (subject id, relation, ...), not the dump's.
     assert_eq!(
         pairs,
         [
-            ("Q11696", "P1308"),
-            ("Q6279", "P39"),
-            ("Q11699", "P1308"),
             ("Q10853588", "P39"),
+            ("Q11696", "P1308"),
+            ("Q11699", "P1308"),
             ("Q4970706", "P1308"),
+            ("Q6279", "P39"),
         ]
         .map(|(s, r)| (s.to_string(), r.to_string()))
     );
@@ -121,9 +173,9 @@ fn only_pairs_that_change_across_the_cutoff_are_emitted() {
     assert_eq!(
         valid,
         [
+            ("Q10853588", "Q4416090"),
             ("Q11696", "Q22686"),
             ("Q11699", "Q24313"),
-            ("Q10853588", "Q4416090"),
             ("Q4970706", "Q567")
         ]
     );

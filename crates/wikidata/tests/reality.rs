@@ -62,3 +62,67 @@ fn putins_22_statements_give_21_facts() {
     assert_eq!(preferred.len(), 1);
     assert!(preferred[0].valid_at_cutoff);
 }
+
+/// The facts, entity and candidate counts of `path` with `cutoff`, read with no
+/// rejection.
+fn read_whole(path: &std::path::Path, cutoff: &str) -> (Vec<tempora_records::Fact>, u64, u64) {
+    let mut rejected = Vec::new();
+    let query = tempora_wikidata::FactsQuery {
+        cutoff: cutoff.parse().unwrap(),
+        ..common::query(OnError::Fail)
+    };
+    let read = tempora_wikidata::read_facts(
+        path.to_str().unwrap(),
+        &query,
+        &tempora_engine::StageStats::default(),
+        &std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        &mut |r| rejected.push(r),
+    )
+    .unwrap();
+    assert!(rejected.is_empty(), "{rejected:?}");
+    (read.facts, read.entities, read.candidates)
+}
+
+#[test]
+#[ignore = "needs ../shared/fixtures/wikidata beside the project"]
+fn real_lines_rewritten_by_pythons_json_dumps_are_read_the_same() {
+    // Python's default `json.dumps` writes `": "` and `", "`: Washington's line so
+    // rewritten among the compact ones, then every line, then each line in every
+    // test layout (keys reversed too).
+    let path = fixture("dump-head-49-entities.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // With a cutoff in 1790 the dump head's 18th-century offices make evolving
+    // pairs (Washington's among them).
+    let compact = read_whole(&path, "1790-01-01");
+    assert!(compact.0.iter().any(|f| f.subject.id == "Q23"));
+    assert_eq!((compact.1, compact.2), (49, 6));
+    let washington = text
+        .lines()
+        .position(|l| l.starts_with(r#"{"type":"item","id":"Q23","#))
+        .expect("Q23 in the dump head");
+    let dir = tempfile::tempdir().unwrap();
+    let python = common::LAYOUTS[0];
+    let mut rewritten = vec![
+        common::relaid_dump(&text, python, |n| n == washington),
+        common::relaid_dump(&text, python, |_| true),
+    ];
+    rewritten.extend(
+        common::LAYOUTS
+            .iter()
+            .map(|layout| common::relaid_dump(&text, *layout, |_| true)),
+    );
+    for (i, text) in rewritten.iter().enumerate() {
+        let path = common::write(dir.path(), &format!("head-{i}.json"), text.as_bytes());
+        assert_eq!(read_whole(&path, "1790-01-01"), compact, "rewriting {i}");
+    }
+    // Putin's entity alone (the one the issue found dropped), rewritten so.
+    let path = fixture("Q7747-putin-api-entity.json");
+    let putin = read_whole(&path, "2019-12-31");
+    assert_eq!(putin.0.len(), 21);
+    let text = std::fs::read_to_string(&path).unwrap();
+    for layout in common::LAYOUTS {
+        let relaid = common::relaid_dump(&text, layout, |_| true);
+        let path = common::write(dir.path(), "putin.json", relaid.as_bytes());
+        assert_eq!(read_whole(&path, "2019-12-31"), putin, "{layout:?}");
+    }
+}

@@ -35,7 +35,8 @@ impl ReadEntity {
     /// The entity of one dump line (its trailing `,` already removed).
     ///
     /// # Errors
-    /// The line is not an entity with an id near its start, as a dump writes it.
+    /// The line is not an entity whose id the dump reader finds by bytes (a string
+    /// `id` among its top-level keys, written without escapes).
     pub fn from_line(line: Vec<u8>) -> Result<Self, String> {
         #[derive(Deserialize)]
         struct Head {
@@ -46,7 +47,7 @@ impl ReadEntity {
         let head: Head = serde_json::from_slice(&line).map_err(|e| e.to_string())?;
         if line_id(&line) != Some(head.id.as_bytes()) {
             return Err(format!(
-                "entity {} does not begin with its id, as a dump line does",
+                "entity {}: its id is written with escapes, which a dump line's is not",
                 head.id
             ));
         }
@@ -200,10 +201,17 @@ mod tests {
     }
 
     #[test]
-    fn an_entity_whose_id_is_not_near_its_start_is_refused() {
+    fn an_entity_in_another_key_order_is_read_and_an_escaped_id_refused() {
         let claims = "x".repeat(2000);
-        let body =
-            format!(r#"{{"entities":{{"Q2":{{"claims":"{claims}","type":"item","id":"Q2"}}}}}}"#);
-        assert!(parse("r", body.as_bytes(), None).is_err());
+        let body = format!(
+            r#"{{"entities":{{"Q2":{{"claims":{{"P31":[{{"id":"Q2$1"}}]}},"note":"{claims}","type":"item","id":"Q2"}}}}}}"#
+        );
+        let Read::Entities(read) = parse("r", body.as_bytes(), None).unwrap() else {
+            panic!("no entities")
+        };
+        assert_eq!((read.len(), read[0].id.as_str()), (1, "Q2"));
+        let escaped = br#"{"entities":{"Q2":{"type":"item","id":"Q\u0032"}}}"#;
+        let err = parse("r", escaped, None).unwrap_err().to_string();
+        assert!(err.contains("escapes"), "{err}");
     }
 }

@@ -118,3 +118,100 @@ fn time_snak(property: &str, (time, precision): Time<'_>) -> String {
         r#"{{"snaktype":"value","property":"{property}","datavalue":{{"value":{{"time":"{time}","timezone":0,"before":0,"after":0,"precision":{precision},"calendarmodel":"http:\/\/www.wikidata.org\/entity\/Q1985727"}},"type":"time"}},"datatype":"time"}}"#
     )
 }
+
+/// How [`relaid`] writes an entity line: the same JSON in another layout.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// Written between a key and its value (`":"` in a dump, `": "` by Python's
+    /// `json.dumps`).
+    pub colon: &'static str,
+    /// Written between members and elements (`","` in a dump, `", "` by Python).
+    pub comma: &'static str,
+    /// Every object's keys in reverse order (a dump writes `type`, `id` first).
+    pub reversed: bool,
+}
+
+/// The layouts of the tests: Python's default `json.dumps`, blanks and tabs on
+/// both sides, and each with its keys in reverse order.
+pub const LAYOUTS: [Layout; 4] = [
+    Layout {
+        colon: ": ",
+        comma: ", ",
+        reversed: false,
+    },
+    Layout {
+        colon: " :\t",
+        comma: "\t, ",
+        reversed: false,
+    },
+    Layout {
+        colon: ": ",
+        comma: ", ",
+        reversed: true,
+    },
+    Layout {
+        colon: ":",
+        comma: ",",
+        reversed: true,
+    },
+];
+
+/// The entity of dump line `line` (with or without its `,`) written in `layout`,
+/// as one line with the dump line's trailing `,` if it had one.
+pub fn relaid(line: &str, layout: Layout) -> String {
+    let body = line.trim_end().strip_suffix(',');
+    let value: serde_json::Value = serde_json::from_str(body.unwrap_or(line)).unwrap();
+    let mut out = String::new();
+    write_json(&value, layout, &mut out);
+    if body.is_some() {
+        out.push(',');
+    }
+    out
+}
+
+fn write_json(value: &serde_json::Value, layout: Layout, out: &mut String) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut members: Vec<_> = map.iter().collect();
+            if layout.reversed {
+                members.reverse();
+            }
+            out.push('{');
+            for (i, (key, value)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(layout.comma);
+                }
+                out.push_str(&serde_json::to_string(key).unwrap());
+                out.push_str(layout.colon);
+                write_json(value, layout, out);
+            }
+            out.push('}');
+        }
+        serde_json::Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(layout.comma);
+                }
+                write_json(item, layout, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// `text` (a dump) with the entity lines for which `pick(line number)` holds
+/// written in `layout`; `[` and `]` stay.
+pub fn relaid_dump(text: &str, layout: Layout, pick: impl Fn(usize) -> bool) -> String {
+    text.split_inclusive('\n')
+        .enumerate()
+        .map(|(n, line)| {
+            if pick(n) && line.trim_start().starts_with('{') {
+                relaid(line, layout) + "\n"
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}
