@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
-use tempora_records::{ClaimEntity, Evidence, Fact, Tense, Verdict};
+use tempora_records::{ClaimEntity, EntityRef, Evidence, Fact, Tense, Verdict};
 
 /// An index of the facts by person and by office. Every entity has a number, in
 /// the order of its id, so that every order derived from numbers is the ids'
@@ -112,12 +112,8 @@ pub struct Judged {
 impl Holdings {
     /// Indexes `facts` (P39 and P1308; other relations are ignored).
     pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
-        // (person, office, subject is whole-list side, fact) of every holding.
-        let held: Vec<(
-            &'a tempora_records::EntityRef,
-            &'a tempora_records::EntityRef,
-            &'a Fact,
-        )> = facts
+        // (person, office, fact) of every holding.
+        let held: Vec<(&'a EntityRef, &'a EntityRef, &'a Fact)> = facts
             .into_iter()
             .filter_map(|fact| match fact.relation.as_str() {
                 "P39" => Some((&fact.subject, &fact.object, fact)),
@@ -125,23 +121,11 @@ impl Holdings {
                 _ => None,
             })
             .collect();
-        let mut h = Self::default();
-        let mut ids: Vec<&str> = held
-            .iter()
-            .flat_map(|(p, o, _)| [p.id.as_str(), o.id.as_str()])
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        h.ids = ids.iter().map(|&id| Arc::from(id)).collect();
-        h.numbers = h
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(n, id)| (id.clone(), n as u32))
-            .collect();
+        let mut h = Self::numbered(
+            held.iter()
+                .flat_map(|(p, o, _)| [p.id.as_str(), o.id.as_str()]),
+        );
         let relations: [Arc<str>; 2] = [Arc::from("P39"), Arc::from("P1308")];
-        h.labels = vec![None; ids.len()];
-        h.names = vec![Vec::new(); ids.len()];
         for (person, office, fact) in held {
             let (p, o) = (h.numbers[person.id.as_str()], h.numbers[office.id.as_str()]);
             if fact.relation == "P39" {
@@ -149,21 +133,8 @@ impl Holdings {
             } else {
                 h.whole_holders.insert(o);
             }
-            for (n, entity) in [(p, person), (o, office)] {
-                let n = n as usize;
-                // Of two labels (facts of other dumps), the smaller: a rule, not
-                // the order the facts came in.
-                if let Some(label) = &entity.label {
-                    if h.labels[n].as_ref().is_none_or(|known| label < known) {
-                        h.labels[n] = Some(label.clone());
-                    }
-                }
-                for name in entity.names() {
-                    if !h.names[n].iter().any(|known| known == name) {
-                        h.names[n].push(name.to_string());
-                    }
-                }
-            }
+            h.add_names(p, person);
+            h.add_names(o, office);
             h.holders.entry(o).or_default().push(p);
             h.offices.entry(p).or_default().push(o);
             let statement = Evidence {
@@ -173,45 +144,93 @@ impl Holdings {
                 start: fact.start.as_deref().map(Arc::from),
                 end: fact.end.as_deref().map(Arc::from),
             };
-            let list = h.statements.entry((p, o)).or_default();
-            // The same holding from the other side is the same statement; which
-            // side it keeps is a rule (the smaller relation id), not input order.
-            match list
-                .iter_mut()
-                .find(|s| s.evidence.start == statement.start && s.evidence.end == statement.end)
-            {
-                Some(same) if statement.relation < same.evidence.relation => {
-                    same.evidence = statement;
-                }
-                Some(_) => {}
-                None => list.push(Term::new(statement)),
+            h.add_statement(p, o, statement);
+        }
+        h.finish();
+        h
+    }
+
+    /// An empty index of these entities, numbered in the order of their ids.
+    fn numbered<'a>(ids: impl Iterator<Item = &'a str>) -> Self {
+        let mut ids: Vec<&str> = ids.collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let ids: Vec<Arc<str>> = ids.iter().map(|&id| Arc::from(id)).collect();
+        Self {
+            numbers: ids
+                .iter()
+                .enumerate()
+                .map(|(n, id)| (id.clone(), n as u32))
+                .collect(),
+            labels: vec![None; ids.len()],
+            names: vec![Vec::new(); ids.len()],
+            ids,
+            ..Self::default()
+        }
+    }
+
+    /// The label and names of entity `n` as one fact gives them.
+    fn add_names(&mut self, n: u32, entity: &EntityRef) {
+        let n = n as usize;
+        // Of two labels (facts of other dumps), the smaller: a rule, not the order
+        // the facts came in.
+        if let Some(label) = &entity.label {
+            if self.labels[n].as_ref().is_none_or(|known| label < known) {
+                self.labels[n] = Some(label.clone());
             }
         }
-        h.entities = (0..h.ids.len())
+        for name in entity.names() {
+            if !self.names[n].iter().any(|known| known == name) {
+                self.names[n].push(name.to_string());
+            }
+        }
+    }
+
+    /// A statement that `person` held `office`.
+    fn add_statement(&mut self, person: u32, office: u32, statement: Evidence) {
+        let list = self.statements.entry((person, office)).or_default();
+        // The same holding from the other side is the same statement; which side
+        // it keeps is a rule (the smaller relation id), not input order.
+        match list
+            .iter_mut()
+            .find(|s| s.evidence.start == statement.start && s.evidence.end == statement.end)
+        {
+            Some(same) if statement.relation < same.evidence.relation => {
+                same.evidence = statement;
+            }
+            Some(_) => {}
+            None => list.push(Term::new(statement)),
+        }
+    }
+
+    /// Once every fact is in: the entities claims name, and every list in an order
+    /// of its own (never the facts' order).
+    fn finish(&mut self) {
+        self.entities = (0..self.ids.len())
             .map(|n| ClaimEntity {
-                id: Some(h.ids[n].clone()),
-                label: match &h.labels[n] {
+                id: Some(self.ids[n].clone()),
+                label: match &self.labels[n] {
                     Some(label) => Arc::from(label.as_str()),
-                    None => h.ids[n].clone(),
+                    None => self.ids[n].clone(),
                 },
             })
             .collect();
-        // Names in an order of their own: the label, then the rest sorted.
-        for (names, label) in h.names.iter_mut().zip(&h.labels) {
+        // Names: the label, then the rest sorted.
+        for (names, label) in self.names.iter_mut().zip(&self.labels) {
             names.sort_unstable_by_key(|name| (Some(name) != label.as_ref(), name.clone()));
         }
-        for list in h.holders.values_mut().chain(h.offices.values_mut()) {
+        for list in self.holders.values_mut().chain(self.offices.values_mut()) {
             list.sort_unstable();
             list.dedup();
         }
-        for (&(person, office), terms) in &h.statements {
-            let list = h.terms_of_office.entry(office).or_default();
+        for (&(person, office), terms) in &self.statements {
+            let list = self.terms_of_office.entry(office).or_default();
             list.extend(terms.iter().map(|t| (person, t.clone())));
         }
-        for list in h.terms_of_office.values_mut() {
+        for list in self.terms_of_office.values_mut() {
             list.sort_by_key(|(person, _)| *person);
         }
-        for list in h.statements.values_mut() {
+        for list in self.statements.values_mut() {
             list.sort_by(|a, b| {
                 let (a, b) = (&a.evidence, &b.evidence);
                 (sort_date(&a.start), &a.end, &a.relation).cmp(&(
@@ -221,7 +240,6 @@ impl Holdings {
                 ))
             });
         }
-        h
     }
 
     /// The number of the entity with this id.

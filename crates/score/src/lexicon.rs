@@ -152,6 +152,128 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// The places of `words.rs`, each spelling naming its key.
+    fn add_places(&mut self) {
+        for spellings in PLACES {
+            let key = self.place(spellings[0]);
+            for spelling in &spellings[1..] {
+                self.place_ids.insert(spelling.to_lowercase(), key);
+                for exact in [true, false] {
+                    self.add(spelling, Term::Place { place: key, exact }, exact);
+                }
+            }
+        }
+    }
+
+    /// The offices' titles: the generic ones of `words.rs`, every office's heads
+    /// with the places that qualify them ("prime minister" of the "United
+    /// Kingdom"), and every office's own names. Returns every head in lower case.
+    fn add_titles(&mut self, holdings: &Holdings) -> BTreeSet<String> {
+        for (spelling, head) in TITLES {
+            let id = self.title(head, true);
+            if !spelling.eq_ignore_ascii_case(head) {
+                self.add(spelling, Term::Title(id), false);
+            }
+        }
+        let offices: Vec<(u32, &[String])> = holdings.offices().collect();
+        // Heads first: a name of one office that is the head of another ("President",
+        // an alias of the US presidency) is a head.
+        let mut heads: BTreeSet<String> = TITLES.iter().map(|(_, h)| h.to_string()).collect();
+        let office_heads: Vec<Vec<(String, Vec<String>)>> = offices
+            .iter()
+            .map(|(_, names)| self.heads_of(names))
+            .collect();
+        for forms in &office_heads {
+            heads.extend(forms.iter().map(|(head, _)| head.to_lowercase()));
+        }
+        for ((office, _), forms) in offices.iter().zip(office_heads) {
+            for (head, qualifiers) in forms {
+                let title = self.title(&head, true);
+                let mut places = Vec::new();
+                for q in qualifiers {
+                    places.push(self.place(&q));
+                    // "Labour Party" is also "Labour".
+                    if let Some(short) = q.strip_suffix(" Party").or(q.strip_suffix(" party")) {
+                        places.push(self.place(short));
+                    }
+                }
+                self.title_office(title, *office, places);
+            }
+        }
+        for (office, names) in &offices {
+            for name in names.iter() {
+                let name = strip_the(name);
+                let lower = name.to_lowercase();
+                let title = self.title(name, heads.contains(&lower));
+                self.title_office(title, *office, Vec::new());
+            }
+        }
+        for title in &mut self.titles {
+            title.offices.sort_by_key(|o| o.office);
+        }
+        heads
+    }
+
+    /// The heads an office's names have, each with its qualifiers: ("prime
+    /// minister", ["United Kingdom"]) of "Prime Minister of the United Kingdom".
+    fn heads_of(&self, names: &[String]) -> Vec<(String, Vec<String>)> {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut forms: Vec<(String, Vec<String>)> = unqualified_forms(&refs)
+            .into_iter()
+            .map(|f| (f.head, f.qualifiers))
+            .collect();
+        // "United States senator", "German Chancellor": a place, then the head.
+        for name in &refs {
+            if let Some((place, head)) = place_prefix(self, name) {
+                match forms.iter_mut().find(|(h, _)| h.eq_ignore_ascii_case(head)) {
+                    Some((_, qualifiers)) => qualifiers.push(place.to_string()),
+                    None => forms.push((head.to_string(), vec![place.to_string()])),
+                }
+            }
+        }
+        forms
+    }
+
+    /// Every person's names and surname.
+    fn add_people(&mut self, holdings: &Holdings, heads: &BTreeSet<String>) {
+        for (person, names) in holdings.people() {
+            for name in names {
+                // "President Biden", "Chancellor Merkel": Wikidata's aliases with a
+                // title; the title is the claim's, the rest the name.
+                let name = title_prefix(self, heads, name).unwrap_or(name);
+                for exact in [true, false] {
+                    self.add(name, Term::Person { person, exact }, exact);
+                }
+            }
+            if let Some(surname) = names.first().and_then(|label| surname(label)) {
+                for exact in [true, false] {
+                    self.add(surname, Term::Surname { person, exact }, exact);
+                }
+            }
+        }
+    }
+
+    /// The matcher of every name added, each use a term number.
+    fn build(mut self) -> Result<Lexicon, ScoreError> {
+        let mut matcher = MatcherBuilder::new(true);
+        for (name, term, exact) in std::mem::take(&mut self.names) {
+            let next = self.terms.len() as u32;
+            let id = *self.term_ids.entry(term).or_insert(next);
+            if id == next {
+                self.terms.push(term);
+            }
+            matcher.add(&name, NameUse::Name(id), exact);
+        }
+        Ok(Lexicon {
+            matcher: matcher.build()?,
+            terms: self.terms,
+            titles: self.titles,
+            places: self.places,
+        })
+    }
+}
+
 impl Lexicon {
     /// The lexicon of `holdings`' people and offices, with the built-in places,
     /// titles, past markers and honorifics.
@@ -160,86 +282,9 @@ impl Lexicon {
     /// When the names are too many for the matcher.
     pub fn new(holdings: &Holdings) -> Result<Self, ScoreError> {
         let mut b = Builder::default();
-        for spellings in PLACES {
-            let key = b.place(spellings[0]);
-            for spelling in &spellings[1..] {
-                b.place_ids.insert(spelling.to_lowercase(), key);
-                for exact in [true, false] {
-                    b.add(spelling, Term::Place { place: key, exact }, exact);
-                }
-            }
-        }
-        for (spelling, head) in TITLES {
-            let id = b.title(head, true);
-            if !spelling.eq_ignore_ascii_case(head) {
-                b.add(spelling, Term::Title(id), false);
-            }
-        }
-        let offices: Vec<(u32, &[String])> = holdings.offices().collect();
-        // Heads first: a name of one office that is the head of another ("President",
-        // an alias of the US presidency) is a head.
-        let mut heads: BTreeSet<String> = TITLES.iter().map(|(_, h)| h.to_string()).collect();
-        let mut office_heads: Vec<Vec<(String, Vec<String>)>> = Vec::with_capacity(offices.len());
-        for (_, names) in &offices {
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            let mut forms: Vec<(String, Vec<String>)> = unqualified_forms(&refs)
-                .into_iter()
-                .map(|f| (f.head, f.qualifiers))
-                .collect();
-            // "United States senator", "German Chancellor": a place, then the head.
-            for name in &refs {
-                if let Some((place, head)) = place_prefix(&b, name) {
-                    match forms.iter_mut().find(|(h, _)| h.eq_ignore_ascii_case(head)) {
-                        Some((_, qualifiers)) => qualifiers.push(place.to_string()),
-                        None => forms.push((head.to_string(), vec![place.to_string()])),
-                    }
-                }
-            }
-            for (head, _) in &forms {
-                heads.insert(head.to_lowercase());
-            }
-            office_heads.push(forms);
-        }
-        for ((office, _), forms) in offices.iter().zip(office_heads) {
-            for (head, qualifiers) in forms {
-                let title = b.title(&head, true);
-                let mut places = Vec::new();
-                for q in qualifiers {
-                    places.push(b.place(&q));
-                    // "Labour Party" is also "Labour".
-                    if let Some(short) = q.strip_suffix(" Party").or(q.strip_suffix(" party")) {
-                        places.push(b.place(short));
-                    }
-                }
-                b.title_office(title, *office, places);
-            }
-        }
-        for (office, names) in &offices {
-            for name in names.iter() {
-                let name = strip_the(name);
-                let lower = name.to_lowercase();
-                let title = b.title(name, heads.contains(&lower));
-                b.title_office(title, *office, Vec::new());
-            }
-        }
-        for title in &mut b.titles {
-            title.offices.sort_by_key(|o| o.office);
-        }
-        for (person, names) in holdings.people() {
-            for name in names {
-                // "President Biden", "Chancellor Merkel": Wikidata's aliases with a
-                // title; the title is the claim's, the rest the name.
-                let name = title_prefix(&b, &heads, name).unwrap_or(name);
-                for exact in [true, false] {
-                    b.add(name, Term::Person { person, exact }, exact);
-                }
-            }
-            if let Some(surname) = names.first().and_then(|label| surname(label)) {
-                for exact in [true, false] {
-                    b.add(surname, Term::Surname { person, exact }, exact);
-                }
-            }
-        }
+        b.add_places();
+        let heads = b.add_titles(holdings);
+        b.add_people(holdings, &heads);
         for marker in PAST {
             let needs_hyphen = PAST_NEEDS_HYPHEN.contains(marker);
             b.add(marker, Term::Past { needs_hyphen }, false);
@@ -247,21 +292,7 @@ impl Lexicon {
         for honorific in HONORIFICS {
             b.add(honorific, Term::Honorific, false);
         }
-        let mut matcher = MatcherBuilder::new(true);
-        for (name, term, exact) in std::mem::take(&mut b.names) {
-            let next = b.terms.len() as u32;
-            let id = *b.term_ids.entry(term).or_insert(next);
-            if id == next {
-                b.terms.push(term);
-            }
-            matcher.add(&name, NameUse::Name(id), exact);
-        }
-        Ok(Self {
-            matcher: matcher.build()?,
-            terms: b.terms,
-            titles: b.titles,
-            places: b.places,
-        })
+        b.build()
     }
 
     /// Title number `n`.
