@@ -17,6 +17,8 @@ use crate::profile::{
 #[serde(deny_unknown_fields)]
 struct RawSite {
     site: String,
+    #[serde(default)]
+    publisher: Option<String>,
     hosts: Vec<String>,
     #[serde(default)]
     editions: Vec<String>,
@@ -178,6 +180,13 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
     if layouts.is_empty() {
         return Err(c.err("layouts", "a site needs at least one layout"));
     }
+    if raw
+        .publisher
+        .as_deref()
+        .is_some_and(|p| p.trim().is_empty())
+    {
+        return Err(c.err("publisher", "a publisher's name cannot be empty"));
+    }
     if raw.section.trim().is_empty() {
         return Err(c.err("section", "a section name cannot be empty"));
     }
@@ -190,6 +199,7 @@ pub fn parse_profile(file: &str, text: &str) -> Result<SiteProfile, ProfileError
         .collect::<Result<_, _>>()?;
     Ok(SiteProfile {
         site: raw.site,
+        publisher: raw.publisher,
         hosts: raw.hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
         editions: raw
             .editions

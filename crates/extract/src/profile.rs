@@ -70,6 +70,10 @@ pub enum Take {
 pub struct SiteProfile {
     /// Site name, the Article's `source`.
     pub site: String,
+    /// The publisher's name as people know it (`BBC`, `CNN`): the dataset card
+    /// names the publishers of the sets' articles by it. Without it, the card
+    /// names the site and its hosts.
+    pub publisher: Option<String>,
     /// Host suffixes that belong to the site (`bbc.co.uk` matches `news.bbc.co.uk`).
     pub hosts: Vec<String>,
     /// Other hosts that serve the same stories under the same paths as the first
@@ -368,6 +372,32 @@ body = ["article p"]
         let profiles = load_profiles(None).unwrap();
         let names: Vec<&str> = profiles.iter().map(|p| p.site.as_str()).collect();
         assert_eq!(names, ["bbc", "cnn"]);
+    }
+
+    #[test]
+    fn the_publisher_is_named_by_the_profile_or_by_none() {
+        let shipped = load_profiles(None).unwrap();
+        let publishers: Vec<Option<&str>> =
+            shipped.iter().map(|p| p.publisher.as_deref()).collect();
+        assert_eq!(publishers, [Some("BBC"), Some("CNN")]);
+        assert_eq!(
+            parse_profile("example.toml", MINIMAL).unwrap().publisher,
+            None
+        );
+        let named = MINIMAL.replace(
+            "site = \"example\"",
+            "site = \"example\"\npublisher = \"The Example\"",
+        );
+        let p = parse_profile("example.toml", &named).unwrap();
+        assert_eq!(p.publisher.as_deref(), Some("The Example"));
+        let empty = MINIMAL.replace(
+            "site = \"example\"",
+            "site = \"example\"\npublisher = \" \"",
+        );
+        let err = parse_profile("example.toml", &empty)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`publisher`"), "{err}");
     }
 
     #[test]

@@ -404,8 +404,37 @@ fn exclusions(run: &RunJson, name: &str, stage: &Value) -> String {
     }
 }
 
-/// Articles per source and section, from the sets' Parquet files.
+/// Articles per source and section, and per source and what their summaries
+/// are (`summary_source`), from the sets' Parquet files.
 fn sources_and_sections(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
+    let listed = |counts: BTreeMap<(String, String), u64>| {
+        counts
+            .iter()
+            .map(|((source, value), n)| format!("{} {} ({n})", code(source), code(value)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        md,
+        "- **Sources and sections** (articles): {}.",
+        listed(count_pairs(dir, configs, "section")?)
+    );
+    let _ = writeln!(
+        md,
+        "- **Reference summaries** (articles, by source and `summary_source`; \"Fields\" \
+         below says what each is): {}.",
+        listed(count_pairs(dir, configs, "summary_source")?)
+    );
+    Ok(())
+}
+
+/// The sets' articles counted by `source` and the text column `column` (empty
+/// where a record has no value), from their Parquet files.
+fn count_pairs(
+    dir: &Path,
+    configs: &[Config],
+    column: &str,
+) -> Result<BTreeMap<(String, String), u64>, CardError> {
     let mut counts: BTreeMap<(String, String), u64> = BTreeMap::new();
     for file in configs
         .iter()
@@ -414,29 +443,20 @@ fn sources_and_sections(md: &mut String, dir: &Path, configs: &[Config]) -> Resu
         .flat_map(|(_, f)| f)
     {
         let path = dir.join(&file.path);
-        let column = |name: &str| {
+        let read = |name: &str| {
             let f = std::fs::File::open(&path).map_err(CardError::io(&path))?;
             tempora_sink::parquet::read_text_column(f, name).map_err(|e| CardError::NotOutput {
                 path: path.clone(),
                 reason: format!("cannot read column `{name}`: {e}"),
             })
         };
-        for (source, section) in column("source")?.into_iter().zip(column("section")?) {
+        for (source, value) in read("source")?.into_iter().zip(read(column)?) {
             *counts
-                .entry((source.unwrap_or_default(), section.unwrap_or_default()))
+                .entry((source.unwrap_or_default(), value.unwrap_or_default()))
                 .or_default() += 1;
         }
     }
-    let listed: Vec<String> = counts
-        .iter()
-        .map(|((source, section), n)| format!("{} {} ({n})", code(source), code(section)))
-        .collect();
-    let _ = writeln!(
-        md,
-        "- **Sources and sections** (articles): {}.",
-        listed.join(", ")
-    );
-    Ok(())
+    Ok(counts)
 }
 
 fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
@@ -580,25 +600,29 @@ fn in_sets<'p>(
         .filter(|p| sources.is_empty() || sources.contains(&p.site))
 }
 
-/// The licence note: the sites whose publishers' work the articles are (with
-/// their hosts, as their profiles name them) and the datasets of the same sites.
+/// The licence note: the publishers whose work the articles are (by the names
+/// their profiles give, else as the publisher of the site and its hosts) and the
+/// datasets of the same sites.
 fn licence(md: &mut String, profiles: &[SiteProfile], sources: &BTreeSet<String>) {
-    let mut sites: Vec<String> = in_sets(profiles, sources)
-        .map(|p| match p.hosts.as_slice() {
-            [] => code(&p.site),
-            hosts => format!("{} ({})", code(&p.site), hosts.join(", ")),
+    let mut publishers: Vec<String> = in_sets(profiles, sources)
+        .map(|p| match (&p.publisher, p.hosts.as_slice()) {
+            (Some(name), _) => name.clone(),
+            (None, []) => format!("the publisher of {}", code(&p.site)),
+            (None, hosts) => format!("the publisher of {} ({})", code(&p.site), hosts.join(", ")),
         })
         .collect();
     // A site in the sets whose profile this card cannot load is named all the same.
     let profiled = |s: &String| profiles.iter().any(|p| &p.site == s);
-    sites.extend(sources.iter().filter(|s| !profiled(s)).map(|s| code(s)));
-    let work = match sites.as_slice() {
+    publishers.extend(
+        sources
+            .iter()
+            .filter(|s| !profiled(s))
+            .map(|s| format!("the publisher of {}", code(s))),
+    );
+    let work = match publishers.as_slice() {
         [] => "the original publishers' work".to_string(),
-        [site] => format!("the work of the publisher of {site}"),
-        [sites @ .., last] => format!(
-            "the work of the publishers of {} and {last}",
-            sites.join(", ")
-        ),
+        [one] => format!("the work of {one}"),
+        [many @ .., last] => format!("the work of {} and {last}", many.join(", ")),
     };
     let datasets = if in_sets(profiles, sources).any(|p| p.citation.is_some()) {
         ", as they do to the datasets whose style the sets follow (cited below)"
@@ -762,13 +786,13 @@ mod tests {
     }
 
     #[test]
-    fn the_licence_names_only_the_sites_of_the_runs_profiles() {
+    fn the_licence_names_only_the_publishers_of_the_runs_profiles() {
         let bbc_only = licence_of(&[profile("bbc.toml")], &[]);
         assert!(
-            bbc_only
-                .contains("are the work of the publisher of `bbc` (bbc.co.uk, bbc.com), retrieved"),
+            bbc_only.contains("are the work of BBC, retrieved"),
             "{bbc_only}"
         );
+        assert!(!bbc_only.contains("`bbc`"), "{bbc_only}");
         assert!(!bbc_only.to_lowercase().contains("cnn"), "{bbc_only}");
         assert!(!bbc_only.contains("XSum"), "{bbc_only}");
         assert!(
@@ -779,24 +803,32 @@ mod tests {
     }
 
     #[test]
-    fn the_licence_names_the_sites_in_the_sets_or_every_site_when_they_name_none() {
+    fn the_licence_names_the_publishers_in_the_sets_or_every_one_when_they_name_none() {
         let both = [profile("bbc.toml"), profile("cnn.toml")];
         let all = licence_of(&both, &[]);
         assert!(
-            all.contains("publishers of `bbc` (bbc.co.uk, bbc.com) and `cnn` (cnn.com), retrieved"),
+            all.contains("are the work of BBC and CNN, retrieved"),
             "{all}"
         );
         let cnn_sets = licence_of(&both, &["cnn"]);
         assert!(
-            cnn_sets.contains("the publisher of `cnn` (cnn.com), retrieved"),
+            cnn_sets.contains("are the work of CNN, retrieved"),
             "{cnn_sets}"
         );
         assert!(!cnn_sets.to_lowercase().contains("bbc"), "{cnn_sets}");
-        // A site of the sets whose profile is not loaded is named without hosts.
+        // A site of the sets whose profile is not loaded is named by its site.
         let gazette = licence_of(&both, &["cnn", "gazette"]);
         assert!(
-            gazette.contains("the publishers of `cnn` (cnn.com) and `gazette`, retrieved"),
+            gazette.contains("the work of CNN and the publisher of `gazette`, retrieved"),
             "{gazette}"
+        );
+        // A profile that names no publisher is named by its site and hosts.
+        let mut unnamed = profile("cnn.toml");
+        unnamed.publisher = None;
+        let text = licence_of(&[profile("bbc.toml"), unnamed], &[]);
+        assert!(
+            text.contains("the work of BBC and the publisher of `cnn` (cnn.com), retrieved"),
+            "{text}"
         );
     }
 
