@@ -74,20 +74,19 @@ impl Novelty {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SummarySource {
-    /// The story highlights, one per line (CNN, as CNN/DailyMail takes them).
+    /// The story highlights the page lists, one per line.
     Highlights,
-    /// The introductory sentence: BBC's bold intro, as XSum takes it (or a layout's
-    /// own intro element).
+    /// The introductory sentence the page sets apart, where the site profile's
+    /// layout finds it (the default).
     Intro,
     /// The page's meta description (`summary_fallback = "description"`).
     Description,
-    /// The headline (`summary_fallback = "title"`, as TempoSum's CNN sets pair them).
+    /// The headline (`summary_fallback = "title"`).
     Title,
     /// The body's first sentence, taken out of the document (`summary_fallback = "lead"`).
     Lead,
-    /// The body's first paragraph, taken out of the document, standing in for a bold
-    /// intro the page does not have (`summary_fallback = "first_paragraph"`: BBC
-    /// pages of 2024 on often set their opening paragraph in plain type).
+    /// The body's first paragraph, taken out of the document, standing in for an
+    /// intro the page does not set apart (`summary_fallback = "first_paragraph"`).
     FirstParagraph,
 }
 
@@ -112,10 +111,11 @@ impl SummarySource {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum PublishedSource {
-    /// The page states it: JSON-LD, a meta tag, a `<time>` element, BBC's `data-seconds`.
+    /// The page states it: JSON-LD, a meta tag, a `<time>` element or another
+    /// element the site profile's `dates` name.
     Page,
-    /// The page states none and its URL carries it (CNN's `/2016/01/17/...` and
-    /// `/2010/WORLD/africa/03/20/...`): the day only.
+    /// The page states none and its URL carries it, as the site profile's `dates`
+    /// URL pattern reads it: the day only.
     Url,
     /// The archived feed or sitemap that listed the article (its `pubDate`).
     Feed,
@@ -135,16 +135,17 @@ impl PublishedSource {
 /// A news article with its reference summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Article {
-    /// BBC: the numeric URL suffix (as XSum) or the articles id; CNN: the URL path.
+    /// The article's id, read off its URL by the site profile's `id` patterns: one
+    /// id per article, whatever URL it was captured under.
     pub id: String,
     /// Canonical original URL (not the Wayback URL).
     pub url: String,
-    /// Site: `bbc`, `cnn`, ... (BBC Sport, Newsround, ... are `bbc`: see `section`).
+    /// The site, by its profile's `site` name (`bbc`, `cnn`, ...; a site's sections
+    /// are one site: see `section`).
     pub source: String,
-    /// Section of the site, from the URL by the site profile's `sections` rules: BBC
-    /// `news`, `sport`, `newsround`, `newsbeat`, `cymrufyw` (BBC Cymru Fyw, Welsh);
-    /// CNN the URL's own section (`politics`, `us`, `world`, `sport`, ...), `news`
-    /// where the URL names none. Empty in records written before the field existed.
+    /// Section of the site, from the URL by the site profile's `sections` rules, or
+    /// its `section` (`news` by default) where none names one. Empty in records
+    /// written before the field existed.
     #[serde(default)]
     pub section: String,
     /// Publication date (UTC) as stated by the page, or by its URL where the page
@@ -166,7 +167,8 @@ pub struct Article {
     pub captured: Option<Timestamp>,
     /// Headline.
     pub title: String,
-    /// Reference summary: BBC's bold intro sentence, CNN's highlights one per line.
+    /// The reference summary, as the site profile's layout takes it from the page;
+    /// `summary_source` says what it is.
     pub summary: String,
     /// Where `summary` came from (see [`SummarySource`]); null in records written
     /// before the field existed.
@@ -174,7 +176,8 @@ pub struct Article {
     pub summary_source: Option<SummarySource>,
     /// Article body without the summary, one paragraph per line.
     pub document: String,
-    /// Dateline stripped from the body, e.g. `WASHINGTON (CNN)`.
+    /// Dateline stripped from the start of the body: the place and the news
+    /// organisation the story opens with.
     #[serde(default)]
     pub dateline: Option<String>,
     /// Evolving facts the article names (set by `conflicts`), in the canonical

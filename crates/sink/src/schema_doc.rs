@@ -171,7 +171,9 @@ impl JsonSchemaDocs {
         Some(resolved.get("items").unwrap_or(resolved))
     }
 
-    /// The field's own description, then the values of an enum it holds.
+    /// The field's own description, then the values of an enum it holds, each
+    /// with its own description where it has one (what `intro` or `highlights`
+    /// means), unless the field's description names them all already.
     fn description(&self, schema: &Value) -> String {
         let own = schema
             .get("description")
@@ -180,21 +182,45 @@ impl JsonSchemaDocs {
             .unwrap_or_default()
             .to_string();
         let resolved = self.resolve(schema);
-        let values: Vec<&str> = resolved
+        let values: Vec<(&str, Option<&str>)> = resolved
             .get("oneOf")
             .or_else(|| resolved.get("enum"))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(|v| v.get("const").unwrap_or(v).as_str())
+            .filter_map(|v| {
+                let value = v.get("const").unwrap_or(v).as_str()?;
+                Some((value, v.get("description").and_then(Value::as_str)))
+            })
             .collect();
-        let stated = values.iter().all(|v| own.contains(&format!("`{v}`")));
+        let stated = values.iter().all(|(v, _)| own.contains(&format!("`{v}`")));
         if values.is_empty() || stated {
-            own
-        } else {
-            let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
-            format!("{own} One of {}.", values.join(", "))
+            return own;
         }
+        if values.iter().any(|(_, doc)| doc.is_some()) {
+            let values: Vec<String> = values
+                .iter()
+                .map(|(v, doc)| match doc {
+                    Some(doc) => format!("`{v}`: {}", value_doc(doc)),
+                    None => format!("`{v}`"),
+                })
+                .collect();
+            return format!("{own} One of {}.", values.join("; "));
+        }
+        let values: Vec<String> = values.iter().map(|(v, _)| format!("`{v}`")).collect();
+        format!("{own} One of {}.", values.join(", "))
+    }
+}
+
+/// A value's doc comment as a clause of its field's: one line, lowercase first
+/// letter, no final period.
+fn value_doc(doc: &str) -> String {
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let doc = doc.trim_end_matches('.');
+    let mut chars = doc.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -217,12 +243,33 @@ mod tests {
             text.contains("| `facts[].mentions[].field` | `string` | no |"),
             "{text}"
         );
-        assert!(text.contains("One of `highlights`, `intro`"), "{text}");
+        // An enum's values with what each means.
+        assert!(
+            text.contains(
+                "One of `highlights`: the story highlights the page lists, one per line; \
+                 `intro`: the introductory sentence the page sets apart"
+            ),
+            "{text}"
+        );
         assert!(
             text.contains("Its fields are those of a `fact` record."),
             "{text}"
         );
         assert!(!text.contains("facts[].fact.subject"), "{text}");
+        // The article's fields speak of no one site: the summary is described by
+        // `summary_source`, not as one publisher's intro.
+        let summary = text
+            .lines()
+            .find(|l| l.starts_with("| `summary` |"))
+            .unwrap_or_default();
+        assert!(
+            summary.contains("`summary_source` says what it is"),
+            "{summary}"
+        );
+        let article = &text[text.find("### `article`").unwrap()..text.find("### `pair`").unwrap()];
+        for site in ["BBC", "XSum", "CNN"] {
+            assert!(!article.contains(site), "{site} in\n{article}");
+        }
         for kind in RecordKind::ALL {
             assert!(text.contains(&format!("### `{kind}`")), "{kind}");
         }
