@@ -8,14 +8,17 @@
 //! "the prime minister, Boris Johnson", an honorific between) or, failing that, the
 //! person right before it with a comma ("Boris Johnson, the prime minister,",
 //! "Mr Johnson, the PM"). An office without a person ("the prime minister said") is
-//! no claim. In a summary with capital letters, capitalized words after a title
+//! no claim. Words after the name that point past the person's time in office
+//! ("'s successor", " administration") make the claim one about the past, and a
+//! name after "successor" or "predecessor" a claim of its own to the same office.
+//! In a summary with capital letters, capitalized words after a title
 //! that name no person of the facts are an unknown person ("Prime Minister Jacinda
 //! Ardern" with no fact about her): said, never guessed.
 
 use tempora_records::Tense;
 
 use crate::lexicon::{Lexicon, Term};
-use crate::words::NOT_NAMES;
+use crate::words::{NOT_NAMES, POINTS_PAST};
 
 /// A matched stretch of the summary with its meanings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +118,9 @@ pub(crate) struct Found {
     /// knows ("Tory leader"): the office is then not the facts' to say.
     pub unknown_qualifier: bool,
     pub tense: Tense,
+    /// The claim (by its index among the summary's) whose office this one's holder
+    /// held too: "President X's successor Joe Biden" claims X's office for Biden.
+    pub office_of: Option<usize>,
 }
 
 /// Whether a summary is lowercased (many published system outputs are): no word
@@ -194,17 +200,25 @@ fn hyphen_follows(text: &str, at: usize) -> bool {
         .starts_with(['-', '‑', '–'])
 }
 
-/// Every claim of `text`, in text order.
-pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found> {
-    let mut claims = Vec::new();
-    for (i, token) in tokens.iter().enumerate() {
-        let Some(title) = token.title() else {
-            continue;
-        };
-        if token.names_people() {
-            continue;
-        }
-        // Grow the phrase to the left: places and past markers.
+/// A title phrase: a title token grown with the places and past markers before it
+/// and a place after it.
+struct Phrase {
+    /// Indices of its first and last tokens.
+    first: usize,
+    last: usize,
+    /// Bytes of the phrase without its past markers.
+    title_start: usize,
+    title_end: usize,
+    title: u32,
+    places: Vec<u32>,
+    past: bool,
+}
+
+impl Phrase {
+    /// The phrase of the title token `i`.
+    fn of(text: &str, tokens: &[Token], i: usize, title: u32) -> Self {
+        let token = &tokens[i];
+        // To the left: places and past markers.
         let (mut first, mut places, mut past) = (i, Vec::new(), false);
         let mut title_start = token.start;
         while first > 0 {
@@ -224,8 +238,7 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
             first -= 1;
         }
         // And to the right: "of [the] Australia".
-        let mut last = i;
-        let mut title_end = token.end;
+        let (mut last, mut title_end) = (i, token.end);
         if let Some(next) = tokens.get(i + 1) {
             let gap = &text[token.end..next.start];
             if next.places().next().is_some() && !next.names_people() && of_the(gap) {
@@ -234,78 +247,248 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
                 title_end = next.end;
             }
         }
-        let phrase_start = tokens[first].start;
-        let phrase_end = tokens[last].end;
-        let unknown_qualifier = !lowercased && unknown_word_before(text, phrase_start);
-        let tense = if past { Tense::Past } else { Tense::Present };
-        let claim = |start, end, person_start, person_end, person| Found {
-            start,
-            end,
-            person_start,
-            person_end,
-            person,
+        Self {
+            first,
+            last,
             title_start,
             title_end,
             title,
-            places: places.clone(),
-            unknown_qualifier,
-            tense,
+            places,
+            past,
+        }
+    }
+}
+
+/// The person of a title phrase, as the text places them.
+struct Holder {
+    /// Bytes of the whole claim.
+    start: usize,
+    end: usize,
+    /// Bytes of the person's words (an honorific included).
+    person_start: usize,
+    person_end: usize,
+    person: Named,
+    /// Whether the person follows the title (what comes after the name may then
+    /// say more of the claim: "President X's successor").
+    after: bool,
+}
+
+/// Every claim of `text`, in text order.
+pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found> {
+    let mut claims = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        let Some(title) = token.title() else {
+            continue;
         };
-        // The person right after the title (a gloss in brackets or an honorific
-        // between: whatever the gloss names is its own, not the claim's).
-        let mut k = last + 1;
-        let mut at = phrase_end;
-        if let Some(after) = gloss_end(text, phrase_end) {
-            at = after;
-            while tokens.get(k).is_some_and(|t| t.start < after) {
-                k += 1;
-            }
+        if token.names_people() {
+            continue;
         }
-        let mut honorific_start = None;
-        while let Some(t) = tokens.get(k).filter(|t| t.is_honorific()) {
-            if !blank(&text[at..t.start]) {
-                break;
-            }
-            honorific_start.get_or_insert(t.start);
-            at = t.end;
-            k += 1;
-        }
-        if let Some(person) = tokens.get(k) {
-            let gap = &text[at..person.start];
-            let gap = gap.strip_prefix('.').unwrap_or(gap);
-            let close = blank(gap) || (honorific_start.is_none() && comma(gap));
-            if close && person.names_people() {
-                let from = honorific_start.unwrap_or(person.start);
-                let named = Named::Known(person.people().collect());
-                claims.push(claim(phrase_start, person.end, from, person.end, named));
-                continue;
-            }
-        }
-        // The person right before it, with a comma: "Boris Johnson, the PM".
-        if first > 0 {
-            let person = &tokens[first - 1];
-            let gap = &text[person.end..phrase_start];
-            if person.names_people() && apposition(gap) {
-                let from = match first.checked_sub(2).map(|h| &tokens[h]) {
-                    Some(h) if h.is_honorific() && blank(&text[h.end..person.start]) => h.start,
-                    _ => person.start,
-                };
-                let named = Named::Known(person.people().collect());
-                claims.push(claim(from, phrase_end, from, person.end, named));
-                continue;
-            }
-        }
-        // Capitalized words that name no one known.
-        if !lowercased {
-            let next_token = tokens.get(last + 1).map_or(text.len(), |t| t.start);
-            if let Some((s, e)) = capitalized_run(text, phrase_end, next_token) {
-                claims.push(claim(phrase_start, e, s, e, Named::Unknown));
-            }
-        }
+        let phrase = Phrase::of(text, tokens, i, title);
+        let Some(holder) = person_after(text, tokens, &phrase)
+            .or_else(|| person_before(text, tokens, &phrase))
+            .or_else(|| unknown_person(text, tokens, &phrase, lowercased))
+        else {
+            continue;
+        };
+        let phrase_start = tokens[phrase.first].start;
+        // "President X's successor", "the President X administration": the words
+        // after the name point past X's time in office, so the title is X's at some
+        // time, not on the article's day.
+        let beyond = holder
+            .after
+            .then(|| points_past(text, holder.person_end))
+            .flatten();
+        let claim = Found {
+            start: holder.start,
+            end: holder.end,
+            person_start: holder.person_start,
+            person_end: holder.person_end,
+            person: holder.person,
+            title_start: phrase.title_start,
+            title_end: phrase.title_end,
+            title: phrase.title,
+            places: phrase.places,
+            unknown_qualifier: !lowercased && unknown_word_before(text, phrase_start),
+            tense: if phrase.past || beyond.is_some() {
+                Tense::Past
+            } else {
+                Tense::Present
+            },
+            office_of: None,
+        };
+        let relative = beyond
+            .filter(|b| b.relative)
+            .and_then(|b| relative_claim(text, tokens, &claim, b, claims.len()));
+        claims.push(claim);
+        claims.extend(relative);
     }
     claims
 }
 
+/// The person right after the title phrase: "President Joe Biden", a gloss in
+/// brackets or an honorific between (whatever the gloss names is its own, not the
+/// claim's), or a comma ("the prime minister, Boris Johnson").
+fn person_after(text: &str, tokens: &[Token], phrase: &Phrase) -> Option<Holder> {
+    let phrase_start = tokens[phrase.first].start;
+    let mut k = phrase.last + 1;
+    let mut at = tokens[phrase.last].end;
+    if let Some(after) = gloss_end(text, at) {
+        at = after;
+        while tokens.get(k).is_some_and(|t| t.start < after) {
+            k += 1;
+        }
+    }
+    let mut honorific_start = None;
+    while let Some(t) = tokens.get(k).filter(|t| t.is_honorific()) {
+        if !blank(&text[at..t.start]) {
+            break;
+        }
+        honorific_start.get_or_insert(t.start);
+        at = t.end;
+        k += 1;
+    }
+    let person = tokens.get(k)?;
+    let gap = &text[at..person.start];
+    let gap = gap.strip_prefix('.').unwrap_or(gap);
+    let close = blank(gap) || (honorific_start.is_none() && comma(gap));
+    (close && person.names_people()).then(|| Holder {
+        start: phrase_start,
+        end: person.end,
+        person_start: honorific_start.unwrap_or(person.start),
+        person_end: person.end,
+        person: Named::Known(person.people().collect()),
+        after: true,
+    })
+}
+
+/// The person right before the title phrase, with a comma: "Boris Johnson, the
+/// PM", "Mr Johnson, the PM".
+fn person_before(text: &str, tokens: &[Token], phrase: &Phrase) -> Option<Holder> {
+    let person = &tokens[phrase.first.checked_sub(1)?];
+    let phrase_start = tokens[phrase.first].start;
+    if !person.names_people() || !apposition(&text[person.end..phrase_start]) {
+        return None;
+    }
+    let from = match phrase.first.checked_sub(2).map(|h| &tokens[h]) {
+        Some(h) if h.is_honorific() && blank(&text[h.end..person.start]) => h.start,
+        _ => person.start,
+    };
+    Some(Holder {
+        start: from,
+        end: tokens[phrase.last].end,
+        person_start: from,
+        person_end: person.end,
+        person: Named::Known(person.people().collect()),
+        after: false,
+    })
+}
+
+/// Capitalized words after the title phrase that name no one the facts know (in
+/// a cased text only).
+fn unknown_person(
+    text: &str,
+    tokens: &[Token],
+    phrase: &Phrase,
+    lowercased: bool,
+) -> Option<Holder> {
+    if lowercased {
+        return None;
+    }
+    let phrase_end = tokens[phrase.last].end;
+    let next_token = tokens.get(phrase.last + 1).map_or(text.len(), |t| t.start);
+    let (s, e) = capitalized_run(text, phrase_end, next_token)?;
+    Some(Holder {
+        start: tokens[phrase.first].start,
+        end: e,
+        person_start: s,
+        person_end: e,
+        person: Named::Unknown,
+        after: true,
+    })
+}
+
+/// A word after a person's name that points past their time in office: which
+/// word, and whether another holder of the office follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PointsPast {
+    /// Bytes of the word ("successor").
+    pub start: usize,
+    pub end: usize,
+    /// "successor", "predecessor": a name after it is another holder.
+    pub relative: bool,
+}
+
+/// The word of [`POINTS_PAST`] right after byte `at` (the end of a name), a
+/// possessive between or not: "'s successor", " administration".
+pub(crate) fn points_past(text: &str, at: usize) -> Option<PointsPast> {
+    let rest = text.get(at..)?;
+    let rest = possessive_rest(rest).unwrap_or(rest);
+    let word = rest.trim_start();
+    if word.len() == rest.len() {
+        return None;
+    }
+    let start = text.len() - word.len();
+    let len = word
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(word.len());
+    let word = &word[..len];
+    POINTS_PAST
+        .iter()
+        .find(|(w, _)| w.eq_ignore_ascii_case(word) || plural_of(word, w))
+        .map(|&(_, relative)| PointsPast {
+            start,
+            end: start + len,
+            relative,
+        })
+}
+
+fn plural_of(word: &str, singular: &str) -> bool {
+    word.len() == singular.len() + 1
+        && word[..singular.len()].eq_ignore_ascii_case(singular)
+        && word.ends_with(['s', 'S'])
+}
+
+/// Whether the name at byte `at` follows a word that makes it another holder of
+/// someone's office ("X's successor Joe Biden", "his predecessor, Donald Trump").
+pub(crate) fn after_relative(text: &str, at: usize) -> bool {
+    let before = text[..at].trim_end();
+    let before = before.strip_suffix(',').unwrap_or(before).trim_end();
+    let word = before
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    POINTS_PAST
+        .iter()
+        .any(|(w, relative)| *relative && (w.eq_ignore_ascii_case(word) || plural_of(word, w)))
+}
+
+/// The claim of the holder a relative word names ("President X's successor Joe
+/// Biden": Biden held X's office at some time): the person right after the word
+/// (a comma between or not), unless a title of their own comes first.
+fn relative_claim(
+    text: &str,
+    tokens: &[Token],
+    of: &Found,
+    word: PointsPast,
+    of_index: usize,
+) -> Option<Found> {
+    let k = tokens.partition_point(|t| t.start < word.end);
+    let person = tokens.get(k)?;
+    let gap = &text[word.end..person.start];
+    if !(blank(gap) || comma(gap)) || !person.names_people() || person.title().is_some() {
+        return None;
+    }
+    Some(Found {
+        start: word.start,
+        end: person.end,
+        person_start: person.start,
+        person_end: person.end,
+        person: Named::Known(person.people().collect()),
+        tense: Tense::Past,
+        office_of: Some(of_index),
+        ..of.clone()
+    })
+}
 fn blank(gap: &str) -> bool {
     !gap.is_empty() && gap.chars().all(char::is_whitespace)
 }
@@ -313,10 +496,14 @@ fn blank(gap: &str) -> bool {
 /// `'s` and a space: also `’s`, a tokenizer's ` 's` and an escaped `\'s` (XSum's
 /// system outputs write `scotland\'s`).
 fn possessive(gap: &str) -> bool {
-    let gap = gap.strip_prefix(' ').unwrap_or(gap);
-    let gap = gap.strip_prefix('\\').unwrap_or(gap);
-    let rest = gap.strip_prefix("'s").or_else(|| gap.strip_prefix("’s"));
-    rest.is_some_and(blank)
+    possessive_rest(gap).is_some_and(blank)
+}
+
+/// What follows a possessive at the start of `text` (see [`possessive`]).
+fn possessive_rest(text: &str) -> Option<&str> {
+    let text = text.strip_prefix(' ').unwrap_or(text);
+    let text = text.strip_prefix('\\').unwrap_or(text);
+    text.strip_prefix("'s").or_else(|| text.strip_prefix("’s"))
 }
 
 /// Where a gloss in brackets right after byte `at` ends ("Taoiseach (Irish Prime
@@ -444,6 +631,21 @@ mod tests {
         assert!(apposition(" , a "));
         assert!(!apposition(", who is the "));
         assert!(of_the(" of the "));
+        let text = "President Lowe's successor Colin Quinn";
+        let past = points_past(text, 14).unwrap();
+        assert_eq!(
+            (&text[past.start..past.end], past.relative),
+            ("successor", true)
+        );
+        assert!(after_relative(text, 27));
+        let text = "the president lowe \\'s administrations and";
+        let past = points_past(text, 18).unwrap();
+        assert_eq!(&text[past.start..past.end], "administrations");
+        assert!(!past.relative);
+        assert_eq!(points_past("President Lowe's decision", 14), None);
+        assert_eq!(points_past("President Lowe's successors", 27), None);
+        assert!(after_relative("his predecessor, Daniel", 17));
+        assert!(!after_relative("his decision, Daniel", 14));
         assert!(!of_the(" for the "));
     }
 }

@@ -8,8 +8,11 @@
 //! office ("US President", "Health Secretary"); a generic title ("prime minister",
 //! "president", a head of the facts' offices) is resolved by the places in its
 //! phrase ("UK", "Australia's", "Scottish"), and failing those by the person's own
-//! offices, then by the offices of the article's facts. A place that fits none of
-//! the title's offices, or a title that fits several, leaves the office unknown.
+//! offices, then by the offices of the article's facts, then by the summary's
+//! other claims (a bare title takes the one office they resolve it to). A place
+//! that fits none of the title's offices, or a title that fits several, leaves the
+//! office unknown. A holder named relative to another ("President X's successor
+//! Joe Biden") claims the other's office.
 
 use std::collections::BTreeSet;
 
@@ -18,7 +21,7 @@ use tempora_records::{Claim, ClaimEntity, Fact, Tense, Verdict};
 
 use crate::claims::{self, Found, Named};
 use crate::holdings::{Holdings, Judged};
-use crate::lexicon::{Lexicon, TitleOffice};
+use crate::lexicon::{Lexicon, Title, TitleOffice};
 use crate::ScoreError;
 
 /// The facts, indexed for judging summaries.
@@ -149,15 +152,32 @@ impl Judge {
                 .collect(),
         };
         let offsets = CharOffsets::new(summary);
+        let people: Vec<Result<u32, String>> = found
+            .iter()
+            .map(|f| self.person_of(summary, f, &knows))
+            .collect();
+        let offices = self.summary_offices(summary, &found, &people, context);
         let mut out: Vec<Claim> = found
             .iter()
-            .map(|f| self.claim(summary, f, published, &knows, &offsets))
+            .zip(people)
+            .zip(offices)
+            .map(|((f, person), offices)| {
+                self.claim(summary, f, person, offices, published, &offsets)
+            })
             .collect();
         for token in &tokens {
             let inside = found
                 .iter()
                 .any(|f| token.start < f.person_end && f.person_start < token.end);
             if inside || !token.names_people() || context.offices.is_empty() {
+                continue;
+            }
+            // "the Trump administration", "his predecessor Donald Trump": the words
+            // around the name put the person's time in office in the past; no
+            // present claim.
+            if claims::points_past(summary, token.end).is_some()
+                || claims::after_relative(summary, token.start)
+            {
                 continue;
             }
             if let Some(claim) = self.implied(summary, token, published, &knows, &offsets) {
@@ -249,30 +269,42 @@ impl Judge {
         })
     }
 
+    /// The person a written claim names, or why there is none.
+    fn person_of(&self, summary: &str, found: &Found, knows: &Knows) -> Result<u32, String> {
+        match &found.person {
+            Named::Known(candidates) => {
+                let title_offices = self
+                    .lexicon
+                    .title(found.title)
+                    .map_or(&[][..], |t| t.offices.as_slice());
+                self.person(candidates, title_offices, knows)
+            }
+            Named::Unknown => Err(format!(
+                "no one in the facts is named {:?}",
+                &summary[found.person_start..found.person_end]
+            )),
+        }
+    }
+
     fn claim(
         &self,
         summary: &str,
         found: &Found,
+        person: Result<u32, String>,
+        offices: TitleOffices,
         day: NaiveDate,
-        knows: &Knows,
         offsets: &CharOffsets,
     ) -> Claim {
         let person_words = &summary[found.person_start..found.person_end];
         let title_words = &summary[found.title_start..found.title_end];
-        let title_offices = self
-            .lexicon
-            .title(found.title)
-            .map_or(&[][..], |t| t.offices.as_slice());
-        let person = match &found.person {
-            Named::Known(candidates) => self.person(candidates, title_offices, knows),
-            Named::Unknown => Err(format!("no one in the facts is named {person_words:?}")),
-        };
-        let offices = self.offices(found, person.as_ref().ok().copied(), knows.article);
-        let (office, judged) = match (&person, offices) {
+        let (office, mut judged) = match (&person, offices.offices) {
             (Ok(p), Ok(offices)) => self.settle(*p, &offices, found.tense, day),
             (Err(why), Ok(offices)) => (offices.first().copied(), unknown(why.clone())),
-            (_, Err(why)) => (None, unknown(why)),
+            (_, Err(none)) => (None, unknown(none.reason)),
         };
+        if let Some(by) = offices.by {
+            judged.reason = format!("{by}: {}", judged.reason);
+        }
         let person_entity = match &person {
             Ok(p) => self.holdings.entity(*p),
             Err(_) => ClaimEntity {
@@ -359,6 +391,89 @@ impl Judge {
         }
     }
 
+    /// The offices of each written claim's title. Each claim's own phrase, person
+    /// and article come first. A claim of a holder named relative to another
+    /// ("President X's successor Joe Biden") takes the other's offices. A bare
+    /// title that these leave open takes the one office that the summary's other
+    /// claims resolve it to ("chancellor john swinney ... chancellor george
+    /// osborne"); two offices leave it open.
+    fn summary_offices(
+        &self,
+        summary: &str,
+        found: &[Found],
+        people: &[Result<u32, String>],
+        context: &Context,
+    ) -> Vec<TitleOffices> {
+        let mut out: Vec<TitleOffices> = found
+            .iter()
+            .zip(people)
+            .map(|(f, person)| TitleOffices {
+                offices: self.offices(f, person.as_ref().ok().copied(), context),
+                by: None,
+            })
+            .collect();
+        for (i, f) in found.iter().enumerate() {
+            let Some(of) = f.office_of else { continue };
+            if let Some(Ok(offices)) = out.get(of).map(|o| &o.offices) {
+                out[i] = TitleOffices {
+                    offices: Ok(offices.clone()),
+                    by: None,
+                };
+            }
+        }
+        if !out
+            .iter()
+            .any(|o| o.offices.as_ref().is_err_and(|none| none.bare))
+        {
+            return out;
+        }
+        // Claims that resolved their title to one office, by their own words.
+        let settled: Vec<(usize, u32)> = out
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o.offices.as_deref() {
+                Ok([one]) => Some((i, *one)),
+                _ => None,
+            })
+            .collect();
+        for (i, offices) in out.iter_mut().enumerate() {
+            if offices.offices.as_ref().is_err_and(|none| none.bare) {
+                if let Some(by_summary) = self.settled_by_summary(summary, found, i, &settled) {
+                    *offices = by_summary;
+                }
+            }
+        }
+        out
+    }
+
+    /// The one office among the title's of claim `i` that the summary's other
+    /// claims (`settled`: claim index and its one office) resolve to, if one.
+    fn settled_by_summary(
+        &self,
+        summary: &str,
+        found: &[Found],
+        i: usize,
+        settled: &[(usize, u32)],
+    ) -> Option<TitleOffices> {
+        let title = self.lexicon.title(found[i].title)?;
+        let mut fitting = settled.iter().filter(|&&(j, o)| {
+            j != i && title.offices.binary_search_by_key(&o, |t| t.office).is_ok()
+        });
+        let &(by, office) = fitting.next()?;
+        if fitting.any(|&(_, other)| other != office) {
+            return None;
+        }
+        let words = &summary[found[by].start..found[by].end];
+        Some(TitleOffices {
+            offices: Ok(vec![office]),
+            by: Some(format!(
+                "the summary's {words:?} says which {} it means, {}",
+                title.text,
+                self.holdings.label(office)
+            )),
+        })
+    }
+
     /// The offices the title phrase may name (one, or several the context cannot
     /// tell apart), or why there is none. Offices are numbers in id order; a
     /// title's offices are sorted, so each step is a search, not a scan of every
@@ -368,45 +483,70 @@ impl Judge {
         found: &Found,
         person: Option<u32>,
         context: &Context,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, NoOffice> {
         let Some(title) = self.lexicon.title(found.title) else {
-            return Err("no such title".into());
+            return Err(NoOffice::new("no such title".into()));
         };
         let all = title.offices.as_slice();
         if all.is_empty() {
-            return Err(format!("no office of the facts is a {}", title.text));
+            return Err(NoOffice::new(format!(
+                "no office of the facts is a {}",
+                title.text
+            )));
         }
-        // The offices the places in the phrase allow (sorted), if it has any.
-        let placed: Option<Vec<u32>> = (!found.places.is_empty()).then(|| {
-            all.iter()
-                .filter(|o| {
-                    (!title.generic && o.places.is_empty())
-                        || o.places.iter().any(|p| found.places.contains(p))
-                })
-                .map(|o| o.office)
-                .collect()
-        });
+        let placed = self.placed(found, title)?;
         match placed.as_deref() {
-            Some([]) => {
-                let places: Vec<&str> = found
-                    .places
-                    .iter()
-                    .filter_map(|p| self.lexicon.places.get(*p as usize))
-                    .map(String::as_str)
-                    .collect();
-                return Err(format!(
-                    "no office of the facts is a {} of {}",
-                    title.text,
-                    places.join(" or ")
-                ));
-            }
-            Some([one]) => return Ok(vec![*one]),
-            None if all.len() == 1 && !title.generic => return Ok(vec![all[0].office]),
-            _ => {}
+            Some([one]) => Ok(vec![*one]),
+            None if all.len() == 1 && !title.generic => Ok(vec![all[0].office]),
+            _ => self.offices_by_context(found, title, placed, person, context),
         }
+    }
+
+    /// The offices of the title that the places in its phrase allow (sorted), if
+    /// the phrase has places; an error naming them if they fit none.
+    fn placed(&self, found: &Found, title: &Title) -> Result<Option<Vec<u32>>, NoOffice> {
+        if found.places.is_empty() {
+            return Ok(None);
+        }
+        let placed: Vec<u32> = title
+            .offices
+            .iter()
+            .filter(|o| {
+                (!title.generic && o.places.is_empty())
+                    || o.places.iter().any(|p| found.places.contains(p))
+            })
+            .map(|o| o.office)
+            .collect();
+        if !placed.is_empty() {
+            return Ok(Some(placed));
+        }
+        let places: Vec<&str> = found
+            .places
+            .iter()
+            .filter_map(|p| self.lexicon.places.get(*p as usize))
+            .map(String::as_str)
+            .collect();
+        Err(NoOffice::new(format!(
+            "no office of the facts is a {} of {}",
+            title.text,
+            places.join(" or ")
+        )))
+    }
+
+    /// Of the offices the title (and its places, `placed`) may mean: those the
+    /// person held, else those of the article's facts, else the ones its words
+    /// name. A bare generic title with none of these is open ([`NoOffice::bare`]).
+    fn offices_by_context(
+        &self,
+        found: &Found,
+        title: &Title,
+        placed: Option<Vec<u32>>,
+        person: Option<u32>,
+        context: &Context,
+    ) -> Result<Vec<u32>, NoOffice> {
         let fits = |o: &u32| match &placed {
             Some(placed) => placed.binary_search(o).is_ok(),
-            None => all.binary_search_by_key(o, |t| t.office).is_ok(),
+            None => title.offices.binary_search_by_key(o, |t| t.office).is_ok(),
         };
         if let Some(p) = person {
             let own: Vec<u32> = self
@@ -423,10 +563,10 @@ impl Judge {
         // A word before the title that is no place of the facts ("Tory leader")
         // may be what tells the office: only the person's own office settles it.
         if found.unknown_qualifier && placed.is_none() {
-            return Err(format!(
+            return Err(NoOffice::new(format!(
                 "the word before {:?} names nothing the facts know, and the person held no such office",
                 title.text
-            ));
+            )));
         }
         let in_article: Vec<u32> = context
             .offices
@@ -441,11 +581,14 @@ impl Judge {
         // A bare generic title ("president") names none of them in particular.
         match placed {
             Some(placed) => Ok(placed),
-            None if !title.generic => Ok(all.iter().map(|o| o.office).collect()),
-            None => Err(format!(
-                "no office the person held or the article's facts name is a {}",
-                title.text
-            )),
+            None if !title.generic => Ok(title.offices.iter().map(|o| o.office).collect()),
+            None => Err(NoOffice {
+                reason: format!(
+                    "no office the person held or the article's facts name is a {}",
+                    title.text
+                ),
+                bare: true,
+            }),
         }
     }
 
@@ -494,6 +637,32 @@ impl Judge {
                 labels.join("; ")
             )),
         )
+    }
+}
+
+/// The offices a written claim's title may name, and what in the summary settled
+/// them when not its own words.
+struct TitleOffices {
+    offices: Result<Vec<u32>, NoOffice>,
+    /// How another claim of the summary settled them, for the reason.
+    by: Option<String>,
+}
+
+/// Why a title names no office of the facts.
+#[derive(Debug)]
+struct NoOffice {
+    reason: String,
+    /// A generic title with no place, whose person's offices and article's facts
+    /// say nothing of it: another claim of the summary may.
+    bare: bool,
+}
+
+impl NoOffice {
+    fn new(reason: String) -> Self {
+        Self {
+            reason,
+            bare: false,
+        }
     }
 }
 
@@ -602,6 +771,9 @@ mod tests {
 
     /// (claim text, person id, office id, verdict) of a claim.
     type Seen = (String, Option<Arc<str>>, Option<Arc<str>>, Verdict);
+
+    /// (person id, office id, verdict) of a claim.
+    type Held = (Option<Arc<str>>, Option<Arc<str>>, Verdict);
 
     /// (claim text, person id, office id, verdict) of each claim.
     fn judged(summary: &str, on: &str, document: Option<&str>) -> Vec<Seen> {
@@ -808,13 +980,21 @@ mod tests {
         assert!(!claims[0].holders_at_date.is_empty());
     }
 
+    /// The document of an article on President Quinn, which names him, with the
+    /// US presidency among its facts.
+    const QUINN_DOCUMENT: &str = "Colin Quinn signed the order in the Oval Office on Friday.";
+
+    /// The context of the article on President Quinn.
+    fn on_president_quinn(judge: &Judge) -> Context {
+        let facts = facts();
+        let potus = facts.iter().filter(|f| f.subject.id == "Q3");
+        judge.context(Some(QUINN_DOCUMENT), potus)
+    }
+
     #[test]
     fn a_bare_name_the_article_never_names_claims_the_articles_office() {
         let judge = judge();
-        let facts = facts();
-        let potus = facts.iter().find(|f| f.subject.id == "Q3").unwrap();
-        let document = "Colin Quinn signed the order in the Oval Office on Friday.";
-        let context = judge.context(Some(document), [potus]);
+        let context = on_president_quinn(&judge);
         let on = "2018-03-01".parse().unwrap();
         let claims = judge.claims("Daniel Lowe has signed the order.", on, &context);
         assert_eq!(claims.len(), 1, "{claims:?}");
@@ -833,7 +1013,7 @@ mod tests {
             .claims("Colin Quinn has signed the order.", on, &context)
             .is_empty());
         // Without the article's facts there is no office to imply.
-        let bare = judge.context(Some(document), []);
+        let bare = judge.context(Some(QUINN_DOCUMENT), []);
         assert!(judge
             .claims("Daniel Lowe has signed the order.", on, &bare)
             .is_empty());
@@ -907,6 +1087,231 @@ mod tests {
         // Dale held one and later both: on a day he held only one, current.
         let c = &claims("Finance Secretary Rob Dale spoke.", "2013-01-01")[0];
         assert_eq!(c.verdict, Verdict::Current);
+    }
+
+    #[test]
+    fn a_possessive_that_points_past_the_person_is_a_claim_about_the_past() {
+        // The day after the handover from Lowe to Quinn.
+        let all = judged(
+            "President Lowe's successor Colin Quinn took the oath at noon.",
+            "2017-01-21",
+            None,
+        );
+        assert_eq!(
+            all,
+            [
+                ("President Lowe".into(), q("Q13"), q("Q3"), Verdict::Former),
+                (
+                    "successor Colin Quinn".into(),
+                    q("Q15"),
+                    q("Q3"),
+                    Verdict::Current
+                ),
+            ]
+        );
+        // The successor named with a comma, in a lowercased summary.
+        let all = judged(
+            "president lowe's successor, colin quinn, took the oath.",
+            "2017-01-21",
+            None,
+        );
+        let verdicts: Vec<Verdict> = all.iter().map(|c| c.3).collect();
+        assert_eq!(verdicts, [Verdict::Former, Verdict::Current], "{all:?}");
+        // A predecessor held the same office before: someone who never did is
+        // wrong by the facts.
+        let all = judged(
+            "Prime Minister Peter Orme's predecessor Margaret Hale spoke first.",
+            "2017-03-01",
+            None,
+        );
+        let seen: Vec<Held> = all.into_iter().map(|c| (c.1, c.2, c.3)).collect();
+        assert_eq!(
+            seen,
+            [
+                (q("Q11"), q("Q1"), Verdict::Current),
+                (q("Q10"), q("Q1"), Verdict::Former)
+            ]
+        );
+        let all = judged(
+            "Prime Minister Peter Orme's predecessor Ruth Marsh spoke first.",
+            "2017-03-01",
+            None,
+        );
+        assert_eq!((all[1].1.clone(), all[1].3), (q("Q14"), Verdict::Never));
+        // "the ... administration" with or without a possessive.
+        for text in [
+            "Officials of the President Lowe administration wrote the rule.",
+            "President Lowe's administration wrote the rule.",
+            "US President Daniel Lowe's administrations wrote the rules.",
+        ] {
+            let c = one(text, "2018-01-01");
+            assert_eq!((c.2, c.3), (q("Q3"), Verdict::Former), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_possessive_that_does_not_point_past_stays_a_present_claim() {
+        let c = one("President Lowe said the rule would stay.", "2018-01-01");
+        assert_eq!((c.2, c.3), (q("Q3"), Verdict::Outdated));
+        let c = one(
+            "President Lowe's decision to stay was praised.",
+            "2018-01-01",
+        );
+        assert_eq!((c.0.as_str(), c.3), ("President Lowe", Verdict::Outdated));
+        let c = one(
+            "President Colin Quinn's administration wrote it.",
+            "2018-01-01",
+        );
+        assert_eq!(c.3, Verdict::Current);
+        // A title of the successor's own makes their claim a present one.
+        let all = judged(
+            "President Lowe's successor President Colin Quinn spoke.",
+            "2018-01-01",
+            None,
+        );
+        let seen: Vec<(&str, Verdict)> = all.iter().map(|c| (c.0.as_str(), c.3)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("President Lowe", Verdict::Former),
+                ("President Colin Quinn", Verdict::Current)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bare_name_beside_words_that_point_past_implies_nothing() {
+        let judge = judge();
+        let context = on_president_quinn(&judge);
+        let on = "2018-03-01".parse().unwrap();
+        for text in [
+            "The order undoes a rule of the Daniel Lowe administration.",
+            "The order undoes a rule of Daniel Lowe's administration.",
+            "Colin Quinn's predecessor Daniel Lowe wrote the rule.",
+            "His predecessor, Daniel Lowe, wrote the rule.",
+        ] {
+            assert!(judge.claims(text, on, &context).is_empty(), "{text}");
+        }
+        // Without those words the bare name still implies the office.
+        let claims = judge.claims("Daniel Lowe wrote the rule.", on, &context);
+        assert_eq!(claims[0].verdict, Verdict::Outdated);
+    }
+
+    #[test]
+    fn the_issue_s_handover_day_with_real_ids() {
+        let potus = entity("Q11696", "President of the United States", &[]);
+        let trump = entity("Q22686", "Donald Trump", &[]);
+        let biden = entity("Q6279", "Joe Biden", &[]);
+        let facts = [
+            fact(&potus, "P1308", &trump, "2017-01-20", Some("2021-01-20")),
+            fact(&potus, "P1308", &biden, "2021-01-20", Some("2025-01-20")),
+        ];
+        let judge = Judge::new(facts.iter()).unwrap();
+        let document = "Joe Biden took office as Donald Trump flew to Florida.";
+        let context = judge.context(Some(document), &facts);
+        let claims = judge.claims(
+            "President Trump's successor Joe Biden spent his first day signing orders.",
+            "2021-01-21".parse().unwrap(),
+            &context,
+        );
+        let seen: Vec<(&str, Tense, Verdict)> = claims
+            .iter()
+            .map(|c| (c.text.as_str(), c.tense, c.verdict))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("President Trump", Tense::Past, Verdict::Former),
+                ("successor Joe Biden", Tense::Past, Verdict::Current)
+            ]
+        );
+        let claims = judge.claims(
+            "President Biden signed orders on his first day.",
+            "2021-01-21".parse().unwrap(),
+            &context,
+        );
+        assert_eq!(
+            (claims.len(), claims[0].tense, claims[0].verdict),
+            (1, Tense::Present, Verdict::Current)
+        );
+    }
+
+    /// Three chancellors: of the Exchequer and of Germany, and a Scottish finance
+    /// secretary, every list whole (made-up people).
+    fn chancellors() -> Judge {
+        let coe = entity("Q40", "Chancellor of the Exchequer", &[]);
+        let germany = entity("Q41", "Chancellor of Germany", &["German Chancellor"]);
+        let finance = entity("Q42", "Cabinet Secretary for Finance", &[]);
+        let (baird, fenwick, brandt) = (
+            entity("Q43", "Ewan Baird", &[]),
+            entity("Q44", "Giles Fenwick", &[]),
+            entity("Q45", "Ute Brandt", &[]),
+        );
+        let facts = [
+            fact(&coe, "P1308", &fenwick, "2010-05-11", Some("2016-07-13")),
+            fact(&germany, "P1308", &brandt, "2005-11-22", Some("2021-12-08")),
+            fact(&baird, "P39", &finance, "2007-05-17", Some("2016-05-18")),
+            fact(&finance, "P1308", &baird, "2007-05-17", Some("2016-05-18")),
+        ];
+        Judge::new(facts.iter()).unwrap()
+    }
+
+    #[test]
+    fn a_bare_title_takes_the_office_the_summary_resolves_it_to() {
+        let judge = chancellors();
+        let on = "2014-03-01".parse().unwrap();
+        let judged = |text: &str| judge.claims(text, on, &Context::default());
+        // Alone, "chancellor" names none of the chancellors for Baird: unknown.
+        let alone = judged("chancellor ewan baird has said the budget is fair.");
+        assert_eq!(alone[0].verdict, Verdict::Unknown);
+        assert_eq!(alone[0].position.id, None);
+        // The summary's other chancellor is of the Exchequer: so is the first.
+        let claims = judged(
+            "chancellor ewan baird has said the budget is fair, after chancellor \
+             giles fenwick's decision to cut taxes.",
+        );
+        let seen: Vec<Held> = claims
+            .iter()
+            .map(|c| (c.person.id.clone(), c.position.id.clone(), c.verdict))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (q("Q43"), q("Q40"), Verdict::Never),
+                (q("Q44"), q("Q40"), Verdict::Current)
+            ]
+        );
+        assert!(
+            claims[0].reason.contains("chancellor giles fenwick"),
+            "{}",
+            claims[0].reason
+        );
+        // Cased, and the resolving claim first.
+        let claims = judged("Chancellor Giles Fenwick and Chancellor Ewan Baird met.");
+        assert_eq!(claims[1].verdict, Verdict::Never);
+    }
+
+    #[test]
+    fn a_bare_title_the_summary_resolves_two_ways_stays_open() {
+        let judge = chancellors();
+        let claims = judge.claims(
+            "chancellor ewan baird said so, as chancellor giles fenwick and \
+             chancellor ute brandt met.",
+            "2014-03-01".parse().unwrap(),
+            &Context::default(),
+        );
+        let seen: Vec<(Option<Arc<str>>, Verdict)> = claims
+            .iter()
+            .map(|c| (c.position.id.clone(), c.verdict))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (None, Verdict::Unknown),
+                (q("Q40"), Verdict::Current),
+                (q("Q41"), Verdict::Current)
+            ]
+        );
     }
 
     #[test]

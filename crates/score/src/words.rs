@@ -1,6 +1,6 @@
 //! The words a claim is made of besides the facts' own names: places and the
 //! spellings news uses for them, generic political titles, the markers that put a
-//! claim in the past, and honorifics.
+//! claim in the past (before the title, or after the name), and honorifics.
 //!
 //! The facts name offices the way Wikidata labels them ("Prime Minister of the
 //! United Kingdom"); summaries write "Britain's prime minister", "the UK PM", "US
@@ -174,6 +174,18 @@ pub const PAST: &[&str] = &[
 
 /// The past markers that count only when a hyphen follows ("ex-PM").
 pub const PAST_NEEDS_HYPHEN: &[&str] = &["ex", "then"];
+
+/// Words after a name (its possessive between or not) that point past the person's
+/// time in office: "President X's successor", "the President X administration"
+/// state that X held the title at some time, not on the article's day, so the claim
+/// is about the past, as with "former". `true`: another holder's name may follow
+/// ("President X's predecessor Y"), a claim that Y held the office at some time
+/// too. Plurals count.
+pub const POINTS_PAST: &[(&str, bool)] = &[
+    ("successor", true),
+    ("predecessor", true),
+    ("administration", false),
+];
 
 /// Honorifics that may stand before a surname ("Mr Johnson, the PM").
 pub const HONORIFICS: &[&str] = &[
