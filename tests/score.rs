@@ -411,6 +411,19 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
         ),
         "{stdout}"
     );
+    // The set folder after the files is taken for one of them, and named.
+    let mut after = vec!["score", "--predictions"];
+    after.extend(files.iter().map(String::as_str));
+    after.push(set);
+    let run = tempora(dir.path(), &after);
+    assert_eq!(run.status.code(), Some(2), "{}", said(&run));
+    assert!(
+        said(&run).contains(
+            "is a folder, not a predictions file: give the set folder before `--predictions`"
+        ),
+        "{}",
+        said(&run)
+    );
     // One name for two files.
     args.pop();
     let run = tempora(dir.path(), &args);

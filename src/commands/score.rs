@@ -76,6 +76,7 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     if let Some(dir) = &args.set {
         super::output_folder(dir)?;
     }
+    no_folder_in_predictions(args)?;
     let systems = system_names(args)?;
     let facts_path = facts_file(args)?;
     let read = read_predictions(args, &systems)?;
@@ -196,6 +197,19 @@ fn first_few(items: &[String]) -> String {
 
 fn failed(e: tempora_score::ScoreError) -> Failure {
     Failure::Failed(e.into())
+}
+
+/// `--predictions` takes every argument after it: a set folder put there is
+/// named, not read as a file.
+fn no_folder_in_predictions(args: &ScoreArgs) -> Outcome {
+    if let Some(folder) = args.predictions.iter().find(|p| p.is_dir()) {
+        return Err(UsageError::new(format!(
+            "{} is a folder, not a predictions file: give the set folder before `--predictions` (which takes every file after it)",
+            folder.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The system name of each predictions file: `--system` in order, or the stems.
