@@ -400,6 +400,55 @@ body = ["article p"]
         assert!(err.contains("`publisher`"), "{err}");
     }
 
+    /// The README's example profile, compiled from the README itself, reads the
+    /// README's URLs as the README says: `id` on the URL's path alone, `sections`
+    /// on the whole URL.
+    #[test]
+    fn the_readme_example_profile_matches_as_documented() {
+        const README: &str = include_str!("../README.md");
+        let begin = "<!-- profile-example:begin -->\n```toml\n";
+        let start = README.find(begin).expect("the README's example") + begin.len();
+        let end = start
+            + README[start..]
+                .find("```\n<!-- profile-example:end -->")
+                .unwrap();
+        let p = parse_profile("README.md", &README[start..end]).unwrap();
+        let said = README[end..]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (url, path, id, section) in [
+            (
+                "https://www.example.org/sport/story/12345?ref=home",
+                Some("/sport/story/12345"),
+                "12345",
+                "sport",
+            ),
+            ("http://example.org/story/678", None, "678", "news"),
+        ] {
+            let claim = format!("`{url}` is the article `{id}`");
+            assert!(said.contains(&claim), "the README does not say {claim}");
+            assert!(said.contains(&format!("in the section `{section}`")));
+            assert_eq!(p.article_id(url).as_deref(), Some(id), "{url}");
+            assert_eq!(p.section_of(url), section, "{url}");
+            if let Some(path) = path {
+                assert!(said.contains(&format!("sees the path `{path}`")));
+                // Each pattern sees its own part: the id's the path, the section's
+                // the whole URL; neither matches the other's.
+                assert!(p.id[0].is_match(path) && !p.id[0].is_match(url));
+                assert!(p.sections[0].url.is_match(url) && !p.sections[0].url.is_match(path));
+            }
+        }
+        assert_eq!(p.publisher.as_deref(), Some("The Example Times"));
+        assert_eq!(p.layouts[0].name, "story");
+        // Without a layout's `name`, the profile is refused, naming the key.
+        let unnamed = README[start..end].replace("name = \"story\"\n", "");
+        let err = parse_profile("README.md", &unnamed)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `name`"), "{err}");
+    }
+
     #[test]
     fn minimal_profile_compiles_with_defaults() {
         let p = parse_profile("example.toml", MINIMAL).unwrap();
