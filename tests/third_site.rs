@@ -11,6 +11,7 @@ use tempora_testkit::{Corpus, MockCapture, MockWayback};
 
 const PROFILE: &str = r#"
 site = "gazette"
+publisher = "The Harbour Gazette"
 hosts = ["harbourgazette.example"]
 editions = ["intl.harbourgazette.example"]
 id = ['/story/(\d{4,})/?$']
@@ -194,11 +195,24 @@ async fn a_made_up_site_is_added_as_a_profile_and_nothing_else() {
         !card.contains("narayan-etal-2018") && !card.contains("hermann-etal-2015"),
         "{card}"
     );
-    // Its licence names the one site, its exclusion line the one list it was given.
+    // Its licence names the site's publisher, as its profile does, and no other
+    // site; its summaries are told by what they are, not as another site's;
+    // its exclusion line names the one list it was given.
+    let licence = card
+        .lines()
+        .find(|l| l.starts_with("The articles, summaries and titles are"))
+        .unwrap_or_else(|| panic!("no licence line in {card}"));
     assert!(
-        card.contains("the work of the publisher of `gazette` (harbourgazette.example), retrieved"),
+        licence.contains("are the work of The Harbour Gazette, retrieved"),
+        "{licence}"
+    );
+    assert!(
+        card.contains("says what each is): `gazette` `intro` (5)."),
         "{card}"
     );
+    for other in ["BBC", "XSum", "bbc.co.uk"] {
+        assert!(!card.contains(other), "{other} in {card}");
+    }
     let excluded = card
         .lines()
         .find(|l| l.starts_with("- **Exclusion lists** (stage `unseen`)"))
