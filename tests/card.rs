@@ -127,6 +127,33 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
     );
 }
 
+/// A set whose bounds name the cutoff is shown by the days the run used: the
+/// demo with `future` from `after_cutoff` under a cutoff of 2020-12-31.
+#[test]
+fn the_card_shows_the_days_the_run_used() {
+    let out = tempfile::tempdir().unwrap();
+    let set = format!("pipeline.out=\"{}\"", out.path().display());
+    let o = tempora(&[
+        "run",
+        "pipelines/demo.toml",
+        "--progress",
+        "off",
+        "--set",
+        &set,
+        "--set",
+        "pipeline.cutoff=2020-12-31",
+        "--set",
+        "pipeline.sets.future={from=\"after_cutoff\"}",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
+    assert!(
+        readme.contains("| future | 2021-01-01 | open | 2 |\n"),
+        "{readme}"
+    );
+    assert!(!readme.contains("after_cutoff"), "{readme}");
+}
+
 /// Runs `tempora card` on a broken copy of the demo's output and checks the error
 /// names `file` and says `why`, and that no README.md was written.
 fn refused(out: &Path, file: &str, why: &str) {
