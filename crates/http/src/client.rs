@@ -57,6 +57,16 @@ impl Answer {
     }
 }
 
+/// What an attempt came to, for the retry loop of `Client::request`.
+enum Verdict {
+    /// The answer, or an error that ends the request.
+    Done(Result<Answer, GetError>),
+    /// Every worker pauses; the request goes again after, not counted as an attempt.
+    Paused,
+    /// A failure to retry after backoff, with its reason.
+    Failed(String),
+}
+
 /// Why one attempt failed.
 enum Attempt {
     /// Worth another try after a backoff.
@@ -208,54 +218,15 @@ impl Client {
                     stats.count(cost::REQUESTS_RETRIED, 1);
                 }
             }
-            let failure = match self.send(url, form, max_body).await {
-                Ok(answer) if answer.status == 429 && !answer.is_archived() => {
-                    let pause = retry_after(&answer.headers)
-                        .unwrap_or(p.min_pause)
-                        .max(p.min_pause);
-                    let times = gate.close(pause, Closed::RateLimit, sent_at);
-                    gate.answered(true, sent_at);
-                    tracing::warn!(host = %self.host.host, url, pause_s = pause.as_secs_f64(), times, "429 Too Many Requests: every worker pauses");
-                    if times >= p.max_rate_limits {
-                        return Err(HttpError::RateLimited {
-                            host: self.host.host.clone(),
-                            pauses: times,
-                        }
-                        .into());
-                    }
-                    // A pause is not a failed attempt: the request goes again after it.
+            let sent = self.send(url, form, max_body).await;
+            let failure = match self.judge(url, sent, sent_at) {
+                Verdict::Done(result) => return result,
+                // A pause is not a failed attempt: the request goes again after it.
+                Verdict::Paused => {
                     attempt -= 1;
                     continue;
                 }
-                Ok(answer) => {
-                    gate.answered(false, sent_at);
-                    if answer.status >= 500
-                        && !answer.is_archived()
-                        && !self.answered.contains(&answer.status)
-                    {
-                        format!("HTTP {}", answer.status)
-                    } else {
-                        return Ok(answer);
-                    }
-                }
-                Err(Attempt::TooLarge) => {
-                    gate.answered(false, sent_at);
-                    return Err(GetError::TooLarge);
-                }
-                Err(Attempt::Block(reason)) => {
-                    let blocks = gate.close(p.block_pause, Closed::Block, sent_at);
-                    tracing::warn!(host = %self.host.host, url, %reason, blocks, pause_s = p.block_pause.as_secs_f64(), "connection refused or reset: backing off");
-                    if blocks >= p.max_blocks {
-                        return Err(HttpError::Blocked {
-                            host: self.host.host.clone(),
-                            blocks,
-                        }
-                        .into());
-                    }
-                    attempt -= 1;
-                    continue;
-                }
-                Err(Attempt::Transient(reason)) => reason,
+                Verdict::Failed(reason) => reason,
             };
             if attempt >= p.max_attempts {
                 return Err(HttpError::Exhausted {
@@ -268,6 +239,64 @@ impl Client {
             let delay = p.backoff_delay(attempt);
             tracing::info!(url, reason = %failure, attempt, delay_s = delay.as_secs_f64(), "retrying after backoff");
             tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// What one attempt sent at `sent_at` came to: an answer or a final error,
+    /// a pause of every worker (429, a refused connection), or a failure to retry
+    /// after backoff. Tells the host's gate what the server did.
+    fn judge(
+        &self,
+        url: &str,
+        sent: Result<Answer, Attempt>,
+        sent_at: tokio::time::Instant,
+    ) -> Verdict {
+        let (p, gate) = (&self.politeness, &self.host.gate);
+        match sent {
+            Ok(answer) if answer.status == 429 && !answer.is_archived() => {
+                let pause = retry_after(&answer.headers)
+                    .unwrap_or(p.min_pause)
+                    .max(p.min_pause);
+                let times = gate.close(pause, Closed::RateLimit, sent_at);
+                gate.answered(true, sent_at);
+                tracing::warn!(host = %self.host.host, url, pause_s = pause.as_secs_f64(), times, "429 Too Many Requests: every worker pauses");
+                if times >= p.max_rate_limits {
+                    return Verdict::Done(Err(HttpError::RateLimited {
+                        host: self.host.host.clone(),
+                        pauses: times,
+                    }
+                    .into()));
+                }
+                Verdict::Paused
+            }
+            Ok(answer) => {
+                gate.answered(false, sent_at);
+                if answer.status >= 500
+                    && !answer.is_archived()
+                    && !self.answered.contains(&answer.status)
+                {
+                    Verdict::Failed(format!("HTTP {}", answer.status))
+                } else {
+                    Verdict::Done(Ok(answer))
+                }
+            }
+            Err(Attempt::TooLarge) => {
+                gate.answered(false, sent_at);
+                Verdict::Done(Err(GetError::TooLarge))
+            }
+            Err(Attempt::Block(reason)) => {
+                let blocks = gate.close(p.block_pause, Closed::Block, sent_at);
+                tracing::warn!(host = %self.host.host, url, %reason, blocks, pause_s = p.block_pause.as_secs_f64(), "connection refused or reset: backing off");
+                if blocks >= p.max_blocks {
+                    return Verdict::Done(Err(HttpError::Blocked {
+                        host: self.host.host.clone(),
+                        blocks,
+                    }
+                    .into()));
+                }
+                Verdict::Paused
+            }
+            Err(Attempt::Transient(reason)) => Verdict::Failed(reason),
         }
     }
 

@@ -138,17 +138,7 @@ pub async fn read(
     stop: &tokio_util::sync::CancellationToken,
 ) -> Result<(Entities, Refresh), LiveError> {
     let mut refresh = Refresh::default();
-    let mut found: BTreeMap<u64, (String, u64)> = BTreeMap::new();
-    for relation in &query.relations {
-        for window in Window::years(query.cutoff, today) {
-            for (id, version) in discover(services, relation, window, &mut refresh, stop).await? {
-                if let Some(key) = entity_key(id.as_bytes()) {
-                    let known = found.entry(key).or_insert((id, version));
-                    known.1 = known.1.max(version);
-                }
-            }
-        }
-    }
+    let found = discover_all(services, query, today, &mut refresh, stop).await?;
     refresh.found = found.len();
     // An answer with nothing in it is no reading of Wikidata, whose positions
     // change every day: the last reading stands.
@@ -169,56 +159,22 @@ pub async fn read(
     let mut entities = Entities::new();
     let wanted: Vec<(u64, String, u64)> =
         found.into_iter().map(|(k, (id, v))| (k, id, v)).collect();
-    take(
+    let taking = Taking {
         services,
         query,
-        &wanted,
         last,
-        &mut entities,
-        &mut refresh,
         stats,
         stop,
-    )
-    .await?;
+    };
+    taking.take(&wanted, &mut entities, &mut refresh).await?;
     // The objects of the facts, for their names.
     let classifier = LineClassifier::new(&query.relations, &query.languages, query.cutoff);
-    let mut objects: BTreeSet<String> = BTreeSet::new();
-    for entity in entities.values() {
-        if let LineKind::Candidate(candidate) = classifier.classify(&entity.line) {
-            objects.extend(candidate.facts.into_iter().map(|f| f.object.id));
-        }
-    }
-    let objects: Vec<String> = objects
-        .into_iter()
-        .filter(|id| entity_key(id.as_bytes()).is_some_and(|k| !entities.contains_key(&k)))
-        .filter(|id| id.starts_with('Q'))
-        .collect();
+    let objects = objects_to_read(&classifier, &entities);
     refresh.objects = objects.len();
-    let mut versions: Vec<(u64, String, u64)> = Vec::new();
-    for batch in objects.chunks(REVISION_BATCH) {
-        for (id, version) in revisions(services, batch, &mut refresh, stop).await? {
-            if let Some(key) = entity_key(id.as_bytes()) {
-                versions.push((key, id, version));
-            }
-        }
-    }
-    versions.sort();
-    versions.dedup_by_key(|v| v.0);
-    take(
-        services,
-        query,
-        &versions,
-        last,
-        &mut entities,
-        &mut refresh,
-        stats,
-        stop,
-    )
-    .await?;
-    refresh.dropped = last.map_or(0, |last| {
-        last.keys().filter(|k| !entities.contains_key(k)).count()
-    });
+    let versions = object_versions(services, &objects, &mut refresh, stop).await?;
+    taking.take(&versions, &mut entities, &mut refresh).await?;
     if let Some(last) = last {
+        refresh.dropped = last.keys().filter(|k| !entities.contains_key(k)).count();
         let (before, now) = (
             fact_keys(&classifier, last),
             fact_keys(&classifier, &entities),
@@ -226,6 +182,65 @@ pub async fn read(
         refresh.facts_changed = before.symmetric_difference(&now).count();
     }
     Ok((entities, refresh))
+}
+
+/// Every entity with a statement of a relation of `query` starting from the
+/// cutoff's year to `today`, by key, with the newest revision the service gave.
+async fn discover_all(
+    services: &Services,
+    query: &FactsQuery,
+    today: NaiveDate,
+    refresh: &mut Refresh,
+    stop: &tokio_util::sync::CancellationToken,
+) -> Result<BTreeMap<u64, (String, u64)>, LiveError> {
+    let mut found: BTreeMap<u64, (String, u64)> = BTreeMap::new();
+    for relation in &query.relations {
+        for window in Window::years(query.cutoff, today) {
+            for (id, version) in discover(services, relation, window, refresh, stop).await? {
+                if let Some(key) = entity_key(id.as_bytes()) {
+                    let known = found.entry(key).or_insert((id, version));
+                    known.1 = known.1.max(version);
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The items the facts of `entities` name as objects that are not read yet.
+fn objects_to_read(classifier: &LineClassifier, entities: &Entities) -> Vec<String> {
+    let mut objects: BTreeSet<String> = BTreeSet::new();
+    for entity in entities.values() {
+        if let LineKind::Candidate(candidate) = classifier.classify(&entity.line) {
+            objects.extend(candidate.facts.into_iter().map(|f| f.object.id));
+        }
+    }
+    objects
+        .into_iter()
+        .filter(|id| entity_key(id.as_bytes()).is_some_and(|k| !entities.contains_key(&k)))
+        .filter(|id| id.starts_with('Q'))
+        .collect()
+}
+
+/// The revisions of `objects` (key, id, revision), asked by name in batches,
+/// in key order, each key once.
+async fn object_versions(
+    services: &Services,
+    objects: &[String],
+    refresh: &mut Refresh,
+    stop: &tokio_util::sync::CancellationToken,
+) -> Result<Vec<(u64, String, u64)>, LiveError> {
+    let mut versions: Vec<(u64, String, u64)> = Vec::new();
+    for batch in objects.chunks(REVISION_BATCH) {
+        for (id, version) in revisions(services, batch, refresh, stop).await? {
+            if let Some(key) = entity_key(id.as_bytes()) {
+                versions.push((key, id, version));
+            }
+        }
+    }
+    versions.sort();
+    versions.dedup_by_key(|v| v.0);
+    Ok(versions)
 }
 
 /// Each fact of `entities` as it tells one fact from another (subject,
@@ -257,39 +272,47 @@ fn fact_keys(classifier: &LineClassifier, entities: &Entities) -> BTreeSet<Strin
         .collect()
 }
 
-/// Puts each of `wanted` (key, id, revision) into `entities`: from `last` when
-/// its revision there is at least the wanted one, else read through the API.
-#[allow(clippy::too_many_arguments)]
-async fn take(
-    services: &Services,
-    query: &FactsQuery,
-    wanted: &[(u64, String, u64)],
-    last: Option<&Entities>,
-    entities: &mut Entities,
-    refresh: &mut Refresh,
-    stats: &Arc<StageStats>,
-    stop: &tokio_util::sync::CancellationToken,
-) -> Result<(), LiveError> {
-    let mut to_read = Vec::new();
-    for (key, id, version) in wanted {
-        match last.and_then(|l| l.get(key)) {
-            Some(known) if known.revision >= *version && *version > 0 => {
-                entities.insert(*key, known.clone());
-                refresh.unchanged += 1;
+/// What [`Taking::take`] needs besides what it fills.
+struct Taking<'a> {
+    services: &'a Services,
+    query: &'a FactsQuery,
+    last: Option<&'a Entities>,
+    stats: &'a Arc<StageStats>,
+    stop: &'a tokio_util::sync::CancellationToken,
+}
+
+impl Taking<'_> {
+    /// Puts each of `wanted` (key, id, revision) into `entities`: from the last
+    /// reading when its revision there is at least the wanted one, else read
+    /// through the API.
+    async fn take(
+        &self,
+        wanted: &[(u64, String, u64)],
+        entities: &mut Entities,
+        refresh: &mut Refresh,
+    ) -> Result<(), LiveError> {
+        let mut to_read = Vec::new();
+        for (key, id, version) in wanted {
+            match self.last.and_then(|l| l.get(key)) {
+                Some(known) if known.revision >= *version && *version > 0 => {
+                    entities.insert(*key, known.clone());
+                    refresh.unchanged += 1;
+                }
+                _ => to_read.push(id.clone()),
             }
-            _ => to_read.push(id.clone()),
         }
-    }
-    for batch in to_read.chunks(MAX_IDS) {
-        for entity in get_entities(services, batch, &query.languages, refresh, stop).await? {
-            if let Some(key) = entity_key(entity.id.as_bytes()) {
-                entities.insert(key, entity);
-                refresh.changed += 1;
+        for batch in to_read.chunks(MAX_IDS) {
+            let languages = &self.query.languages;
+            for entity in get_entities(self.services, batch, languages, refresh, self.stop).await? {
+                if let Some(key) = entity_key(entity.id.as_bytes()) {
+                    entities.insert(key, entity);
+                    refresh.changed += 1;
+                }
             }
+            self.stats.count("entities_read", batch.len() as u64);
         }
-        stats.count("entities_read", batch.len() as u64);
+        Ok(())
     }
-    Ok(())
 }
 
 /// The entities with a `relation` statement starting in `window`, halving a

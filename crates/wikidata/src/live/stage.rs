@@ -346,22 +346,10 @@ impl LiveConfig {
             .map_err(|e| StageError::internal(e.to_string()))?;
         let (pinned, mut problem) = match checked {
             Ok(pinned) => (pinned, None),
-            Err(e) => {
-                tracing::warn!(error = %e, "the pinned reading cannot be used: reading the services anew");
-                (None, Some(format!("{e}: the services were read anew")))
-            }
+            Err(e) => (None, Some(set_aside(&e))),
         };
         let usable = pinned.as_ref().filter(|(meta, _)| self.answers(meta));
-        let due = match usable {
-            None => true,
-            Some(_) if always => true,
-            Some((meta, _)) => self.options.refresh_after.as_ref().is_some_and(|after| {
-                (Utc::now() - meta.read_at)
-                    .to_std()
-                    .is_ok_and(|age| age >= after.get())
-            }),
-        };
-        if let (false, Some((meta, _))) = (due, usable) {
+        if let (false, Some((meta, _))) = (self.due(usable.map(|(m, _)| m), always), usable) {
             tracing::info!(read_at = %meta.read_at, "using the pinned reading of Wikidata");
             return Ok(Some(Pinned {
                 meta: meta.clone(),
@@ -371,24 +359,9 @@ impl LiveConfig {
             }));
         }
         let last = match pinned {
-            Some((meta, bytes)) => {
-                let path = self.options.reading.clone();
-                let parsed =
-                    tokio::task::spawn_blocking(move || reading::entities_of(&path, &bytes))
-                        .await
-                        .map_err(|e| StageError::internal(e.to_string()))?;
-                match parsed {
-                    Ok(entities) => Some((meta, entities)),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "the pinned reading cannot be used: reading the services anew");
-                        problem = Some(format!("{e}: the services were read anew"));
-                        None
-                    }
-                }
-            }
+            Some((meta, bytes)) => self.parsed(meta, bytes, &mut problem).await?,
             None => None,
         };
-        let usable = last.as_ref().filter(|(meta, _)| self.answers(meta));
         match self.refresh(last.as_ref(), stats, stop).await {
             Ok(Some((meta, refresh))) => Ok(Some(Pinned {
                 meta,
@@ -397,35 +370,77 @@ impl LiveConfig {
                 problem,
             })),
             Ok(None) => Ok(None),
-            Err(e) => match usable {
-                Some((meta, _)) => {
-                    let said = format!(
-                        "Wikidata's services could not be read ({e}): the facts are those of the \
-                         reading of {}",
-                        meta.read_at.format("%Y-%m-%d %H:%M UTC")
-                    );
-                    tracing::warn!("{said}");
-                    problem = Some(said);
-                    Ok(Some(Pinned {
-                        meta: meta.clone(),
-                        refreshed: false,
-                        refresh: None,
-                        problem,
-                    }))
-                }
-                None => {
-                    let message = format!(
-                        "Wikidata's services could not be read, and there is no earlier reading \
-                         for this query to use: {e}"
-                    );
-                    Err(if e.asks_to_wait() {
-                        StageError::temporary(message)
-                    } else {
-                        StageError::external(message)
-                    })
-                }
-            },
+            Err(e) => {
+                let usable = last.as_ref().map(|(meta, _)| meta);
+                self.fall_back(e, usable.filter(|meta| self.answers(meta)))
+                    .map(Some)
+            }
         }
+    }
+
+    /// Whether the services are to be read: no reading answers this query
+    /// (`usable` is `None`), a refresh is asked for (`always`), or the reading is
+    /// older than `refresh_after`.
+    fn due(&self, usable: Option<&ReadingMeta>, always: bool) -> bool {
+        match usable {
+            None => true,
+            Some(_) if always => true,
+            Some(meta) => self.options.refresh_after.as_ref().is_some_and(|after| {
+                (Utc::now() - meta.read_at)
+                    .to_std()
+                    .is_ok_and(|age| age >= after.get())
+            }),
+        }
+    }
+
+    /// The entities of the pinned reading (`bytes`, made with `meta`), for a
+    /// refresh to take the unchanged ones from; `None`, said in `problem`, when
+    /// they cannot be parsed.
+    async fn parsed(
+        &self,
+        meta: ReadingMeta,
+        bytes: Vec<u8>,
+        problem: &mut Option<String>,
+    ) -> Result<Option<(ReadingMeta, reading::Entities)>, StageError> {
+        let path = self.options.reading.clone();
+        let parsed = tokio::task::spawn_blocking(move || reading::entities_of(&path, &bytes))
+            .await
+            .map_err(|e| StageError::internal(e.to_string()))?;
+        Ok(match parsed {
+            Ok(entities) => Some((meta, entities)),
+            Err(e) => {
+                *problem = Some(set_aside(&e));
+                None
+            }
+        })
+    }
+
+    /// After a refresh failed with `e`: the pinned reading `usable` (one that
+    /// answers this query), said as a problem, or an error when there is none (a
+    /// temporary one when a service asks us to wait).
+    fn fall_back(&self, e: LiveError, usable: Option<&ReadingMeta>) -> Result<Pinned, StageError> {
+        let Some(meta) = usable else {
+            let message = format!(
+                "Wikidata's services could not be read, and there is no earlier reading for \
+                 this query to use: {e}"
+            );
+            return Err(if e.asks_to_wait() {
+                StageError::temporary(message)
+            } else {
+                StageError::external(message)
+            });
+        };
+        let said = format!(
+            "Wikidata's services could not be read ({e}): the facts are those of the reading of {}",
+            meta.read_at.format("%Y-%m-%d %H:%M UTC")
+        );
+        tracing::warn!("{said}");
+        Ok(Pinned {
+            meta: meta.clone(),
+            refreshed: false,
+            refresh: None,
+            problem: Some(said),
+        })
     }
 
     /// Reads the services and pins the reading; `None` when stopped.
@@ -475,6 +490,13 @@ impl LiveConfig {
             })??;
         Ok(Some((meta, refresh)))
     }
+}
+
+/// The pinned reading cannot be used (`e`): logged, and said as the run's
+/// problem.
+fn set_aside(e: &LiveError) -> String {
+    tracing::warn!(error = %e, "the pinned reading cannot be used: reading the services anew");
+    format!("{e}: the services were read anew")
 }
 
 /// Entities a first reading is assumed to find per relation and year of
