@@ -245,3 +245,107 @@ async fn estimate_asks_the_cdx_server_once_per_pattern() {
         listed.iter().sum::<u64>()
     );
 }
+
+/// A crawl of `example.org/news/*` in January 2020 into a crawl state and WARC
+/// files in `dir`, its pages written to a JSONL file.
+fn write_crawl(dir: &Path, endpoint: &str) -> String {
+    let text = format!(
+        r#"[pipeline]
+name = "held"
+cutoff = 2019-12-31
+out = "{out}"
+
+[stages.captures]
+kind = "wayback-cdx"
+urls = ["example.org/news/*"]
+{JANUARY}
+state = "{state}"
+archive = {{ endpoint = "{endpoint}", cdx_rate = 6000, playback_rate = 6000 }}
+
+[stages.pages]
+kind = "wayback-fetch"
+inputs = ["captures"]
+archive = "captures"
+state = "{state}"
+warc_out = "{warc}"
+
+[stages.write]
+kind = "jsonl"
+inputs = ["pages"]
+path = "pages.jsonl"
+"#,
+        out = dir.join("out").display(),
+        state = dir.join("crawl.sqlite").display(),
+        warc = dir.join("warc").display(),
+    );
+    let path = dir.join("held.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_crawl_the_dry_run_counts_no_request_for_the_pages_the_warc_files_hold() {
+    let captures: Vec<MockCapture> = (0..7)
+        .map(|i| {
+            MockCapture::html(
+                &format!("http://example.org/news/{i}"),
+                &format!("2020010{}120000", i + 1),
+                "<html><body><p>held</p></body></html>",
+            )
+        })
+        .collect();
+    let mock = MockWayback::start(Corpus::new(captures)).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = write_crawl(dir.path(), &mock.endpoint());
+    let (crawl, plan) = tokio::task::spawn_blocking(move || {
+        let crawl = Command::new(env!("CARGO_BIN_EXE_tempora"))
+            .args(["run", &pipeline])
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap();
+        (crawl, dry_run(&pipeline, &[], false))
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        crawl.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&crawl.stderr)
+    );
+    let text = String::from_utf8_lossy(&plan.stdout).into_owned();
+    assert_eq!(plan.status.code(), Some(0), "{text}");
+    // The listing is read back from the state (its 7 captures, not the assumed
+    // figure), and the WARC files hold every page: no request of either kind.
+    assert_eq!(number_before(&text, "estimate: ", "captures"), 7, "{text}");
+    assert!(
+        text.contains("7 of the captures listed upstream have their page in the WARC files"),
+        "{text}"
+    );
+    let run = text
+        .lines()
+        .find(|l| l.contains("estimate of the run"))
+        .unwrap_or_else(|| panic!("no run estimate in:\n{text}"));
+    assert!(run.contains("estimate of the run: no requests"), "{run}");
+
+    // A month more: only its captures (assumed) are page requests.
+    let pipeline = dir.path().join("held.toml").display().to_string();
+    let plan = tokio::task::spawn_blocking(move || {
+        dry_run(
+            &pipeline,
+            &["--set", "stages.captures.to=2020-02-29"],
+            false,
+        )
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&plan.stdout).into_owned();
+    assert_eq!(plan.status.code(), Some(0), "{text}");
+    let captures = number_before(&text, "estimate: ", "captures");
+    assert!(captures > 7, "{text}");
+    assert_eq!(
+        number_before(&text, "estimate of the run", "page"),
+        captures - 7,
+        "{text}"
+    );
+}

@@ -29,6 +29,7 @@ use rusqlite::Connection;
 use tempora_wayback_format::timestamp;
 
 use crate::cdx::CdxQuery;
+use crate::state::listings::Within;
 
 /// One completed listing: its days (ends inclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,19 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Where the rows of `query` are kept: under its own key, or, when its chunk
+    /// is read back from `cell`, a cell listed before, under the cell's, within
+    /// the query's days.
+    pub fn rows_of(cell: Option<Self>, query: &CdxQuery) -> (String, Within) {
+        match cell {
+            Some(cell) if cell.query(query) != *query => (
+                cell.query(query).id(),
+                query.from.clone().zip(query.to.clone()),
+            ),
+            _ => (query.id(), None),
+        }
+    }
+
     /// The query of `query`'s family that listed this cell (its state key is
     /// the cell's rows' key).
     pub fn query(&self, query: &CdxQuery) -> CdxQuery {
@@ -123,6 +137,11 @@ impl Cells {
             .map(|c| c.from)
             .filter(|&from| from > day)
             .min()
+    }
+
+    /// The cells of `query`'s family, earliest first.
+    pub fn of(&self, query: &CdxQuery) -> &[Cell] {
+        self.cells(query)
     }
 
     /// Whether there is no cell at all.

@@ -23,6 +23,7 @@ use crate::chunks::{Chunk, ChunkedListing};
 use crate::error::WaybackError;
 use crate::state::listings::Within;
 use crate::state::{self, QueryRow, State};
+use rusqlite::Connection;
 
 pub use crate::keep::Keep;
 use crate::keep::{HeldRow, Picker, Scope};
@@ -256,17 +257,9 @@ impl CdxLister {
         Ok(true)
     }
 
-    /// Where `query`'s rows are kept: under its own key, or, when the chunk is
-    /// read back from a cell listed before, under the cell's, within the query's
-    /// days (see [`crate::cells`]).
+    /// Where `query`'s rows are kept (see [`Cell::rows_of`]).
     fn rows_of(&self, query: &CdxQuery) -> (String, Within) {
-        match self.chunk_cell {
-            Some(cell) if cell.query(query) != *query => (
-                cell.query(query).id(),
-                query.from.clone().zip(query.to.clone()),
-            ),
-            _ => (query.id(), None),
-        }
+        Cell::rows_of(self.chunk_cell, query)
     }
 
     /// Before the first query: a run-local listing starts its choice afresh; an
@@ -452,56 +445,18 @@ impl CdxLister {
         };
         let last = page.resume_key.is_none() || page.rows.is_empty();
         let rows = page.rows.len() as u64;
-        let (id, keep, source) = (active.id.clone(), self.cfg.keep, self.cfg.source.clone());
-        let held = active.held.take();
-        let resume = page.resume_key.clone();
-        let unreadable = page.unreadable;
-        let (captures, held, duplicates) = self
-            .state
-            .call(move |c| {
-                let tx = c.transaction()?;
-                let (mut valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = page
-                    .rows
-                    .into_iter()
-                    .partition(|row| !row.original.is_empty());
-                // In index order, as the protocol gives them, whatever the server:
-                // `keep` decides on a URL's rows one after the other.
-                valid.sort_by(|a, b| {
-                    (&a.urlkey, a.timestamp, &a.original).cmp(&(
-                        &b.urlkey,
-                        b.timestamp,
-                        &b.original,
-                    ))
-                });
-                let high_water = valid.iter().map(|r| r.timestamp).max();
-                state::listings::append(&tx, &id, &valid)?;
-                let mut picker = Picker::new(&tx, keep, scope, &source, held);
-                picker.duplicates += invalid.len() as u64 + unreadable;
-                for row in valid {
-                    picker.offer(row)?;
-                }
-                if last {
-                    picker.flush()?;
-                }
-                let held_json = picker
-                    .held
-                    .as_ref()
-                    .and_then(|h| serde_json::to_string(&HeldRow::from_row(h)).ok());
-                state::queries::save_page(
-                    &tx,
-                    &id,
-                    resume.as_deref(),
-                    high_water.as_deref(),
-                    held_json.as_deref(),
-                )?;
-                if last {
-                    state::queries::complete(&tx, &id)?;
-                }
-                let (captures, held, duplicates) = picker.into_parts();
-                tx.commit()?;
-                Ok((captures, held, duplicates))
-            })
-            .await?;
+        let saved = SavedPage {
+            id: active.id.clone(),
+            rows: page.rows,
+            unreadable: page.unreadable,
+            resume: page.resume_key.clone(),
+            last,
+            keep: self.cfg.keep,
+            scope,
+            source: self.cfg.source.clone(),
+            held: active.held.take(),
+        };
+        let (captures, held, duplicates) = self.state.call(move |c| saved.save(c)).await?;
         if last {
             self.active = None;
         } else if let Some(active) = self.active.as_mut() {
@@ -590,4 +545,63 @@ fn ends_before(query: &CdxQuery, high_water: Option<&str>, overlap_secs: i64) ->
 /// mark `hw`, less `overlap_secs` (captures the Archive indexes late).
 fn restart_from(hw: &str, overlap_secs: i64) -> Option<String> {
     timestamp::shift(hw, 1 - overlap_secs)
+}
+
+/// A live page of a listing, to be saved: its rows appended to the listing and
+/// offered to `keep`, with its resume key, in one transaction.
+struct SavedPage {
+    id: String,
+    rows: Vec<CdxRow>,
+    unreadable: u64,
+    resume: Option<String>,
+    /// The listing's last page: the held row is decided, the query completed.
+    last: bool,
+    keep: Keep,
+    scope: Scope,
+    source: String,
+    held: Option<CdxRow>,
+}
+
+impl SavedPage {
+    /// Saves the page; the captures handed on, the row held for the next page,
+    /// and the duplicates left out.
+    fn save(self, c: &mut Connection) -> rusqlite::Result<(Vec<Capture>, Option<CdxRow>, u64)> {
+        let tx = c.transaction()?;
+        let (mut valid, invalid): (Vec<CdxRow>, Vec<CdxRow>) = self
+            .rows
+            .into_iter()
+            .partition(|row| !row.original.is_empty());
+        // In index order, as the protocol gives them, whatever the server:
+        // `keep` decides on a URL's rows one after the other.
+        valid.sort_by(|a, b| {
+            (&a.urlkey, a.timestamp, &a.original).cmp(&(&b.urlkey, b.timestamp, &b.original))
+        });
+        let high_water = valid.iter().map(|r| r.timestamp).max();
+        state::listings::append(&tx, &self.id, &valid)?;
+        let mut picker = Picker::new(&tx, self.keep, self.scope, &self.source, self.held);
+        picker.duplicates += invalid.len() as u64 + self.unreadable;
+        for row in valid {
+            picker.offer(row)?;
+        }
+        if self.last {
+            picker.flush()?;
+        }
+        let held_json = picker
+            .held
+            .as_ref()
+            .and_then(|h| serde_json::to_string(&HeldRow::from_row(h)).ok());
+        state::queries::save_page(
+            &tx,
+            &self.id,
+            self.resume.as_deref(),
+            high_water.as_deref(),
+            held_json.as_deref(),
+        )?;
+        if self.last {
+            state::queries::complete(&tx, &self.id)?;
+        }
+        let parts = picker.into_parts();
+        tx.commit()?;
+        Ok(parts)
+    }
 }

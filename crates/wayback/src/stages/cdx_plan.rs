@@ -13,7 +13,8 @@ use super::describe::{
 use super::options::ArchiveOptions;
 use super::windows::Span;
 use crate::cdx::INDEX_LINES_PER_BLOCK;
-use crate::cells::Cells;
+use crate::cells::{Cell, Cells};
+use crate::state::listings::count_within;
 
 /// `wayback-cdx`: one query per window and URL pattern, and its listing's cost.
 pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> StagePlan {
@@ -23,17 +24,29 @@ pub(super) async fn describe(o: &CdxOptions, ctx: &DescribeContext<'_>) -> Stage
     let mut basis = Vec::new();
     let rows_per_query =
         listed_rows(o, ctx, &archive, (&query_windows, &queries), &mut basis).await;
-    let cells = held_cells(o);
-    let listing = chunked_requests(o, &query_windows, &queries, &rows_per_query, &cells);
+    let state = open_state(o.state.as_deref());
+    let cells = held_cells(state.as_ref());
+    let listing = chunked_requests(
+        o,
+        (&query_windows, &queries, &rows_per_query),
+        &cells,
+        state.as_ref(),
+    );
     basis.push(chunking_basis(o, &listing, archive.cdx_rate));
     if listing.read_back > 0 {
         basis.push(format!(
-            "{} of the {} chunks are read back from the crawl state's listings (no request)",
-            listing.read_back, listing.chunks
+            "{} of the {} chunks are read back from the crawl state's listings (no request), \
+             with the {} captures they hold",
+            listing.read_back, listing.chunks, listing.read_back_rows
         ));
     }
     let requests = listing.requests;
-    let mut captures: u64 = rows_per_query.iter().sum();
+    // The chunks read back count what they hold, the others what is assumed.
+    let mut captures: u64 = rows_per_query
+        .iter()
+        .sum::<u64>()
+        .saturating_sub(listing.read_back_assumed)
+        + listing.read_back_rows;
     if let Some(max) = o.max_captures {
         captures = captures.min(max);
     }
@@ -199,18 +212,43 @@ struct ChunkedRequests {
     queries: u64,
     /// Chunks read back from the state's listings.
     read_back: u64,
+    /// Rows those chunks hold in the state.
+    read_back_rows: u64,
+    /// Rows assumed for those chunks, which their held rows replace.
+    read_back_assumed: u64,
 }
 
-/// The listings the stage's crawl state holds (none without one, or when it
-/// cannot be read: the dry run then plans a fresh listing). Read-only, so a
-/// crawl running meanwhile is not disturbed.
-fn held_cells(o: &CdxOptions) -> Cells {
-    let Some(path) = o.state.as_deref().filter(|p| p.is_file()) else {
-        return Cells::default();
-    };
-    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .and_then(|c| Cells::load(&c))
-        .unwrap_or_default()
+/// The crawl state at `path`, read-only, so a crawl running meanwhile is not
+/// disturbed; `None` without one, or when it cannot be opened.
+fn open_state(path: Option<&std::path::Path>) -> Option<rusqlite::Connection> {
+    let path = path.filter(|p| p.is_file())?;
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).ok()
+}
+
+/// The listings the crawl state holds (none without one, or when it cannot be
+/// read: the dry run then plans a fresh listing).
+fn held_cells(state: Option<&rusqlite::Connection>) -> Cells {
+    state.and_then(|c| Cells::load(c).ok()).unwrap_or_default()
+}
+
+/// How many captures of `o`'s windows and patterns have their page in the WARC
+/// files of the crawl state at `state` (see [`crate::state::captures::held_pages`]):
+/// those of every listing the state holds of each query's family, within the
+/// query's window, each capture once. `None` without a state that can be read.
+pub(crate) fn held_pages(o: &CdxOptions, state: &std::path::Path) -> Option<u64> {
+    let conn = open_state(Some(state))?;
+    let cells = Cells::load(&conn).ok()?;
+    let mut held = std::collections::HashSet::new();
+    for (_, query) in o.windowed_queries() {
+        let first = query.from.clone().unwrap_or_default();
+        let last = query.to.clone().unwrap_or_else(|| "~".into());
+        for cell in cells.of(&query) {
+            let id = cell.query(&query).id();
+            let pages = crate::state::captures::held_pages(&conn, &id, (&first, &last)).ok()?;
+            held.extend(pages);
+        }
+    }
+    Some(held.len() as u64)
 }
 
 /// The chunked listing as it would go if each chunk query listed its share of
@@ -220,10 +258,9 @@ fn held_cells(o: &CdxOptions) -> Cells {
 /// the listings the state holds, which are read back without a request.
 fn chunked_requests(
     o: &CdxOptions,
-    windows: &[Span],
-    queries: &[crate::cdx::CdxQuery],
-    rows_per_query: &[u64],
+    (windows, queries, rows_per_query): (&[Span], &[crate::cdx::CdxQuery], &[u64]),
     cells: &Cells,
+    state: Option<&rusqlite::Connection>,
 ) -> ChunkedRequests {
     let day = |t: &Option<String>| {
         t.as_deref()
@@ -237,6 +274,8 @@ fn chunked_requests(
         chunks: 0,
         queries: 0,
         read_back: 0,
+        read_back_rows: 0,
+        read_back_assumed: 0,
     };
     while let Some(chunk) = listing.next_chunk(cells) {
         let mut most = 0;
@@ -255,11 +294,18 @@ fn chunked_requests(
                 .map_or(0.0, |((_, &(wf, wt)), &rows)| {
                     rows as f64 / window_days(wf, wt).max(1) as f64
                 });
-            let rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
-            most = most.max(rows);
-            if chunk.cell.is_none() {
+            let mut rows = (rows_a_day * window_days(from, to) as f64).ceil() as u64;
+            if chunk.cell.is_some() {
+                // Read back: the rows the state holds, not the assumption.
+                let (id, within) = Cell::rows_of(chunk.cell, q);
+                let held = state.and_then(|c| count_within(c, &id, &within).ok());
+                out.read_back_assumed += rows;
+                rows = held.unwrap_or(rows);
+                out.read_back_rows += rows;
+            } else {
                 out.requests += rows.div_ceil(o.limit.max(1) as u64).max(1);
             }
+            most = most.max(rows);
             out.queries += 1;
         }
         out.read_back += u64::from(chunk.cell.is_some());

@@ -13,6 +13,7 @@ use tempora_engine::{
 use tempora_records::counters::FetchCount;
 use tempora_records::{Capture, Page, Record, RecordKind};
 
+use super::cdx_options::CdxOptions;
 use super::describe::{hours_at, options_of, playback_rate, politeness};
 use super::options::{ArchiveOptions, ArchiveSetting};
 use crate::crawl::{Crawl, PageSink, Tally};
@@ -58,6 +59,11 @@ pub struct FetchOptions {
     #[serde(default)]
     #[schemars(with = "Option<ArchiveOptions>")]
     pub archive: ArchiveSetting,
+    /// The `wayback-cdx` stages upstream, found when the plan links the stages:
+    /// the dry run counts which of their captures the WARC files already hold.
+    #[serde(skip)]
+    #[schemars(skip)]
+    upstream: Vec<CdxOptions>,
 }
 
 const fn default_concurrency() -> usize {
@@ -120,6 +126,11 @@ impl StageConfig for FetchOptions {
     }
 
     fn link(&mut self, peers: &Peers<'_>) -> Vec<OptionError> {
+        self.upstream = peers
+            .iter()
+            .filter(|p| peers.is_downstream(p.name, peers.me()))
+            .filter_map(|p| p.config::<CdxOptions>().cloned())
+            .collect();
         self.archive.link(peers)
     }
 
@@ -296,20 +307,47 @@ fn plan(o: &FetchOptions, ctx: &DescribeContext<'_>) -> StagePlan {
         ..StagePlan::default()
     };
     plan.estimate = Some(match ctx.records_in {
-        Some(captures) => Estimate {
-            requests: Requests::of(archive::PAGE, captures),
-            records_out: Some(captures),
-            records_name: "pages".into(),
-            hours: hours_at(captures, archive.playback_rate),
-            basis: vec![format!(
+        Some(captures) => {
+            let mut basis = vec![format!(
                 "one request per capture listed upstream; redirects between captures (up to {} each) add requests",
                 o.max_redirects
-            )],
-        },
+            )];
+            let held = held_pages(o);
+            if held > 0 {
+                basis.push(format!(
+                    "{held} of the captures listed upstream have their page in the WARC files \
+                     already (the crawl state's fetched captures): read back, no request"
+                ));
+            }
+            let requests = captures.saturating_sub(held);
+            Estimate {
+                requests: Requests::of(archive::PAGE, requests),
+                records_out: Some(captures),
+                records_name: "pages".into(),
+                hours: hours_at(requests, archive.playback_rate),
+                basis,
+            }
+        }
         None => Estimate {
-            basis: vec!["one request per capture it receives; the stages upstream cannot say how many".into()],
+            basis: vec![
+                "one request per capture it receives; the stages upstream cannot say how many"
+                    .into(),
+            ],
             ..Estimate::default()
         },
     });
     plan
+}
+
+/// Pages the WARC files hold of the captures the `wayback-cdx` stages upstream
+/// list, by the crawl state they share with this stage (0 without one).
+fn held_pages(o: &FetchOptions) -> u64 {
+    let Some(state) = o.state.as_deref() else {
+        return 0;
+    };
+    o.upstream
+        .iter()
+        .filter(|cdx| cdx.state.as_deref() == Some(state))
+        .filter_map(|cdx| super::cdx_plan::held_pages(cdx, state))
+        .sum()
 }

@@ -264,6 +264,25 @@ pub fn set_warc_committed(conn: &Connection, path: &str, len: u64) -> rusqlite::
     Ok(())
 }
 
+/// The captures of the cached listing of query `id` between `first` and `last`
+/// whose page is held: fetched, in a WARC file, within its committed length
+/// (fsynced). A run that lists them again reads their pages back, with no request.
+pub fn held_pages(
+    conn: &Connection,
+    id: &str,
+    (first, last): (&str, &str),
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.url, c.timestamp FROM listings l
+         JOIN captures c ON c.url = l.original AND c.timestamp = l.timestamp
+         JOIN warc_files w ON w.path = c.warc_path
+         WHERE l.query = ?1 AND l.timestamp BETWEEN ?2 AND ?3
+           AND c.state = 'fetched' AND c.warc_offset < w.committed",
+    )?;
+    let rows = stmt.query_map((id, first, last), |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
 /// Counts of captures by state: (listed, fetched, failed).
 pub fn counts(conn: &Connection) -> rusqlite::Result<(u64, u64, u64)> {
     conn.query_row(
