@@ -122,10 +122,13 @@ fn holds_text(path: &Path, relative: &str) -> Result<bool, CardError> {
         return Ok(false);
     }
     let file = std::fs::File::open(path).map_err(CardError::io(path))?;
+    let keys: Vec<String> = TEXT_FIELDS.iter().map(|f| format!("\"{f}\"")).collect();
     for line in std::io::BufReader::new(file).lines() {
         let line = line.map_err(CardError::io(path))?;
-        // A line that is not JSON is no record of ours: it is not read as text.
-        if serde_json::from_str::<Value>(&line).is_ok_and(|v| record_holds_text(&v)) {
+        // Only a line that names a text field is parsed (a large file of captures
+        // or facts is read, not parsed); one that is not JSON is no record of ours.
+        let names_one = keys.iter().any(|k| line.contains(k.as_str()));
+        if names_one && serde_json::from_str::<Value>(&line).is_ok_and(|v| record_holds_text(&v)) {
             return Ok(true);
         }
     }
