@@ -97,8 +97,8 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
         assert!(readme.contains(needle), "{needle}");
     }
 
-    // The card says which files hold the publishers' text: the sets, the pairs,
-    // the rejected records; not the manifest.
+    // The card says which files hold the publishers' text: the sets, the pairs;
+    // not the manifest; and, in the release, the run's rejected records.
     let text = readme
         .lines()
         .find(|l| l.starts_with("This folder holds the publishers' text"))
@@ -109,10 +109,17 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
         "`in_distribution.parquet`",
         "`novelty/future.T_nov.parquet`",
         "`pairs.parquet`",
-        "`rejected.jsonl`",
     ] {
         assert!(text.contains(file), "{file} not in {text}");
     }
+    assert!(!text.contains("rejected.jsonl"), "{text}");
+    assert!(
+        readme.contains(
+            "The run's record of what it rejected holds the publishers' text too, the pages \
+             and articles it could not use: `rejected.jsonl`.\n"
+        ),
+        "{readme}"
+    );
     assert!(text.ends_with("hold none of it, and the sets are rebuilt from them (below)."));
     assert!(!text.contains("`manifest.jsonl`,") && !text.contains("`facts.parquet`"));
     assert!(!readme.contains("not redistributed"), "{readme}");

@@ -33,7 +33,8 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
         cell(pipeline),
         code(cutoff)
     );
-    release(&mut md, run);
+    let text = super::text::files_with_text(dir)?;
+    release(&mut md, run, &text);
     super::health::render(&mut md, dir, run);
     loading(&mut md, configs);
     sets(&mut md, run, configs);
@@ -45,7 +46,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     });
     built(&mut md, dir, origin.as_ref().unwrap_or(run), configs)?;
     let manifest = configs.iter().any(|c| c.name == "manifest");
-    super::text::render(&mut md, dir, manifest)?;
+    super::text::render(&mut md, &text, manifest);
     rebuild(&mut md, configs);
     tables(&mut md, dir, configs)?;
     fields(&mut md, configs);
@@ -53,7 +54,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     Ok(md)
 }
 
-fn release(md: &mut String, run: &RunJson) {
+fn release(md: &mut String, run: &RunJson, text: &super::text::TextFiles) {
     let name = run.text("/run").unwrap_or("");
     let ended = run.text("/ended_at").unwrap_or("");
     let date = ended.get(..10).unwrap_or(ended);
@@ -91,6 +92,10 @@ fn release(md: &mut String, run: &RunJson) {
             n("/requests/retried"),
             n("/kept_articles"),
         );
+    }
+    // The run's own records, not the sets': a rebuild of the same sets may reject nothing.
+    if let Some(line) = super::text::records_line(text) {
+        let _ = writeln!(md, "{line}");
     }
     // Pages the Archive did not serve after every attempt: the sets lack their
     // articles until a rerun fetches them.

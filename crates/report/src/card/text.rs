@@ -8,6 +8,10 @@
 //! record by the record it carries), a scored summary of the `reference` system
 //! (a set's own summaries), or WARC files. The manifest, the facts, the
 //! captures, models' scored summaries and `run.json` hold none.
+//!
+//! The runs' own records (`rejected.jsonl`: the pages and articles a run could
+//! not use) are named in the release section instead, as the run's: a rebuild of
+//! the same sets rejects nothing and makes the same section here.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -40,19 +44,46 @@ const TEXT_KINDS: [RecordKind; 3] = [RecordKind::Article, RecordKind::Pair, Reco
 /// The system whose scored summaries are a set's own (reference) summaries.
 const REFERENCE: &str = tempora_score::job::REFERENCE;
 
-/// Writes the section for the folder `dir`; `manifest` says whether the folder
-/// has the manifest config (the articles without their text).
-pub(super) fn render(md: &mut String, dir: &Path, manifest: bool) -> Result<(), CardError> {
-    let files = files_with_text(dir)?;
-    md.push_str(&statement(&files, manifest));
-    Ok(())
+/// The files of a folder that hold the publishers' text, relative, sorted.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct TextFiles {
+    /// The outputs: sets, pairs, pages, scores, ... (what a rebuild makes again).
+    pub outputs: Vec<String>,
+    /// The runs' own records (`rejected.jsonl`, `runs/*/rejected.jsonl`): what a
+    /// run rejected, which another run of the same sets (a rebuild) need not.
+    pub records: Vec<String>,
 }
 
-/// The section's text for a folder whose files holding text are `files`.
+/// The run's own records among the files: they are the run's, not the sets'.
+const RUN_RECORDS: [&str; 1] = ["rejected.jsonl"];
+
+/// Writes the section: which outputs of the folder hold the publishers' text;
+/// `manifest` says whether the folder has the manifest config (the articles
+/// without their text). The runs' own records are the release's (see
+/// [`records_line`]): a rebuild of the same sets says the same here.
+pub(super) fn render(md: &mut String, files: &TextFiles, manifest: bool) {
+    md.push_str(&statement(&files.outputs, manifest));
+}
+
+/// The release's line on the runs' own records that hold the publishers' text,
+/// if any do.
+pub(super) fn records_line(files: &TextFiles) -> Option<String> {
+    if files.records.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = files.records.iter().map(|f| code(f)).collect();
+    Some(format!(
+        "The run's record of what it rejected holds the publishers' text too, the pages and \
+         articles it could not use: {}.\n",
+        names.join(", ")
+    ))
+}
+
+/// The section's text for a folder whose outputs holding text are `files`.
 fn statement(files: &[String], manifest: bool) -> String {
     let mut md = String::from("## The publishers' text\n\n");
     if files.is_empty() {
-        md.push_str("No file of this folder holds the publishers' text");
+        md.push_str("No output file of this folder holds the publishers' text");
         if manifest {
             md.push_str(
                 ": the `manifest` config names each article by its capture in the Internet \
@@ -81,22 +112,32 @@ fn statement(files: &[String], manifest: bool) -> String {
     md
 }
 
-/// The files under `dir` that hold the publishers' text, relative and sorted;
-/// files of the runs' own folders (`runs/<run>/rejected.jsonl`) are named once,
-/// as `runs/*/rejected.jsonl`.
+/// The files under `dir` that hold the publishers' text, relative and sorted,
+/// outputs apart from the runs' own records; files of the runs' own folders
+/// (`runs/<run>/rejected.jsonl`) are named once, as `runs/*/rejected.jsonl`.
 ///
 /// # Errors
 /// A file cannot be read, or a Parquet file's footer or column cannot.
-pub(super) fn files_with_text(dir: &Path) -> Result<Vec<String>, CardError> {
+pub(super) fn files_with_text(dir: &Path) -> Result<TextFiles, CardError> {
     let files =
         tempora_sink::release::relative_files(dir, Path::new("")).map_err(CardError::io(dir))?;
-    let mut holding = BTreeSet::new();
+    let (mut outputs, mut records) = (BTreeSet::new(), BTreeSet::new());
     for relative in files {
         if holds_text(&dir.join(&relative), &relative)? {
-            holding.insert(per_run_pattern(&relative));
+            let name = relative.rsplit('/').next().unwrap_or(&relative);
+            let run_record = RUN_RECORDS.contains(&name);
+            let list = if run_record {
+                &mut records
+            } else {
+                &mut outputs
+            };
+            list.insert(per_run_pattern(&relative));
         }
     }
-    Ok(holding.into_iter().collect())
+    Ok(TextFiles {
+        outputs: outputs.into_iter().collect(),
+        records: records.into_iter().collect(),
+    })
 }
 
 /// `runs/<run>/NAME` as `runs/*/NAME`; other paths as they are.
@@ -239,11 +280,15 @@ mod tests {
     #[test]
     fn a_folder_of_manifest_files_holds_no_text_and_says_so() {
         let dir = manifest_only();
-        assert_eq!(files_with_text(dir.path()).unwrap(), Vec::<String>::new());
+        let files = files_with_text(dir.path()).unwrap();
+        assert_eq!(files, TextFiles::default());
+        assert_eq!(records_line(&files), None);
         let mut md = String::new();
-        render(&mut md, dir.path(), true).unwrap();
+        render(&mut md, &files, true);
         assert!(
-            md.contains("No file of this folder holds the publishers' text: the `manifest` config"),
+            md.contains(
+                "No output file of this folder holds the publishers' text: the `manifest` config"
+            ),
             "{md}"
         );
         assert!(!md.contains("This folder holds"), "{md}");
@@ -277,24 +322,27 @@ mod tests {
                 json!({ "id": "1", "system": "reference", "summary": "Our own summary." }),
             ],
         );
+        let files = files_with_text(d).unwrap();
         assert_eq!(
-            files_with_text(d).unwrap(),
-            [
-                "future.jsonl",
-                "pairs.jsonl",
-                "runs/*/rejected.jsonl",
-                "scores/scores.jsonl"
-            ]
+            files.outputs,
+            ["future.jsonl", "pairs.jsonl", "scores/scores.jsonl"]
         );
+        assert_eq!(files.records, ["runs/*/rejected.jsonl"]);
         let mut md = String::new();
-        render(&mut md, d, true).unwrap();
+        render(&mut md, &files, true);
         assert!(
             md.contains(
                 "holds the publishers' text (the articles' titles, summaries and bodies, or the \
                  pages they were read from) in `future.jsonl`, `pairs.jsonl`, \
-                 `runs/*/rejected.jsonl`, `scores/scores.jsonl`."
+                 `scores/scores.jsonl`."
             ),
             "{md}"
+        );
+        assert!(!md.contains("rejected"), "{md}");
+        let line = records_line(&files).unwrap();
+        assert!(
+            line.ends_with("it could not use: `runs/*/rejected.jsonl`.\n"),
+            "{line}"
         );
         assert!(md.contains("The manifest files alone"), "{md}");
         assert!(!md.contains("not redistributed"), "{md}");
@@ -305,7 +353,8 @@ mod tests {
         let none = statement(&[], false);
         assert_eq!(
             none,
-            "## The publishers' text\n\nNo file of this folder holds the publishers' text.\n\n"
+            "## The publishers' text\n\nNo output file of this folder holds the publishers' \
+             text.\n\n"
         );
         let some = statement(&["future.jsonl".into()], false);
         assert!(!some.contains("manifest"), "{some}");
