@@ -134,6 +134,8 @@ pub(crate) struct Admission {
     pub(crate) fault: Option<Fault>,
     /// It arrived during a `Retry-After` pause the mock had asked for.
     pub(crate) during_pause: bool,
+    /// It arrived while the mock blocks every connection.
+    pub(crate) blocked: bool,
 }
 
 impl FaultGate {
@@ -169,7 +171,8 @@ impl FaultGate {
     ) -> Admission {
         let mut gate = self.lock();
         let during_pause = gate.pause_until.is_some_and(|t| now < t);
-        let fault = if gate.block_until.is_some_and(|t| now < t) {
+        let blocked = gate.block_until.is_some_and(|t| now < t);
+        let fault = if blocked {
             Some(Fault::Reset)
         } else if rules {
             pick(&mut gate.rules, kind, target)
@@ -179,6 +182,7 @@ impl FaultGate {
         Admission {
             fault,
             during_pause,
+            blocked,
         }
     }
 }

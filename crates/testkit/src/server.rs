@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cdx::{self, Answer, RowOrder};
 use crate::corpus::{Corpus, MockCapture};
-use crate::faults::{self, Fault, FaultGate, FaultPages, FaultRule, RequestKind};
+use crate::faults::{self, FaultGate, FaultPages, FaultRule, RequestKind};
 use crate::limits::{ArchiveLimits, Enforcer, Verdict};
 use crate::log::{Outcome, RequestLog, RequestRecord};
 use crate::order::{self, Reorder};
@@ -292,12 +292,13 @@ async fn handle(
     let now = Instant::now();
     let arrival = shared.log.arrive(now);
 
-    let admission = shared.faults.admit(kind, &target, now, true);
-    let (verdict, latency, reorder_delay) = {
+    let (admission, verdict, latency, reorder_delay) = {
+        // The limits see the requests in the order the gate admits them, and a
+        // firewall blocks the next one admitted: both under the state's lock.
         let mut state = shared.lock();
-        let blocked = admission.fault == Some(Fault::Reset) && shared.faults.blocked(now);
+        let admission = shared.faults.admit(kind, &target, now, true);
         let (verdict, latency) = match state.limits.as_mut() {
-            Some(limits) if !blocked => (limits.admit(kind, now), limits.latency()),
+            Some(limits) if !admission.blocked => (limits.admit(kind, now), limits.latency()),
             _ => (Verdict::Pass, Duration::ZERO),
         };
         if let Verdict::Firewall(length) = verdict {
@@ -309,7 +310,7 @@ async fn handle(
             }
             _ => Duration::ZERO,
         };
-        (verdict, latency, reorder_delay)
+        (admission, verdict, latency, reorder_delay)
     };
     let log = |outcome: Outcome| {
         shared.log.push(RequestRecord {

@@ -33,7 +33,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::cdx::Answer;
-use crate::faults::{self, Fault, FaultGate, FaultPages, FaultRule, RequestKind};
+use crate::faults::{self, FaultGate, FaultPages, FaultRule, RequestKind};
 use crate::log::{Outcome, RequestLog, RequestRecord};
 use crate::server::{accept_loop, respond_as, Body};
 
@@ -454,7 +454,7 @@ async fn handle(
         &API_PAGES
     };
 
-    if refused_agent && admission.fault != Some(Fault::Reset) {
+    if refused_agent && !admission.blocked {
         log(Outcome::Status(403));
         let answer = plain(
             403,
