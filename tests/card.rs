@@ -115,8 +115,8 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
     assert!(!text.contains("rejected.jsonl"), "{text}");
     assert!(
         readme.contains(
-            "The run's record of what it rejected holds the publishers' text too, the pages \
-             and articles it could not use: `rejected.jsonl`.\n"
+            "The records of what the runs rejected, `rejected.jsonl`, hold the publishers' \
+             text too"
         ),
         "{readme}"
     );

@@ -73,8 +73,9 @@ pub(super) fn records_line(files: &TextFiles) -> Option<String> {
     }
     let names: Vec<String> = files.records.iter().map(|f| code(f)).collect();
     Some(format!(
-        "The run's record of what it rejected holds the publishers' text too, the pages and \
-         articles it could not use: {}.\n",
+        "The records of what the runs rejected, {}, hold the publishers' text too (the pages \
+         and articles they could not use, with their text): share them only where the terms \
+         allow.\n",
         names.join(", ")
     ))
 }
@@ -341,7 +342,9 @@ mod tests {
         assert!(!md.contains("rejected"), "{md}");
         let line = records_line(&files).unwrap();
         assert!(
-            line.ends_with("it could not use: `runs/*/rejected.jsonl`.\n"),
+            line.starts_with(
+                "The records of what the runs rejected, `runs/*/rejected.jsonl`, hold"
+            ),
             "{line}"
         );
         assert!(md.contains("The manifest files alone"), "{md}");
