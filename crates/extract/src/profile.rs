@@ -80,7 +80,8 @@ pub struct SiteProfile {
     /// of `hosts` (CNN's `edition.cnn.com`, `us.cnn.com`): a URL on one of them is
     /// the same story when training-set URL lists are compared.
     pub editions: Vec<String>,
-    /// Patterns whose first group, matched on the URL path, is the article id.
+    /// Patterns whose first group, matched on the URL's path alone (no scheme,
+    /// host or query), is the article id.
     pub id: Vec<Regex>,
     /// The list of the `exclude` stage that names this site's articles by id
     /// (`xsum_split`: XSum's split file lists BBC ids), matched against the
@@ -126,7 +127,7 @@ pub struct SiteProfile {
 /// A rule that recognises a non-article page.
 #[derive(Debug)]
 pub struct RejectRule {
-    /// The URL matches this pattern.
+    /// The whole URL matches this pattern.
     pub url: Option<Regex>,
     /// Or the page has an element matching this selector.
     pub select: Option<Sel>,
@@ -143,7 +144,7 @@ pub struct RejectRule {
 /// Elements not skipped on the pages whose URL matches.
 #[derive(Debug)]
 pub struct KeepElements {
-    /// The pattern, matched on the page's URL.
+    /// The pattern, matched on the page's whole URL.
     pub url: Regex,
     /// Element names, each one of the site's `skip_elements`.
     pub names: Vec<String>,
@@ -264,7 +265,7 @@ pub enum DateRule {
         /// A chrono format; the common formats are recognised without one.
         format: Option<String>,
     },
-    /// A URL pattern whose groups 1, 2, 3 are year, month and day.
+    /// A pattern on the whole URL whose groups 1, 2, 3 are year, month and day.
     Url(Regex),
 }
 
@@ -273,7 +274,7 @@ pub enum DateRule {
 pub struct Layout {
     /// Name, reported in counters and rejection reasons.
     pub name: String,
-    /// The URL must match this pattern (when given).
+    /// The whole URL must match this pattern (when given).
     pub url: Option<Regex>,
     /// The page has an element matching one of these.
     pub detect: Vec<Sel>,
