@@ -444,7 +444,9 @@ pub(crate) fn points_past(text: &str, at: usize) -> Option<PointsPast> {
 
 fn plural_of(word: &str, singular: &str) -> bool {
     word.len() == singular.len() + 1
-        && word[..singular.len()].eq_ignore_ascii_case(singular)
+        && word
+            .get(..singular.len())
+            .is_some_and(|stem| stem.eq_ignore_ascii_case(singular))
         && word.ends_with(['s', 'S'])
 }
 
@@ -646,6 +648,9 @@ mod tests {
         assert_eq!(points_past("President Lowe's successors", 27), None);
         assert!(after_relative("his predecessor, Daniel", 17));
         assert!(!after_relative("his decision, Daniel", 14));
+        // A word of other letters as long as a plural is no plural (and no panic).
+        assert_eq!(points_past("X successoé", 1), None);
+        assert!(!after_relative("his successoé Daniel", 15));
         assert!(!of_the(" for the "));
     }
 }
