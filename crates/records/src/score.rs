@@ -19,8 +19,8 @@ pub enum Verdict {
     /// Held only before that date, and stated as current: the outdated
     /// hallucination TempoSum counts ("Vice President Joe Biden" in 2021).
     Outdated,
-    /// Stated as past (`former`, `ex-`, `then-`, `outgoing`, `late`), and held
-    /// before that date.
+    /// Stated as past (`former`, `ex-`, `then-`, `outgoing`, `late`, or words
+    /// after the name: "President Trump's successor"), and held before that date.
     Former,
     /// Held only after that date.
     NotYet,
@@ -66,7 +66,8 @@ impl Verdict {
 pub enum Tense {
     /// "President Joe Biden".
     Present,
-    /// "former President Joe Biden", "ex-PM", "then-president", "outgoing", "the late".
+    /// "former President Joe Biden", "ex-PM", "then-president", "outgoing", "the late",
+    /// "President Trump's successor", "the President Obama administration".
     Past,
 }
 
