@@ -159,6 +159,10 @@ fn validate_reports_one_of_each_problem_with_key_path_and_line() {
             "pipeline.sets.future.from: `2020-02-30` is not a valid date",
         ),
         (
+            "in_distribution = {",
+            "pipeline.sets.in_distribution: no stage reads set `in_distribution`",
+        ),
+        (
             "facts_in.nope",
             "stages.write.inputs: stage `facts_in` has no port `nope`",
         ),

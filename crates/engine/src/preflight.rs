@@ -116,22 +116,23 @@ pub(crate) fn keep_earlier_runs(
     // The run's own files are kept in its folder, and a path another stage names
     // as it is (`facts.jsonl`) is that stage's: a sink path like `{split}.jsonl`
     // matches them too without writing them.
-    let named = plan.stages.iter().flat_map(|s| s.config.writes());
-    let own: Vec<PathBuf> = ["run.json", "rejected.jsonl"]
-        .into_iter()
-        .map(|name| out.join(name))
-        .chain(
-            named
-                .filter(|(_, t)| !t.contains('{'))
-                .map(|(_, t)| out.join(t)),
-        )
-        .collect();
+    let not_its_own = |stage: &str| -> Vec<PathBuf> {
+        let others = plan.stages.iter().filter(|s| s.name != stage);
+        let named = others.flat_map(|s| s.config.writes());
+        let named = named.filter(|(_, t)| !t.contains('{'));
+        ["run.json", "rejected.jsonl"]
+            .into_iter()
+            .map(|name| out.join(name))
+            .chain(named.map(|(_, t)| out.join(t)))
+            .collect()
+    };
     for stage in plan.stages.iter().filter(|_| !rebuild) {
         let Some(incremental) = plan.brings_only_new_by(&stage.name) else {
             continue;
         };
         let replaced = stage.config.replaced_files(context);
-        if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !own.contains(p)) {
+        let others = not_its_own(&stage.name);
+        if let Some((key, path)) = replaced.into_iter().find(|(_, p)| !others.contains(p)) {
             let _ = std::fs::remove_dir(&folder);
             return Err(PreflightError::WouldReplace {
                 stage: stage.name.clone(),

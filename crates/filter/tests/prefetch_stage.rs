@@ -23,7 +23,7 @@ fn capture(url: &str, timestamp: &str) -> Record {
 }
 
 /// The pipeline around `prefetch`: captures -> wanted -> pages -> articles ->
-/// unseen -> split, with `sets` as `[pipeline.sets]`.
+/// unseen -> split -> write, with `sets` as `[pipeline.sets]`.
 fn pipeline(decides_for: &str, sets: &str, exclude: &str) -> String {
     format!(
         r#"
@@ -58,6 +58,10 @@ inputs = ["articles"]
 [stages.split]
 kind = "split"
 inputs = ["unseen"]
+
+[stages.write]
+kind = "test-count"
+inputs = ["split.in_distribution", "split.future"]
 "#
     )
 }
