@@ -16,15 +16,21 @@ fn tempora(args: &[&str]) -> Output {
 }
 
 fn run_demo(out: &Path) {
+    run_demo_with(out, &[]);
+}
+
+/// The demo into `out`, with `extra` arguments (`--set`s).
+fn run_demo_with(out: &Path, extra: &[&str]) {
     let set = format!("pipeline.out=\"{}\"", out.display());
-    let o = tempora(&[
+    let args = [
         "run",
         "pipelines/demo.toml",
         "--progress",
         "off",
         "--set",
         &set,
-    ]);
+    ];
+    let o = tempora(&[&args[..], extra].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -139,20 +145,15 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
 #[test]
 fn the_card_shows_the_days_the_run_used() {
     let out = tempfile::tempdir().unwrap();
-    let set = format!("pipeline.out=\"{}\"", out.path().display());
-    let o = tempora(&[
-        "run",
-        "pipelines/demo.toml",
-        "--progress",
-        "off",
-        "--set",
-        &set,
-        "--set",
-        "pipeline.cutoff=2020-12-31",
-        "--set",
-        "pipeline.sets.future={from=\"after_cutoff\"}",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_demo_with(
+        out.path(),
+        &[
+            "--set",
+            "pipeline.cutoff=2020-12-31",
+            "--set",
+            "pipeline.sets.future={from=\"after_cutoff\"}",
+        ],
+    );
     let readme = std::fs::read_to_string(out.path().join("README.md")).unwrap();
     assert!(
         readme.contains("| future | 2021-01-01 | open | 2 |\n"),
