@@ -159,10 +159,6 @@ fn validate_reports_one_of_each_problem_with_key_path_and_line() {
             "pipeline.sets.future.from: `2020-02-30` is not a valid date",
         ),
         (
-            "in_distribution = {",
-            "pipeline.sets.in_distribution: no stage reads set `in_distribution`",
-        ),
-        (
             "facts_in.nope",
             "stages.write.inputs: stage `facts_in` has no port `nope`",
         ),
@@ -443,6 +439,35 @@ fn a_set_no_stage_reads_is_refused_naming_the_set_and_its_readers() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let jan = std::fs::read_to_string(dir.path().join("out/jan2021.jsonl")).unwrap();
     assert_eq!(jan.lines().count(), 1, "{jan}");
+}
+
+/// Without `[pipeline.sets]`, the sets are the default ones: an unread one is
+/// refused at `pipeline.sets`, with the way out that the file can take.
+#[test]
+fn an_unread_default_set_is_refused_with_the_table_to_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = std::fs::read_to_string("pipelines/demo.toml").unwrap();
+    let start = demo.find("[pipeline.sets]").unwrap();
+    let end = start + demo[start..].find("\n\n").unwrap();
+    let text = format!("{}{}", &demo[..start], &demo[end..])
+        .replace(
+            "\"pipelines/",
+            &format!("\"{}/pipelines/", env!("CARGO_MANIFEST_DIR")),
+        )
+        .replace(
+            "inputs = [\"split.in_distribution\", \"split.future\"]",
+            "inputs = [\"split.future\"]",
+        );
+    let path = dir.path().join("demo.toml");
+    std::fs::write(&path, text).unwrap();
+    let err = failed(&run(&["validate", path.to_str().unwrap()]), 2);
+    for said in [
+        "pipeline.sets: no stage reads set `in_distribution`",
+        "write `[pipeline.sets]` with only the sets the pipeline reads",
+    ] {
+        assert!(err.contains(said), "no {said:?} in:\n{err}");
+    }
+    assert!(!err.contains("remove the set"), "{err}");
 }
 
 #[test]

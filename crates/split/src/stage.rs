@@ -20,7 +20,7 @@ use tempora_engine::windows::{SetSpec, Windows, UNASSIGNED};
 pub struct SplitOptions {
     /// Not here: the sets are written once, in `[pipeline.sets]` (`name = { from,
     /// to }`), so that every stage that needs dates follows the same windows.
-    /// Each set is an output port `split.<name>`.
+    /// Each set is an output port `split.<name>`, which some stage must read.
     #[serde(default)]
     #[schemars(with = "Option<Vec<SetSpec>>")]
     pub sets: Option<toml::Value>,

@@ -91,16 +91,17 @@ pub(super) fn check_graph(
             }
         }
     }
-    check_sets_read(stages, unconfigured, errors);
 }
 
 /// Refuses a set of `[pipeline.sets]` whose port no stage reads: its records
 /// would be counted and then lost. The problem is the set's, at its key path, and
 /// names the stages that read the same producer's other sets, where it may be
-/// added.
-fn check_sets_read(
+/// added. `written`: the file has `[pipeline.sets]`; without it, the sets are the
+/// default ones, and the way out is to write the table with those it reads.
+pub(super) fn check_sets_read(
     stages: &[PlannedStage],
     unconfigured: &[Unconfigured],
+    written: bool,
     errors: &mut Vec<ConfigError>,
 ) {
     let readers_of = |producer: &str, port: &str| -> Vec<&str> {
@@ -141,11 +142,20 @@ fn check_sets_read(
                     port.name
                 )
             };
+            let (key, way_out) = if written {
+                (format!("sets.{}", port.name), "or remove the set")
+            } else {
+                (
+                    "sets".to_string(),
+                    "or write `[pipeline.sets]` with only the sets the pipeline reads (without \
+                     it, the sets are the default `in_distribution` and `future`)",
+                )
+            };
             errors.push(ConfigError::pipeline(
-                &format!("sets.{}", port.name),
+                &key,
                 format!(
-                    "no stage reads set `{}` (port `{}.{}`), so its records would be lost: {advice}, \
-                     or remove the set",
+                    "no stage reads set `{}` (port `{}.{}`), so its records would be lost: \
+                     {advice}, {way_out}",
                     port.name, producer.name, port.name
                 ),
             ));

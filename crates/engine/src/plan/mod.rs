@@ -189,6 +189,8 @@ impl Plan {
             .map(|t| t.keys().map(String::as_str).collect())
             .unwrap_or_default();
         check_graph(&stages, &unconfigured, &declared, registry, &mut errors);
+        let written = context.windows.is_written();
+        graph::check_sets_read(&stages, &unconfigured, written, &mut errors);
         check_files(&stages, &mut errors);
         // A value the file resolution already found wrong (an unset variable, an
         // impossible date) is reported once, not again by the stage that reads it.
