@@ -708,3 +708,40 @@ async fn the_cnn_models_pairs_are_judged_as_their_edits_say() {
         .await
         .assert_at_least("temposum-cnn", 0.99, 10);
 }
+
+/// Scoring again removes the charts `tempora report` drew of the earlier scores:
+/// the card never shows a system's bars beside a table that no longer holds it.
+#[test]
+fn charts_of_earlier_scores_are_not_shown_beside_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let set = out.to_str().unwrap();
+    let (stale, fresh) = (
+        format!("{PREDICTIONS}/stale.jsonl"),
+        format!("{PREDICTIONS}/fresh.csv"),
+    );
+    let both = ["score", set, "--predictions", &stale, &fresh];
+    assert_eq!(tempora(dir.path(), &both).status.code(), Some(0));
+    let report = tempora(dir.path(), &["report", set]);
+    assert_eq!(report.status.code(), Some(0), "{}", said(&report));
+    let charts = out.join("charts");
+    assert!(charts.join("scores-by-system.svg").is_file());
+    assert!(charts.join("scores_stale.svg").is_file());
+    // Scored again with one system, before any report.
+    let one = tempora(dir.path(), &["score", set, "--predictions", &fresh]);
+    assert_eq!(one.status.code(), Some(0), "{}", said(&one));
+    for gone in [
+        "scores-by-system.svg",
+        "scores-by-system.png",
+        "scores_stale.svg",
+    ] {
+        assert!(!charts.join(gone).exists(), "{gone} is left");
+    }
+    assert!(charts.join("coverage.svg").is_file(), "other charts stay");
+    let card = tempora(dir.path(), &["card", set]);
+    assert_eq!(card.status.code(), Some(0), "{}", said(&card));
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(!readme.contains("scores-by-system.svg"), "{readme}");
+    assert!(!readme.contains("scores_stale"), "{readme}");
+    assert!(readme.contains("| fresh | future |"), "{readme}");
+}

@@ -116,6 +116,15 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     let facts_file =
         FactsFile::of(&facts_path, args.set.as_deref(), facts.len() as u64).map_err(failed)?;
     let summary = job::write(&out, &scored, &facts_file, &sets).map_err(failed)?;
+    if let Some(dir) = &args.set {
+        tempora_report::scores::remove_charts(dir).map_err(|e| {
+            let charts = dir.join(tempora_report::CHARTS_DIR);
+            Failure::Failed(anyhow::anyhow!(
+                "{}: cannot remove the earlier scores' charts: {e}",
+                charts.display()
+            ))
+        })?;
+    }
     Ok(tell(&summary, &out))
 }
 

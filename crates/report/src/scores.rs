@@ -36,6 +36,28 @@ pub struct Stale {
 /// The file stem of the chart of every system.
 pub const BY_SYSTEM: &str = "scores-by-system";
 
+/// Removes the score charts `tempora report` drew in the set folder `dir`
+/// (`charts/scores-by-system.*`, `charts/scores_*.*`): drawn from an earlier
+/// scoring, the card would show them under the new scores' table. The next
+/// `tempora report` draws them again.
+///
+/// # Errors
+/// A chart that cannot be removed.
+pub fn remove_charts(dir: &Path) -> std::io::Result<()> {
+    let charts = dir.join(crate::CHARTS_DIR);
+    let Ok(entries) = std::fs::read_dir(&charts) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if stem == BY_SYSTEM || stem.starts_with("scores_") {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// Reads `DIR/scores/summary.json`, if present, and checks it against the
 /// folder's files.
 ///

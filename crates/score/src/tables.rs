@@ -130,6 +130,10 @@ impl Summary {
         for file in &self.predictions {
             let _ = write!(command, " {}", file.system);
         }
+        // Facts from outside the folder are named by their whole path.
+        if Path::new(&self.facts).is_absolute() {
+            let _ = write!(command, " --facts {}", self.facts);
+        }
         command
     }
 }
@@ -274,6 +278,34 @@ mod tests {
     use super::*;
     use chrono::NaiveDate;
     use tempora_records::{Claim, ClaimEntity, Tense};
+
+    /// The command to score again names the systems' files and names, and the
+    /// facts file only when it is not the folder's own.
+    #[test]
+    fn scoring_again_names_the_files_and_facts_from_outside_the_folder() {
+        let mut summary = Summary {
+            facts: "facts.jsonl".into(),
+            facts_sha256: String::new(),
+            facts_read: 0,
+            rows: Vec::new(),
+            unmatched: Vec::new(),
+            missing: Vec::new(),
+            sets: Vec::new(),
+            predictions: vec![PredictionsFile {
+                system: "t5".into(),
+                file: "t5.jsonl".into(),
+            }],
+        };
+        assert_eq!(
+            summary.score_again(),
+            "tempora score DIR --predictions t5.jsonl --system t5"
+        );
+        summary.facts = "/data/facts-2024.jsonl".into();
+        assert_eq!(
+            summary.score_again(),
+            "tempora score DIR --predictions t5.jsonl --system t5 --facts /data/facts-2024.jsonl"
+        );
+    }
 
     fn claim(verdict: Verdict) -> Claim {
         let entity = ClaimEntity {

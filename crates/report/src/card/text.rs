@@ -19,9 +19,7 @@ use std::io::BufRead as _;
 use std::path::Path;
 
 use serde_json::Value;
-use tempora_records::RecordKind;
 use tempora_sink::parquet::{read_footer, read_text_column};
-use tempora_sink::schema::arrow_schema;
 
 use super::CardError;
 use crate::markdown::code;
@@ -37,9 +35,6 @@ const TEXT_FIELDS: [&str; 6] = [
     "reference_summary",
     "body",
 ];
-
-/// Record kinds whose every row holds the publishers' text.
-const TEXT_KINDS: [RecordKind; 3] = [RecordKind::Article, RecordKind::Pair, RecordKind::Page];
 
 /// The system whose scored summaries are a set's own (reference) summaries.
 const REFERENCE: &str = tempora_score::job::REFERENCE;
@@ -177,7 +172,8 @@ fn holds_text(path: &Path, relative: &str) -> Result<bool, CardError> {
     Ok(false)
 }
 
-/// Whether a Parquet file holds rows of a text kind, or reference summaries.
+/// Whether a Parquet file has rows and a column of the publishers' text (scores:
+/// only with reference summaries).
 fn parquet_holds_text(path: &Path) -> Result<bool, CardError> {
     let unreadable = |e: String| CardError::NotOutput {
         path: path.to_path_buf(),
@@ -189,12 +185,16 @@ fn parquet_holds_text(path: &Path) -> Result<bool, CardError> {
     if footer.rows == 0 {
         return Ok(false);
     }
-    let is = |kind: RecordKind| arrow_schema(kind).fields() == footer.schema.fields();
-    if TEXT_KINDS.into_iter().any(is) {
-        return Ok(true);
-    }
-    if !is(RecordKind::Score) {
-        return Ok(false);
+    // By its columns, not its whole schema: a file written before a field was
+    // added holds the text all the same.
+    let columns: Vec<&str> = footer
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    if !columns.contains(&"system") {
+        return Ok(TEXT_FIELDS.iter().any(|f| columns.contains(f)));
     }
     let systems = read_text_column(open()?, "system")
         .map_err(|e| unreadable(format!("cannot read column `system`: {e}")))?;
