@@ -424,6 +424,17 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
         "{}",
         said(&run)
     );
+    // The set folder after the names is taken for a name, and named.
+    let mut after = vec!["score", "--predictions"];
+    after.extend(files.iter().map(String::as_str));
+    after.extend(["--system", "a", "b", set]);
+    let run = tempora(dir.path(), &after);
+    assert_eq!(run.status.code(), Some(2), "{}", said(&run));
+    assert!(
+        said(&run).contains("is a folder, not a system's name: give the set folder before"),
+        "{}",
+        said(&run)
+    );
     // One name for two files.
     args.pop();
     let run = tempora(dir.path(), &args);

@@ -208,15 +208,22 @@ fn failed(e: tempora_score::ScoreError) -> Failure {
     Failure::Failed(e.into())
 }
 
-/// `--predictions` takes every argument after it: a set folder put there is
-/// named, not read as a file.
+/// `--predictions` and `--system` take every argument after them: a set folder
+/// put there is named, not read as a file or taken for a system's name.
 fn no_folder_in_predictions(args: &ScoreArgs) -> Outcome {
-    if let Some(folder) = args.predictions.iter().find(|p| p.is_dir()) {
-        return Err(UsageError::new(format!(
-            "{} is a folder, not a predictions file: give the set folder before `--predictions` (which takes every file after it)",
+    let folder = |option: &str, folder: &Path| {
+        Err(UsageError::new(format!(
+            "{} is a folder, not a {option}: give the set folder before `--predictions` and `--system` (which take every argument after them)",
             folder.display()
         ))
-        .into());
+        .into())
+    };
+    if let Some(dir) = args.predictions.iter().find(|p| p.is_dir()) {
+        return folder("predictions file", dir);
+    }
+    let named = args.systems.iter().map(Path::new);
+    if let Some(dir) = named.filter(|_| args.set.is_none()).find(|p| p.is_dir()) {
+        return folder("system's name", dir);
     }
     Ok(())
 }
