@@ -231,14 +231,18 @@ fn held_cells(state: Option<&rusqlite::Connection>) -> Cells {
     state.and_then(|c| Cells::load(c).ok()).unwrap_or_default()
 }
 
-/// How many captures of `o`'s windows and patterns have their page in the WARC
-/// files of the crawl state at `state` (see [`crate::state::captures::held_pages`]):
-/// those of every listing the state holds of each query's family, within the
-/// query's window, each capture once. `None` without a state that can be read.
-pub(crate) fn held_pages(o: &CdxOptions, state: &std::path::Path) -> Option<u64> {
+/// Adds to `held` the captures (URL, time) of `o`'s windows and patterns whose
+/// page is in the WARC files of the crawl state at `state` (see
+/// [`crate::state::captures::held_pages`]): those of every listing the state holds
+/// of each query's family, within the query's window. `None` without a state
+/// that can be read.
+pub(crate) fn held_pages(
+    o: &CdxOptions,
+    state: &std::path::Path,
+    held: &mut std::collections::HashSet<(String, String)>,
+) -> Option<()> {
     let conn = open_state(Some(state))?;
     let cells = Cells::load(&conn).ok()?;
-    let mut held = std::collections::HashSet::new();
     for (_, query) in o.windowed_queries() {
         let first = query.from.clone().unwrap_or_default();
         let last = query.to.clone().unwrap_or_else(|| "~".into());
@@ -248,7 +252,7 @@ pub(crate) fn held_pages(o: &CdxOptions, state: &std::path::Path) -> Option<u64>
             held.extend(pages);
         }
     }
-    Some(held.len() as u64)
+    Some(())
 }
 
 /// The chunked listing as it would go if each chunk query listed its share of

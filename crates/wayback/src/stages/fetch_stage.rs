@@ -345,9 +345,14 @@ fn held_pages(o: &FetchOptions) -> u64 {
     let Some(state) = o.state.as_deref() else {
         return 0;
     };
-    o.upstream
+    // One capture listed by two stages is one page.
+    let mut held = std::collections::HashSet::new();
+    for cdx in o
+        .upstream
         .iter()
-        .filter(|cdx| cdx.state.as_deref() == Some(state))
-        .filter_map(|cdx| super::cdx_plan::held_pages(cdx, state))
-        .sum()
+        .filter(|c| c.state.as_deref() == Some(state))
+    {
+        super::cdx_plan::held_pages(cdx, state, &mut held);
+    }
+    held.len() as u64
 }
