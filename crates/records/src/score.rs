@@ -117,8 +117,14 @@ pub struct Claim {
     pub end: usize,
     /// The person named.
     pub person: ClaimEntity,
-    /// The office named (resolved from the title and its context).
+    /// The other side of the person's role, resolved from the title and its
+    /// context: the office ("President of the United States"), or the club,
+    /// company or organization ("Chelsea F.C." for "Chelsea manager").
     pub position: ClaimEntity,
+    /// The relation the claim is of, as the catalogue's role names it: `P39`
+    /// for an office (P1308 states the same role), `P286` for a club's
+    /// manager, `P54` for a player's club, `P169` for a chief executive.
+    pub relation: Arc<str>,
     /// Whether the claim states the office as held now or before.
     pub tense: Tense,
     /// The office is not written in the summary but implied: a person the article

@@ -318,6 +318,7 @@ mod tests {
             end: 1,
             person: entity.clone(),
             position: entity,
+            relation: "P39".into(),
             tense: Tense::Present,
             implied: false,
             verdict,

@@ -248,6 +248,7 @@ fn score() -> Vec<Field> {
         Field::new("end", DataType::UInt64, false),
         structure("person", claim_entity(), false),
         structure("position", claim_entity(), false),
+        text("relation"),
         text("tense"),
         Field::new("implied", DataType::Boolean, false),
         text("verdict"),
