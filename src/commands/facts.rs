@@ -94,13 +94,11 @@ pub fn run(args: FactsArgs) -> Outcome<ExitCode> {
         Some(dump) => (dump.clone(), None),
         None => live_reading(&args, &query)?,
     };
-    read(&args, &query, &dump)?;
-    match problem {
-        Some(problem) => {
-            eprintln!("warning: {problem}");
-            Ok(crate::exit::partial())
-        }
-        None => Ok(ExitCode::SUCCESS),
+    let input = if args.live { "reading" } else { "dump" };
+    let mut problems: Vec<String> = problem.into_iter().collect();
+    problems.extend(read(&args, &query, &dump, input)?);
+    for problem in &problems {
+        eprintln!("warning: {problem}");
     }
 }
 
@@ -108,6 +106,11 @@ pub fn run(args: FactsArgs) -> Outcome<ExitCode> {
 /// why it is the last reading's when the services could not be read.
 fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option<String>)> {
     let usage = |problems: Vec<tempora_engine::OptionError>| {
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        crate::exit::partial()
+    })
         let said: Vec<String> = problems
             .iter()
             .map(|p| {
@@ -171,8 +174,9 @@ fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option
     Ok((reading.display().to_string(), pinned.problem))
 }
 
-/// Reads the facts of `dump` (a dump, or a pinned reading) into `--output`.
-fn read(args: &FactsArgs, query: &FactsQuery, dump: &str) -> Outcome {
+/// Reads the facts of `dump` (a dump, or a pinned reading: `input`) into
+/// `--output`; what the run should warn of: the relations it holds no statement of.
+fn read(args: &FactsArgs, query: &FactsQuery, dump: &str, input: &str) -> Outcome<Vec<String>> {
     let mut rejected = RejectedLines::open(args.rejected.as_deref())?;
     let stats = Arc::new(StageStats::default());
     // The runtime's display: a bar with bytes and ETA on a terminal, log lines otherwise.
@@ -190,15 +194,21 @@ fn read(args: &FactsArgs, query: &FactsQuery, dump: &str) -> Outcome {
     progress.finish();
     let read = result?;
     let rejected = rejected.finish()?;
-    let meta = FactsMeta::new(query, Some(dump), read.facts.len());
+    let meta = FactsMeta::new(query, Some(dump), &read.facts);
     write_facts(&args.output, &read.facts, &meta)?;
     if args.quiet {
-        return Ok(());
+        return Ok(lacking);
     }
     eprintln!(
         "{} entities, {} candidates, {} facts{} in {:.1} s; {} rejected; wrote {}",
         read.entities,
         read.candidates,
+    let lacking = read
+        .relations
+        .iter()
+        .filter(|t| t.statements == 0)
+        .map(|t| t.line(input))
+        .collect();
         read.facts.len(),
         if read.second_pass {
             " (second pass for object names)"
@@ -209,7 +219,10 @@ fn read(args: &FactsArgs, query: &FactsQuery, dump: &str) -> Outcome {
         rejected,
         args.output.display()
     );
-    Ok(())
+    for tally in read.relations.iter().filter(|t| t.statements > 0) {
+        eprintln!("{}", tally.line(input));
+    }
+    Ok(lacking)
 }
 
 /// Makes the folder of `-o FILE` before the dump is read (hours for the real

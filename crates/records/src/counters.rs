@@ -56,6 +56,28 @@ impl<'a> ExtractCount<'a> {
     }
 }
 
+/// The facts of one relation, as the facts stages (`wikidata`, `wikidata-live`)
+/// count them: `facts P54`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelationFacts<'a>(pub &'a str);
+
+impl<'a> RelationFacts<'a> {
+    /// The kinds of stage that count these.
+    pub const STAGE_KINDS: [&'static str; 2] = FACT_SOURCE_KINDS;
+
+    const PREFIX: &'static str = "facts ";
+
+    /// The counter's name in `run.json`.
+    pub fn name(&self) -> String {
+        format!("{}{}", Self::PREFIX, self.0)
+    }
+
+    /// The relation a counter's name stands for, if it is one of these.
+    pub fn parse(name: &'a str) -> Option<Self> {
+        name.strip_prefix(Self::PREFIX).map(Self)
+    }
+}
+
 /// What the `wayback-fetch` stage counts, one per capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FetchCount {
@@ -141,6 +163,16 @@ mod tests {
         }
         assert_eq!(ExtractCount::parse("fetched"), None);
         assert_eq!(ExtractCount::parse("section nosite"), None);
+    }
+
+    #[test]
+    fn a_relations_facts_read_back_apart_from_all_facts() {
+        assert_eq!(RelationFacts("P54").name(), "facts P54");
+        assert_eq!(
+            RelationFacts::parse("facts P54"),
+            Some(RelationFacts("P54"))
+        );
+        assert_eq!(RelationFacts::parse("facts"), None);
     }
 }
 

@@ -1,8 +1,8 @@
 //! The evolving facts of a dump into a facts file (with its `.meta.json` sidecar)
 //! through the library, without building the `tempora` binary (which links
 //! polars): the defaults of `tempora facts` (P39 and P1308, English names, cutoff
-//! 2019-12-31), progress on stderr unless `--quiet`.
-//! `cargo run -p tempora-wikidata --release --example facts -- DUMP -o facts.jsonl [--quiet]`
+//! 2019-12-31) or `--relations`, progress on stderr unless `--quiet`.
+//! `cargo run -p tempora-wikidata --release --example facts -- DUMP -o facts.jsonl [--relations P39,P54] [--quiet]`
 //! (`tempora facts` has every option).
 
 use std::error::Error;
@@ -16,7 +16,7 @@ use tempora_engine::{ProgressMode, StageStats};
 use tempora_wikidata::facts_file::{write_facts, FactsMeta};
 use tempora_wikidata::{read_facts, FactsQuery, WikidataOptions};
 
-const USAGE: &str = "usage: facts DUMP -o FILE.jsonl [--quiet]";
+const USAGE: &str = "usage: facts DUMP -o FILE.jsonl [--relations P39,P54,...] [--quiet]";
 
 fn main() -> ExitCode {
     match run() {
@@ -29,12 +29,16 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
-    let (mut dump, mut output, mut quiet) = (None, None, false);
+    let (mut dump, mut output, mut quiet, mut relations) = (None, None, false, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-o" | "--output" => output = Some(PathBuf::from(args.next().ok_or(USAGE)?)),
             "-q" | "--quiet" => quiet = true,
+            "--relations" => {
+                let list = args.next().ok_or(USAGE)?;
+                relations = Some(list.split(',').map(str::to_string).collect::<Vec<_>>());
+            }
             _ => dump = Some(arg),
         }
     }
@@ -45,7 +49,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let options: WikidataOptions = tempora_engine::parse_options(toml::Table::new())
         .map_err(|e| format!("the stage's default options: {e:?}"))?;
     let query = FactsQuery {
-        relations: options.relations,
+        relations: relations.unwrap_or(options.relations),
         languages: options.languages,
         cutoff: "2019-12-31".parse()?,
         on_error: options.on_error,
@@ -62,7 +66,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let read = read_facts(&dump, &query, &stats, &cancel, &mut |_| rejected += 1);
     progress.finish();
     let read = read?;
-    let meta = FactsMeta::new(&query, Some(&dump), read.facts.len());
+    let meta = FactsMeta::new(&query, Some(&dump), &read.facts);
     write_facts(&output, &read.facts, &meta)?;
     eprintln!(
         "{} entities, {} facts; {rejected} rejected; wrote {}",
@@ -70,5 +74,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         read.facts.len(),
         output.display()
     );
+    for tally in &read.relations {
+        eprintln!("{}", tally.line("dump"));
+    }
     Ok(())
 }

@@ -53,6 +53,9 @@ pub struct Collector<'a> {
     objects: HashMap<u64, Option<Names>>,
     unresolved: usize,
     exists: Vec<u64>,
+    /// Per relation, in the classifier's order: the entities holding a statement
+    /// of it, and those statements.
+    held: Vec<(u64, u64)>,
 }
 
 impl<'a> Collector<'a> {
@@ -78,6 +81,7 @@ impl<'a> Collector<'a> {
             objects: HashMap::new(),
             unresolved: 0,
             exists: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -91,6 +95,25 @@ impl<'a> Collector<'a> {
     /// Facts found so far.
     pub fn facts(&self) -> usize {
         self.facts.len()
+    }
+
+    /// Per relation, in the classifier's order: the entities that hold a
+    /// statement of it and how many statements they hold (a relation no line
+    /// held may be missing at the end).
+    pub fn held(&self) -> &[(u64, u64)] {
+        &self.held
+    }
+
+    fn tally(&mut self, held: &[u32]) {
+        if self.held.len() < held.len() {
+            self.held.resize(held.len(), (0, 0));
+        }
+        for (tally, &n) in self.held.iter_mut().zip(held) {
+            if n > 0 {
+                tally.0 += 1;
+                tally.1 += u64::from(n);
+            }
+        }
     }
 
     /// Classifies and takes a line that was completed from several blocks.
@@ -129,6 +152,7 @@ impl<'a> Collector<'a> {
                 self.seen_entity = true;
                 self.entities += 1;
                 self.candidates += 1;
+                self.tally(&c.held);
                 for bad in c.bad {
                     (self.reject)(Rejection {
                         location: format!("line {}", self.line),

@@ -89,6 +89,9 @@ pub struct ParsedEntity {
     pub statements: Vec<HeldStatement>,
     /// Statements dropped for a bad value, with the reason.
     pub bad: Vec<BadStatement>,
+    /// How many statements the line holds of each configured relation, in the
+    /// order of the relations asked for (deprecated and unusable ones included).
+    pub held: Vec<u32>,
 }
 
 #[derive(Deserialize)]
@@ -196,11 +199,13 @@ pub fn parse_entity(
     let names = names(&entity.labels, &entity.aliases, languages)?;
     let mut statements = Vec::new();
     let mut bad = Vec::new();
-    for relation in relations {
+    let mut held = vec![0u32; relations.len()];
+    for (relation, held) in relations.iter().zip(&mut held) {
         let Some(raw) = entity.claims.get(relation.as_str()) else {
             continue;
         };
         let claims: Vec<Statement<'_>> = serde_json::from_str(raw.get())?;
+        *held = u32::try_from(claims.len()).unwrap_or(u32::MAX);
         for claim in claims {
             match held_statement(relation, &claim) {
                 Ok(Some(s)) => statements.push(s),
@@ -218,6 +223,7 @@ pub fn parse_entity(
         names,
         statements,
         bad,
+        held,
     })
 }
 
@@ -378,6 +384,9 @@ mod tests {
             2,
             "somevalue and deprecated statements are left out"
         );
+        assert_eq!(e.held, [4], "but they are counted as held");
+        let none = parse_entity(BIDEN.as_bytes(), &langs(&["P286", "P39"]), &langs(&["en"]));
+        assert_eq!(none.unwrap().held, [0, 4], "in the order asked for");
         let vp = &e.statements[0];
         assert_eq!(vp.object, "Q11699");
         assert!(matches!(vp.start, Bound::Known(t) if t.to_iso() == "2009-01-20"));

@@ -127,6 +127,7 @@ mod tests {
 
     fn person(statements: Vec<HeldStatement>) -> ParsedEntity {
         ParsedEntity {
+            held: Vec::new(),
             id: "Q6279".into(),
             names: Names {
                 label: Some("Joe Biden".into()),

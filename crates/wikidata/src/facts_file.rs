@@ -7,6 +7,7 @@
 //! (and, when `dump` is also set, the dump's size and mtime); otherwise it reads the
 //! dump and rewrites the file, so the file works as a cache keyed by dump and options.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -69,21 +70,31 @@ pub struct FactsMeta {
     pub dump: Option<DumpFingerprint>,
     /// Number of facts in the file.
     pub facts: usize,
+    /// Number of facts of each relation read (0 for a relation the dump gave
+    /// none of); empty in sidecars written before it was recorded.
+    #[serde(default)]
+    pub facts_per_relation: BTreeMap<String, usize>,
     /// Version of the tool that wrote it.
     pub version: String,
 }
 
 impl FactsMeta {
-    /// The sidecar of `facts` facts read from `dump` (a path, `-` or none: stdin)
+    /// The sidecar of `facts` read from `dump` (a path, `-` or none: stdin)
     /// with `query`, stamped with this crate's version: what the `wikidata` stage
     /// and `tempora facts` write, and what a facts file must match to be reused.
-    pub fn new(query: &FactsQuery, dump: Option<&str>, facts: usize) -> Self {
+    pub fn new(query: &FactsQuery, dump: Option<&str>, facts: &[Fact]) -> Self {
+        let mut facts_per_relation: BTreeMap<String, usize> =
+            query.relations.iter().map(|r| (r.clone(), 0)).collect();
+        for fact in facts {
+            *facts_per_relation.entry(fact.relation.clone()).or_default() += 1;
+        }
         Self {
             cutoff: query.cutoff,
             relations: query.relations.clone(),
             languages: query.languages.clone(),
             dump: dump.and_then(DumpFingerprint::of),
-            facts,
+            facts: facts.len(),
+            facts_per_relation,
             version: env!("CARGO_PKG_VERSION").into(),
         }
     }
@@ -208,6 +219,7 @@ mod tests {
             languages: vec!["en".into()],
             dump,
             facts: 1,
+            facts_per_relation: BTreeMap::from([("P39".into(), 1)]),
             version: "test".into(),
         }
     }

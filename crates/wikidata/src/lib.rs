@@ -40,7 +40,7 @@ use tempora_engine::{Role, StageConfig, StageKind};
 use tempora_records::RecordKind;
 
 pub use collect::Rejection;
-pub use dump::{read_facts, FactsQuery, FactsRead};
+pub use dump::{read_facts, FactsQuery, FactsRead, RelationTally};
 pub use error::WikidataError;
 pub use stage::{WikidataConfig, WikidataOptions};
 

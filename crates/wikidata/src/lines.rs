@@ -45,6 +45,8 @@ pub struct Candidate {
     pub facts: Vec<Fact>,
     /// Statements dropped for bad values.
     pub bad: Vec<BadStatement>,
+    /// Statements of each relation the line holds, in the classifier's order.
+    pub held: Vec<u32>,
 }
 
 /// Classifies lines: the pre-filter plus parsing. Shared by the worker threads.
@@ -96,6 +98,7 @@ impl LineClassifier {
                 id: entity.id,
                 names: entity.names,
                 bad: entity.bad,
+                held: entity.held,
             })),
             Err(e) => LineKind::Malformed(format!("invalid entity JSON: {e}")),
         }

@@ -11,13 +11,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tempora_engine::{
     parse_options, OnError, OptionError, PipelineContext, Port, PortId, Stage, StageConfig,
-    StageError, StageIo,
+    StageError, StageIo, StageStats,
 };
+use tempora_records::counters::RelationFacts;
 use tempora_records::{Fact, Record, RecordKind};
 use tokio::sync::mpsc;
 
 use crate::collect::Rejection;
-use crate::dump::{read_facts, FactsQuery, FactsRead};
+use crate::dump::{read_facts, FactsQuery, FactsRead, RelationTally};
 use crate::error::WikidataError;
 use crate::facts_file::{read_facts_file, read_meta, write_facts, FactsMeta};
 
@@ -112,7 +113,7 @@ impl WikidataConfig {
         &self.query
     }
 
-    fn wanted_meta(&self, facts: usize) -> FactsMeta {
+    fn wanted_meta(&self, facts: &[Fact]) -> FactsMeta {
         FactsMeta::new(&self.query, self.options.dump.as_deref(), facts)
     }
 }
@@ -157,7 +158,7 @@ impl Stage for WikidataStage {
         let config = self.config;
         if let Some(file) = &config.options.facts_file {
             if let Some(meta) = read_meta(file).map_err(input_error)? {
-                match meta.mismatch(&config.wanted_meta(0)) {
+                match meta.mismatch(&config.wanted_meta(&[])) {
                     None => return emit_facts_file(&config, file.clone(), &mut io).await,
                     Some(why) if config.options.dump.is_some() => {
                         tracing::info!(file = %file.display(), why, "facts file is stale; reading the dump");
@@ -180,7 +181,7 @@ impl Stage for WikidataStage {
         };
         let mut facts = read.facts;
         if let Some(file) = &config.options.facts_file {
-            let meta = config.wanted_meta(facts.len());
+            let meta = config.wanted_meta(&facts);
             let file = file.clone();
             facts = tokio::task::spawn_blocking(move || {
                 write_facts(&file, &facts, &meta).map(|()| facts)
@@ -255,6 +256,7 @@ pub(crate) async fn read_dump(
             if let Some(sha256) = &read.sha256 {
                 io.stats().read_whole(option, sha256.clone());
             }
+            note_relations(io.stats(), &read.relations, option);
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),
@@ -268,6 +270,34 @@ pub(crate) async fn read_dump(
 async fn emit_facts_file(
     config: &WikidataConfig,
     file: PathBuf,
+/// Notes what the input (`dump`, `reading`) held of each relation: a `facts
+/// P54` counter each, the `relations` metric, a log line each, and a warning
+/// for a relation the input holds no statement of (a property a dump lacks, or
+/// mistyped): its 0 facts are said, not left to be noticed.
+fn note_relations(stats: &StageStats, tallies: &[RelationTally], input: &str) {
+    let mut metric = serde_json::Map::new();
+    for tally in tallies {
+        stats.count(&RelationFacts(&tally.relation).name(), tally.facts);
+        metric.insert(
+            tally.relation.clone(),
+            serde_json::json!({
+                "subjects": tally.subjects,
+                "statements": tally.statements,
+                "pairs": tally.pairs,
+                "facts": tally.facts,
+            }),
+        );
+        let line = tally.line(input);
+        if tally.statements == 0 {
+            tracing::warn!("{line}");
+            stats.warn(&line);
+        } else {
+            tracing::info!("{line}");
+        }
+    }
+    stats.set_metric("relations", serde_json::Value::Object(metric));
+}
+
     io: &mut StageIo,
 ) -> Result<(), StageError> {
     let path = file.clone();
@@ -285,6 +315,7 @@ async fn emit_facts_file(
                 io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
                     .await?;
             }
+                io.stats().count(&RelationFacts(&fact.relation).name(), 1);
             Err(reason) if config.query.on_error == OnError::Skip => {
                 let location = format!("{}:{line}", file.display());
                 io.reject(serde_json::Value::Null, reason, Some(location))

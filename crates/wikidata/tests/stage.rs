@@ -50,6 +50,51 @@ async fn emits_the_facts_of_the_demo_dump_with_counters_and_progress() {
 }
 
 #[tokio::test]
+async fn each_relation_is_counted_and_one_the_dump_lacks_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path());
+    let dump = demo_dump();
+    let facts_file = dir.path().join("facts.jsonl");
+    let table = format!(
+        "dump = {:?}\nfacts_file = {:?}\nrelations = [\"P39\", \"P1308\", \"P286\"]",
+        dump.to_str().unwrap(),
+        facts_file.to_str().unwrap()
+    );
+    let out = run_stage(config(&table, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
+    let counters = out.stats.counters();
+    assert_eq!(counters.get("facts P39"), Some(&5));
+    assert_eq!(counters.get("facts P1308"), Some(&9));
+    assert_eq!(counters.get("facts P286"), Some(&0));
+    assert_eq!(
+        out.stats.warnings(),
+        ["P286: the dump holds no statement of it, 0 facts"],
+        "only the relation the dump lacks is warned of"
+    );
+    let relations = &out.stats.metrics()["relations"];
+    assert_eq!(relations["P286"]["statements"], 0);
+    assert_eq!(relations["P39"]["facts"], 5);
+    assert!(relations["P39"]["statements"].as_u64().unwrap() >= 5);
+    assert!(relations["P39"]["pairs"].as_u64().unwrap() >= 1);
+    let sidecar: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("facts.jsonl.meta.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sidecar["facts_per_relation"],
+        serde_json::json!({"P1308": 9, "P286": 0, "P39": 5})
+    );
+
+    // The facts file reused: its facts are counted per relation too.
+    let again = run_stage(config(&table, &ctx), &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap();
+    assert_eq!(again.stats.counters().get("entities"), None, "not read");
+    assert_eq!(again.stats.counters().get("facts P1308"), Some(&9));
+}
+
+#[tokio::test]
 async fn rejections_carry_the_line_number() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = context(dir.path());
