@@ -100,17 +100,17 @@ pub fn run(args: FactsArgs) -> Outcome<ExitCode> {
     for problem in &problems {
         eprintln!("warning: {problem}");
     }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        crate::exit::partial()
+    })
 }
 
 /// Reads the live services into the pinned reading (`--live`): its path, and
 /// why it is the last reading's when the services could not be read.
 fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option<String>)> {
     let usage = |problems: Vec<tempora_engine::OptionError>| {
-    Ok(if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        crate::exit::partial()
-    })
         let said: Vec<String> = problems
             .iter()
             .map(|p| {
@@ -196,6 +196,12 @@ fn read(args: &FactsArgs, query: &FactsQuery, dump: &str, input: &str) -> Outcom
     let rejected = rejected.finish()?;
     let meta = FactsMeta::new(query, Some(dump), &read.facts);
     write_facts(&args.output, &read.facts, &meta)?;
+    let lacking = read
+        .relations
+        .iter()
+        .filter(|t| t.statements == 0)
+        .map(|t| t.line(input))
+        .collect();
     if args.quiet {
         return Ok(lacking);
     }
@@ -203,12 +209,6 @@ fn read(args: &FactsArgs, query: &FactsQuery, dump: &str, input: &str) -> Outcom
         "{} entities, {} candidates, {} facts{} in {:.1} s; {} rejected; wrote {}",
         read.entities,
         read.candidates,
-    let lacking = read
-        .relations
-        .iter()
-        .filter(|t| t.statements == 0)
-        .map(|t| t.line(input))
-        .collect();
         read.facts.len(),
         if read.second_pass {
             " (second pass for object names)"
