@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use tempora_engine::spill::Keyed;
 use tempora_engine::UsageError;
 use tempora_filter::conflicts::facts::read_facts_file;
+use tempora_filter::pairs::Catalogue;
 use tempora_filter::pairs::{default_fact_errors, pair_maker, Outcome as Made};
 use tempora_records::{Article, Record};
 
@@ -26,6 +27,10 @@ pub struct PairsArgs {
     /// Knowledge cutoff the facts were computed for.
     #[arg(long, value_name = "DATE", default_value = "2019-12-31")]
     pub cutoff: NaiveDate,
+    /// A folder of more relation catalogue entries (`*.toml`), beside the shipped
+    /// ones (the `minimal-pairs` stage's `catalogue` option).
+    #[arg(long, value_name = "DIR")]
+    pub catalogue: Option<PathBuf>,
     /// Output file (.jsonl), sorted as the `jsonl` sink sorts; written under a
     /// temporary name and renamed when complete.
     #[arg(short, long, value_name = "FILE.jsonl")]
@@ -51,8 +56,9 @@ pub fn run(args: PairsArgs) -> Outcome {
         ))
         .into());
     }
+    let catalogue = Catalogue::load(args.catalogue.as_deref()).context("--catalogue")?;
     let facts = read_facts_file(&args.facts)?;
-    let maker = pair_maker(facts, args.cutoff, default_fact_errors())?;
+    let maker = pair_maker(facts, args.cutoff, default_fact_errors(), &catalogue)?;
     let mut lines = Vec::new();
     let mut counts = BTreeMap::<&str, u64>::new();
     for (line_no, article) in read_articles(&args.articles)? {
@@ -144,6 +150,7 @@ mod tests {
             articles: input_file,
             facts: golden("facts.jsonl"),
             cutoff: "2019-12-31".parse().unwrap(),
+            catalogue: None,
             output: output.clone(),
         })
         .unwrap();

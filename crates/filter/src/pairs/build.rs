@@ -5,9 +5,12 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 use tempora_records::{Article, EditedFact, EntityRef, Fact, FactError, MinimalPair, TextField};
+use tempora_relations::Case;
 
-use super::edit::{occurrences, occurs_in, person_form, position_form, Edit, Occurrence};
-use super::timeline::Timelines;
+use super::edit::{
+    name_form, occurrences, occurs_in, person_form, position_form, Edit, Occurrence,
+};
+use super::timeline::{Reading, Timelines};
 
 /// BUMP's label when the replacement occurs in the article.
 pub const INTRINSIC: &str = "Intrinsic Entity Error";
@@ -92,16 +95,13 @@ impl PairMaker {
             if done.contains(&key) {
                 continue;
             }
-            let Some(stated) = self.timelines.value_on(key.0, key.1, article.published) else {
+            // Of the values the pair held that day, the latest the document names
+            // (a player's club, not the national team he also played for).
+            let named = |f: &Fact| article.facts.iter().any(|m| same_statement(&m.fact, f));
+            let day = article.published;
+            let Some(stated) = self.timelines.value_on_among(key.0, key.1, day, named) else {
                 continue;
             };
-            let named_in_document = article
-                .facts
-                .iter()
-                .any(|m| same_statement(&m.fact, stated));
-            if !named_in_document {
-                continue;
-            }
             done.insert(key);
             pairs.extend(self.pairs_of_fact(article, stated, &found));
         }
@@ -128,7 +128,10 @@ impl PairMaker {
         if at_cutoff.is_empty() || at_cutoff.iter().any(|f| f.object.id == stated.object.id) {
             return Vec::new();
         }
-        let Some(place) = replaceable(&article.summary, stated, found) else {
+        let Some(reading) = self.timelines.reading(relation) else {
+            return Vec::new();
+        };
+        let Some(place) = replaceable(&article.summary, stated, reading, found) else {
             return Vec::new();
         };
         let mention = &article.summary[place.start..place.end];
@@ -136,9 +139,10 @@ impl PairMaker {
             .timelines
             .entity(&stated.object.id)
             .unwrap_or(&stated.object);
-        let render = |new: &EntityRef| match relation {
-            "P1308" => person_form(mention, stated_entity, new),
-            _ => position_form(mention, stated_entity, new),
+        let render = |new: &EntityRef| match (reading.person_is_subject, reading.words.is_empty()) {
+            (false, _) => person_form(mention, stated_entity, new),
+            (true, true) => position_form(mention, stated_entity, new),
+            (true, false) => name_form(mention, stated_entity, new),
         };
         let mut pairs = Vec::new();
         for &error in &self.errors {
@@ -169,8 +173,15 @@ impl PairMaker {
     ) -> Vec<&'t EntityRef> {
         let (subject, relation) = (stated.subject.id.as_str(), stated.relation.as_str());
         match error {
+            // A value of the cutoff the pair still held on the publication day
+            // (a player's national team beside his new club) is no error.
             FactError::Outdated => at_cutoff
                 .iter()
+                .filter(|f| {
+                    !self
+                        .timelines
+                        .holds_past(subject, relation, &f.object.id, article.published)
+                })
                 .map(|f| self.timelines.entity(&f.object.id).unwrap_or(&f.object))
                 .collect(),
             FactError::NonVerifiable => {
@@ -227,28 +238,80 @@ fn minimal_pair(
     }
 }
 
-/// The first place in the summary where `stated`'s value can be replaced: a name
-/// of the holder (`P1308`), or a title of the position directly before a name of
-/// the person (`P39`: "President Joe Biden"; a position named elsewhere may be
-/// someone else's).
+/// The first place in the summary where `stated`'s value can be replaced. Where
+/// the value is the person (`P1308`, `P286`, `P169`, `P488`, a relation the
+/// catalogue lacks): a name of them anywhere. Where it is the other side, only
+/// where the text ties it to the person, since a position or a club named
+/// elsewhere may be someone else's: an office (no role words, `P39`) directly
+/// before a name of the person ("President Joe Biden"); a club or company before
+/// a role word and the person ("Dunmere Athletic striker Jo Brand", `P54`), or
+/// after the person and "the" ("Jo Brand, the Dunmere striker").
 fn replaceable<'a>(
     summary: &str,
     stated: &Fact,
+    reading: &Reading,
     found: &'a [Occurrence],
 ) -> Option<&'a Occurrence> {
     let names = |o: &Occurrence, id: &str| o.entities.iter().any(|e| e == id);
-    match stated.relation.as_str() {
-        "P1308" => found.iter().find(|o| names(o, &stated.object.id)),
-        "P39" => found.iter().enumerate().find_map(|(i, o)| {
-            let next = found.get(i + 1)?;
-            let title_of_person = names(o, &stated.object.id)
-                && summary.as_bytes().get(o.end) == Some(&b' ')
-                && next.start == o.end + 1
-                && names(next, &stated.subject.id);
-            title_of_person.then_some(o)
-        }),
-        _ => None,
+    let (value, person) = (&stated.object.id, &stated.subject.id);
+    if !reading.person_is_subject {
+        return found.iter().find(|o| names(o, value));
     }
+    found.iter().enumerate().find_map(|(i, o)| {
+        if !names(o, value) {
+            return None;
+        }
+        let next = found.get(i + 1).filter(|n| names(n, person));
+        let before = i
+            .checked_sub(1)
+            .and_then(|p| found.get(p))
+            .filter(|p| names(p, person));
+        let tied = if reading.words.is_empty() {
+            next.is_some_and(|n| summary.get(o.end..n.start) == Some(" "))
+        } else {
+            let word_before = |n: &Occurrence| {
+                summary
+                    .get(o.end..n.start)
+                    .and_then(|gap| gap.strip_prefix(' ')?.strip_suffix(' '))
+                    .is_some_and(|w| is_role_word(w, reading))
+            };
+            let apposition = |p: &Occurrence| {
+                summary.get(p.end..o.start) == Some(", the ")
+                    && role_word_at(&summary[o.end..], reading)
+            };
+            next.is_some_and(word_before) || before.is_some_and(apposition)
+        };
+        tied.then_some(o)
+    })
+}
+
+/// Whether `text` is one of the relation's role words (singular), in its case.
+fn is_role_word(text: &str, reading: &Reading) -> bool {
+    reading.words.iter().any(|w| match w.case {
+        Case::Any => w.word.eq_ignore_ascii_case(text),
+        Case::Exact => w.word == text,
+    })
+}
+
+/// Whether `rest` starts with a space and one of the relation's role words,
+/// ending on a word boundary (" striker," " striker.").
+fn role_word_at(rest: &str, reading: &Reading) -> bool {
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    reading.words.iter().any(|w| {
+        let Some(head) = rest.get(..w.word.len()) else {
+            return false;
+        };
+        let same = match w.case {
+            Case::Any => head.eq_ignore_ascii_case(&w.word),
+            Case::Exact => head == w.word,
+        };
+        same && !rest[w.word.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '-')
+    })
 }
 
 /// Whether two facts are the same statement (the `conflicts` stage copies facts,

@@ -85,6 +85,30 @@ pub fn person_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option
     Some(new_label.to_string())
 }
 
+/// The replacement for a mention of a club or company `stated` by `new`, in the
+/// same form: the label for the label ("Dunmere Athletic F.C." -> "Harwick
+/// Rovers F.C."); for a short name that begins the label, a name of `new` that
+/// begins its label with as many words ("Dunmere Athletic" -> "Harwick Rovers",
+/// "Dunmere" -> "Harwick"); else the label. `None` when `new` has no label.
+pub fn name_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option<String> {
+    let new_label = new.label.as_deref()?;
+    let begins = |label: &str, name: &str| {
+        label.len() > name.len()
+            && label.is_char_boundary(name.len())
+            && label[..name.len()].eq_ignore_ascii_case(name)
+            && label[name.len()..].starts_with(' ')
+    };
+    if !stated.label.as_deref().is_some_and(|l| begins(l, mention)) {
+        return Some(new_label.to_string());
+    }
+    let words = mention.split(' ').count();
+    let short = new
+        .aliases
+        .iter()
+        .find(|a| begins(new_label, a) && a.split(' ').count() == words);
+    Some(short.map_or(new_label, String::as_str).to_string())
+}
+
 /// The replacement for a title `mention` of position `stated` by position `new`
 /// in the same form: the full label for the full label; for the head ("President")
 /// the head of `new` ("Vice President"), with a qualifier before it kept ("US
@@ -404,6 +428,32 @@ mod tests {
         assert_eq!(
             form("Joseph Robinette Biden Jr.").as_deref(),
             Some("Donald Trump")
+        );
+    }
+
+    #[test]
+    fn clubs_are_replaced_in_the_form_they_were_named() {
+        let dunmere = entity(
+            "Dunmere Athletic F.C.",
+            &["Dunmere", "Dunmere Athletic", "the Athletic"],
+        );
+        let harwick = entity(
+            "Harwick Rovers F.C.",
+            &["Rovers", "Harwick", "Harwick Rovers"],
+        );
+        let form = |m| name_form(m, &dunmere, &harwick);
+        assert_eq!(
+            form("Dunmere Athletic F.C.").as_deref(),
+            Some("Harwick Rovers F.C.")
+        );
+        // A name of as many words that begins the label.
+        assert_eq!(form("Dunmere Athletic").as_deref(), Some("Harwick Rovers"));
+        assert_eq!(form("Dunmere").as_deref(), Some("Harwick"));
+        assert_eq!(form("the Athletic").as_deref(), Some("Harwick Rovers F.C."));
+        let bare = entity("Selby Foods", &[]);
+        assert_eq!(
+            name_form("Dunmere", &dunmere, &bare).as_deref(),
+            Some("Selby Foods")
         );
     }
 

@@ -5,14 +5,20 @@
 //! In: articles with `facts` (placed after `conflicts`), and the evolving facts
 //! (side input `facts` or `facts_file`, read by the same code as `conflicts`).
 //! Out: [`MinimalPair`](tempora_records::MinimalPair) records. For an article published after the cutoff whose
-//! summary names the value an evolving pair held on the publication day, two
-//! edits of the summary, each replacing that one mention:
+//! summary names the value an evolving (subject, relation) pair held on the
+//! publication day, two edits of the summary, each replacing that one mention:
 //! - `outdated`: the value the pair held at the cutoff, or failing that the latest
 //!   before it ("President Joe Biden" -> "President Donald Trump" for the
-//!   presidency's holder; -> "Vice President Joe Biden" for Biden's position);
+//!   presidency's holder; -> "Vice President Joe Biden" for Biden's position; the
+//!   manager before for a club's manager, the club before for a player's club);
 //! - `non_verifiable`, the control: a value the pair never held, of the same kind
 //!   where there is one (a holder of another US office, a position the person never
-//!   held), chosen by a fixed hash of article and fact.
+//!   held, another club's manager, a club the player never played for), chosen by
+//!   a fixed hash of article and fact.
+//!
+//! Which side of a fact is the person, and the words that tie a club to its
+//! player in a summary, come from the relation catalogue (`tempora-relations`,
+//! with the `catalogue` option's folder): see [`timeline::Reading`].
 //!
 //! No pair when the value at the cutoff is the value on the publication day, or
 //! when the summary names the value nowhere it can be replaced (see
@@ -35,6 +41,7 @@ use tempora_engine::{
     Stage, StageConfig, StageError, Transform, TransformStage,
 };
 use tempora_records::{FactError, Record, RecordKind};
+pub use tempora_relations::Catalogue;
 
 pub use build::{Outcome, PairMaker, EXTRINSIC, INTRINSIC};
 pub use timeline::Timelines;
@@ -66,6 +73,13 @@ pub struct MinimalPairsOptions {
     #[serde(default = "default_fact_errors")]
     #[schemars(default = "default_fact_errors")]
     pub fact_errors: Vec<FactError>,
+    /// A folder of more relation catalogue entries (`*.toml`, the format of
+    /// `config/relations/`), beside the shipped ones: which side of a fact is the
+    /// person, and the role words that tie a club to its player in a summary. A
+    /// relation in no entry still gets pairs: its value (the object) is replaced
+    /// where the summary names it.
+    #[serde(default)]
+    pub catalogue: Option<PathBuf>,
 }
 
 impl MinimalPairsOptions {
@@ -81,6 +95,7 @@ impl MinimalPairsOptions {
 #[derive(Debug)]
 pub struct MinimalPairsConfig {
     options: MinimalPairsOptions,
+    catalogue: Catalogue,
 }
 
 impl MinimalPairsConfig {
@@ -88,7 +103,8 @@ impl MinimalPairsConfig {
     ///
     /// # Errors
     /// Unknown or mistyped keys; both or neither of `facts` and `facts_file`; an
-    /// empty `fact_errors`.
+    /// empty `fact_errors`; a `catalogue` folder that cannot be read or holds a
+    /// wrong entry.
     pub fn configure(table: toml::Table, _ctx: &PipelineContext) -> Result<Self, Vec<OptionError>> {
         let options: MinimalPairsOptions = parse_options(table)?;
         let mut errors: Vec<OptionError> = options.origin().check().into_iter().collect();
@@ -98,10 +114,16 @@ impl MinimalPairsConfig {
                 message: "name at least one kind: `outdated`, `non_verifiable`".into(),
             });
         }
-        if errors.is_empty() {
-            Ok(Self { options })
-        } else {
-            Err(errors)
+        let catalogue = match Catalogue::load(options.catalogue.as_deref()) {
+            Ok(catalogue) => Some(catalogue),
+            Err(e) => {
+                errors.push(OptionError::at("catalogue", e.to_string()));
+                None
+            }
+        };
+        match catalogue {
+            Some(catalogue) if errors.is_empty() => Ok(Self { options, catalogue }),
+            _ => Err(errors),
         }
     }
 }
@@ -116,26 +138,60 @@ impl StageConfig for MinimalPairsConfig {
     }
 
     fn reads(&self) -> Vec<(String, PathBuf)> {
-        self.options.origin().reads()
+        let mut reads = self.options.origin().reads();
+        reads.extend(
+            self.options
+                .catalogue
+                .iter()
+                .map(|dir| ("catalogue".to_string(), dir.clone())),
+        );
+        reads
+    }
+
+    /// The shipped relation entries (a catalogue folder is an input file,
+    /// fingerprinted as one): a release that reads a relation otherwise changes
+    /// the pairs.
+    fn fingerprint(&self) -> Vec<(String, String)> {
+        if self.options.catalogue.is_some() {
+            return Vec::new();
+        }
+        tempora_relations::SHIPPED
+            .iter()
+            .map(|(file, text)| {
+                (
+                    format!("shipped relation {file}"),
+                    format!(
+                        "sha256 {}",
+                        tempora_engine::fingerprint::digest(text.as_bytes())
+                    ),
+                )
+            })
+            .collect()
     }
 
     fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(TransformStage(MinimalPairs {
             options: self.options.clone(),
+            catalogue: self.catalogue.clone(),
             cutoff: ctx.cutoff,
             maker: None,
         })))
     }
 }
 
-/// The facts checked against the cutoff (as `conflicts` checks them) and indexed.
+/// The facts checked against the cutoff (as `conflicts` checks them) and indexed,
+/// each relation read as `catalogue` says.
 ///
 /// # Errors
 /// A fact whose pair changed on or before the cutoff, or an unreadable date.
-pub fn timelines(facts: Vec<SourcedFact>, cutoff: NaiveDate) -> Result<Timelines, FilterError> {
+pub fn timelines(
+    facts: Vec<SourcedFact>,
+    cutoff: NaiveDate,
+    catalogue: &Catalogue,
+) -> Result<Timelines, FilterError> {
     let all: Vec<_> = facts.iter().map(|(_, f)| f.clone()).collect();
     evolving_facts(facts, cutoff)?;
-    Ok(Timelines::new(all))
+    Ok(Timelines::new(all, catalogue))
 }
 
 /// The pair maker of the `minimal-pairs` stage and of `tempora pairs`: `facts`
@@ -148,9 +204,10 @@ pub fn pair_maker(
     facts: Vec<SourcedFact>,
     cutoff: NaiveDate,
     fact_errors: Vec<FactError>,
+    catalogue: &Catalogue,
 ) -> Result<PairMaker, FilterError> {
     Ok(PairMaker::new(
-        timelines(facts, cutoff)?,
+        timelines(facts, cutoff, catalogue)?,
         cutoff,
         fact_errors,
     ))
@@ -159,6 +216,7 @@ pub fn pair_maker(
 /// The running `minimal-pairs` stage.
 struct MinimalPairs {
     options: MinimalPairsOptions,
+    catalogue: Catalogue,
     cutoff: NaiveDate,
     maker: Option<PairMaker>,
 }
@@ -167,7 +225,8 @@ impl Transform for MinimalPairs {
     fn prepare(&mut self, side: &mut SideInputs) -> Result<(), StageError> {
         let facts = self.options.origin().load(side)?;
         let read = facts.len();
-        let maker = pair_maker(facts, self.cutoff, self.options.fact_errors.clone())?;
+        let errors = self.options.fact_errors.clone();
+        let maker = pair_maker(facts, self.cutoff, errors, &self.catalogue)?;
         tracing::info!(facts_read = read, "minimal-pairs facts indexed");
         self.maker = Some(maker);
         Ok(())

@@ -1,55 +1,120 @@
 //! Each (subject, relation) pair's values over time, and what every entity held:
 //! the value a pair had on a day, at the cutoff, and the values it never had.
+//!
+//! Which side of a fact is the person comes from the relation catalogue
+//! ([`Reading`]): a pair's value is the person where the person is the fact's
+//! object (an office's holder, a club's manager, a company's chief executive),
+//! and the other side where the person is the subject (a person's office, a
+//! player's club). A relation the catalogue lacks is read like an office's
+//! holders: its value is the object.
 
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use tempora_records::{EntityRef, Fact};
+use tempora_relations::{Catalogue, RoleWord, Side};
 
 use crate::conflicts::facts::first_day;
 use crate::conflicts::positions::unqualified_forms;
+
+/// How the pairs read one relation, from its catalogue entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The relation whose role this one states (itself, or the entry it is the
+    /// inverse of: `P1308` is `P39` seen from the office): the holdings of one
+    /// family are one table of who held what.
+    pub family: String,
+    /// The person is the fact's subject, so the pair's value is the other side
+    /// (a position, a club); otherwise the value is the person.
+    pub person_is_subject: bool,
+    /// What the other side is (`office`, `sports club`): the values a person
+    /// never held are drawn from the other sides of this kind. A relation the
+    /// catalogue lacks: its property.
+    pub kind: String,
+    /// The words a summary writes the role with ("striker", "manager"); none
+    /// where the other side names itself (an office).
+    pub words: Vec<RoleWord>,
+}
+
+impl Reading {
+    /// The reading of `relation` in `catalogue`.
+    pub fn of(catalogue: &Catalogue, relation: &str) -> Self {
+        let role = catalogue.role_of(relation);
+        match (catalogue.get(relation), role) {
+            (Some(own), Some(role)) => Self {
+                family: role.property.clone(),
+                person_is_subject: own.person == Side::Subject,
+                kind: role.other.to_lowercase(),
+                words: role.words.clone(),
+            },
+            _ => Self {
+                family: relation.to_string(),
+                person_is_subject: false,
+                kind: relation.to_string(),
+                words: Vec::new(),
+            },
+        }
+    }
+
+    /// The person and the other side of `fact`.
+    fn sides<'f>(&self, fact: &'f Fact) -> (&'f EntityRef, &'f EntityRef) {
+        if self.person_is_subject {
+            (&fact.subject, &fact.object)
+        } else {
+            (&fact.object, &fact.subject)
+        }
+    }
+}
 
 /// The facts indexed by pair and by entity.
 #[derive(Debug, Default)]
 pub struct Timelines {
     /// The facts of each (subject id, relation) pair, in input order.
     pairs: HashMap<(String, String), Vec<Fact>>,
+    /// How each relation of the facts is read.
+    readings: HashMap<String, Reading>,
     /// Every entity by id, with its names (the first reference with a label).
     entities: HashMap<String, EntityRef>,
-    /// For each position, everyone who held it (P1308 objects, P39 subjects).
-    holders: HashMap<String, BTreeSet<String>>,
-    /// For each person, every position they held.
-    held: HashMap<String, BTreeSet<String>>,
-    /// Every position, sorted by id.
-    positions: BTreeSet<String>,
+    /// For each family and other side (a position, a club), everyone who held it.
+    holders: HashMap<(String, String), BTreeSet<String>>,
+    /// For each family and person, every other side they held.
+    held: HashMap<(String, String), BTreeSet<String>>,
+    /// Each family's other sides, sorted by id.
+    others: HashMap<String, BTreeSet<String>>,
+    /// The other sides of each kind, over every family of that kind (a club
+    /// known from its manager is one a player may never have played for).
+    of_kind: HashMap<String, BTreeSet<String>>,
 }
 
 impl Timelines {
     /// Indexes `facts` (all of them, not only those of evolving pairs: a value a
-    /// pair "never held" must not be one a fact outside the evolving set shows).
-    pub fn new(facts: impl IntoIterator<Item = Fact>) -> Self {
+    /// pair "never held" must not be one a fact outside the evolving set shows),
+    /// each relation read as `catalogue` says.
+    pub fn new(facts: impl IntoIterator<Item = Fact>, catalogue: &Catalogue) -> Self {
         let mut t = Self::default();
         for fact in facts {
-            let (person, position) = match fact.relation.as_str() {
-                "P39" => (&fact.subject, &fact.object),
-                "P1308" => (&fact.object, &fact.subject),
-                _ => continue,
-            };
-            for entity in [person, position] {
+            let reading = t
+                .readings
+                .entry(fact.relation.clone())
+                .or_insert_with(|| Reading::of(catalogue, &fact.relation));
+            let (family, kind) = (reading.family.clone(), reading.kind.clone());
+            let (person, other) = reading.sides(&fact);
+            for entity in [person, other] {
                 let known = t.entities.get(&entity.id);
                 if known.is_none_or(|k| k.label.is_none() && entity.label.is_some()) {
                     t.entities.insert(entity.id.clone(), entity.clone());
                 }
             }
             t.holders
-                .entry(position.id.clone())
+                .entry((family.clone(), other.id.clone()))
                 .or_default()
                 .insert(person.id.clone());
             t.held
-                .entry(person.id.clone())
+                .entry((family.clone(), person.id.clone()))
                 .or_default()
-                .insert(position.id.clone());
-            t.positions.insert(position.id.clone());
+                .insert(other.id.clone());
+            t.others.entry(family).or_default().insert(other.id.clone());
+            t.of_kind.entry(kind).or_default().insert(other.id.clone());
             t.pairs
                 .entry((fact.subject.id.clone(), fact.relation.clone()))
                 .or_default()
@@ -58,27 +123,62 @@ impl Timelines {
         t
     }
 
+    /// How `relation` is read (`None` when no fact is of it).
+    pub fn reading(&self, relation: &str) -> Option<&Reading> {
+        self.readings.get(relation)
+    }
+
     /// The entity with this id and its names.
     pub fn entity(&self, id: &str) -> Option<&EntityRef> {
         self.entities.get(id)
     }
 
-    /// The fact of the pair that held on `day`: started on or before it and not
+    /// The facts of the pair that held on `day`: started on or before it and not
     /// ended before it (the rule of `valid_at_cutoff`; a date less precise than a
-    /// day counts as its first day). Of several, the latest started (on a handover
-    /// day the new holder).
-    pub fn value_on(&self, subject: &str, relation: &str, day: NaiveDate) -> Option<&Fact> {
+    /// day counts as its first day).
+    fn held_on(
+        &self,
+        subject: &str,
+        relation: &str,
+        day: NaiveDate,
+    ) -> impl Iterator<Item = (&Fact, NaiveDate)> {
         self.facts_of(subject, relation)
             .iter()
             .filter_map(|f| Some((f, first_day(f.start.as_deref()?)?)))
-            .filter(|(f, start)| {
-                *start <= day
-                    && f.end
-                        .as_deref()
-                        .is_none_or(|e| first_day(e).is_none_or(|end| end >= day))
-            })
+            .filter(move |(f, start)| *start <= day && holds_until(f, day))
+    }
+
+    /// The fact of the pair that held on `day` (see `held_on`). Of several, the
+    /// latest started (on a handover day the new holder).
+    pub fn value_on(&self, subject: &str, relation: &str, day: NaiveDate) -> Option<&Fact> {
+        self.value_on_among(subject, relation, day, |_| true)
+    }
+
+    /// [`Self::value_on`] among the facts `keep` takes: the value a text names
+    /// when a pair holds several at once (a player's club and national team).
+    pub fn value_on_among(
+        &self,
+        subject: &str,
+        relation: &str,
+        day: NaiveDate,
+        keep: impl Fn(&Fact) -> bool,
+    ) -> Option<&Fact> {
+        self.held_on(subject, relation, day)
+            .filter(|(f, _)| keep(f))
             .max_by(|(a, sa), (b, sb)| sa.cmp(sb).then_with(|| b.object.id.cmp(&a.object.id)))
             .map(|(f, _)| f)
+    }
+
+    /// Whether the pair held `value` on `day` and went on holding it (a holding
+    /// that ends that day is the old one of a handover).
+    pub fn holds_past(&self, subject: &str, relation: &str, value: &str, day: NaiveDate) -> bool {
+        self.held_on(subject, relation, day).any(|(f, _)| {
+            f.object.id == value
+                && f.end
+                    .as_deref()
+                    .and_then(first_day)
+                    .is_none_or(|end| end > day)
+        })
     }
 
     /// The values the pair held at the cutoff (`valid_at_cutoff`), or failing that
@@ -104,28 +204,44 @@ impl Timelines {
     }
 
     /// Values the pair never held, those of the same kind as `stated` first, each
-    /// group sorted by id. For `P1308` (a position's holder): people who held
-    /// another position but never this one; for `P39` (a person's position):
-    /// positions the person never held. Same kind: positions sharing a head or a
+    /// group sorted by id. Where the value is the person (`P1308`, `P286`): people
+    /// who held another of the family's other sides but never this one (another
+    /// office's holder, another club's manager); where it is the other side (`P39`,
+    /// `P54`): other sides of the kind the person never held (a position, a club
+    /// the player never played for). Same kind: positions sharing a head or a
     /// qualifier ("President", "United States"); for people, holders of such a
     /// position.
     pub fn never_held(&self, subject: &str, relation: &str, stated: &str) -> Vec<&EntityRef> {
-        let (position, excluded): (&str, Option<&BTreeSet<String>>) = match relation {
-            "P1308" => (subject, self.holders.get(subject)),
-            "P39" => (stated, self.held.get(subject)),
-            _ => return Vec::new(),
+        let Some(reading) = self.readings.get(relation) else {
+            return Vec::new();
         };
-        let kind = self.kind_words(position);
-        let (mut same, mut other) = (Vec::new(), Vec::new());
+        let family = reading.family.clone();
+        let (other, excluded, pool) = if reading.person_is_subject {
+            (
+                stated,
+                self.held.get(&(family, subject.to_string())),
+                self.of_kind.get(&reading.kind),
+            )
+        } else {
+            (
+                subject,
+                self.holders.get(&(family.clone(), subject.to_string())),
+                self.others.get(&family),
+            )
+        };
+        let kind = self.kind_words(other);
+        let (mut same, mut rest) = (Vec::new(), Vec::new());
         let mut seen = BTreeSet::new();
-        for p in &self.positions {
-            if relation == "P1308" && p == subject {
+        for p in pool.into_iter().flatten() {
+            if !reading.person_is_subject && p == subject {
                 continue;
             }
             let alike = self.kind_words(p).iter().any(|w| kind.contains(w));
-            let values: Vec<&String> = match relation {
-                "P1308" => self.holders.get(p).into_iter().flatten().collect(),
-                _ => vec![p],
+            let values: Vec<&String> = if reading.person_is_subject {
+                vec![p]
+            } else {
+                let key = (reading.family.clone(), p.clone());
+                self.holders.get(&key).into_iter().flatten().collect()
             };
             for v in values {
                 if excluded.is_some_and(|e| e.contains(v)) || v == stated {
@@ -137,15 +253,15 @@ impl Timelines {
                 match (alike, seen.insert(v.as_str())) {
                     (_, false) => {}
                     (true, true) => same.push(entity),
-                    (false, true) => other.push(entity),
+                    (false, true) => rest.push(entity),
                 }
             }
         }
         // A value found first as "other" and later as "same" stays "other": rare,
         // and the order stays deterministic.
         same.sort_by(|a, b| a.id.cmp(&b.id));
-        other.sort_by(|a, b| a.id.cmp(&b.id));
-        same.extend(other);
+        rest.sort_by(|a, b| a.id.cmp(&b.id));
+        same.extend(rest);
         same
     }
 
@@ -168,6 +284,13 @@ impl Timelines {
             .map(|w| w.to_lowercase())
             .collect()
     }
+}
+
+/// Whether `fact` had not ended before `day` (an end that is not a date is no end).
+fn holds_until(fact: &Fact, day: NaiveDate) -> bool {
+    fact.end
+        .as_deref()
+        .is_none_or(|e| first_day(e).is_none_or(|end| end >= day))
 }
 
 #[cfg(test)]
@@ -207,24 +330,27 @@ mod tests {
     fn timelines() -> Timelines {
         let biden = ("Q6279", "Joe Biden");
         let trump = ("Q22686", "Donald Trump");
-        Timelines::new([
-            fact(POTUS, "P1308", trump, ("2017-01-20", Some("2021-01-20"))),
-            fact(POTUS, "P1308", biden, ("2021-01-20", None)),
-            fact(biden, "P39", VPOTUS, ("2009-01-20", Some("2017-01-20"))),
-            fact(biden, "P39", POTUS, ("2021-01-20", None)),
-            fact(
-                VPOTUS,
-                "P1308",
-                ("Q24313", "Mike Pence"),
-                ("2017-01-20", Some("2021-01-20")),
-            ),
-            fact(
-                CHANCELLOR,
-                "P1308",
-                ("Q567", "Angela Merkel"),
-                ("2005-11-22", Some("2021-12-08")),
-            ),
-        ])
+        Timelines::new(
+            [
+                fact(POTUS, "P1308", trump, ("2017-01-20", Some("2021-01-20"))),
+                fact(POTUS, "P1308", biden, ("2021-01-20", None)),
+                fact(biden, "P39", VPOTUS, ("2009-01-20", Some("2017-01-20"))),
+                fact(biden, "P39", POTUS, ("2021-01-20", None)),
+                fact(
+                    VPOTUS,
+                    "P1308",
+                    ("Q24313", "Mike Pence"),
+                    ("2017-01-20", Some("2021-01-20")),
+                ),
+                fact(
+                    CHANCELLOR,
+                    "P1308",
+                    ("Q567", "Angela Merkel"),
+                    ("2005-11-22", Some("2021-12-08")),
+                ),
+            ],
+            &Catalogue::shipped(),
+        )
     }
 
     fn day(s: &str) -> NaiveDate {
