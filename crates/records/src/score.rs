@@ -123,8 +123,10 @@ pub struct Claim {
     pub position: ClaimEntity,
     /// The relation the claim is of, as the catalogue's role names it: `P39`
     /// for an office (P1308 states the same role), `P286` for a club's
-    /// manager, `P54` for a player's club, `P169` for a chief executive.
-    pub relation: Arc<str>,
+    /// manager, `P54` for a player's club, `P169` for a chief executive. Null
+    /// when neither the role nor the title settles it ("boss" of an entity the
+    /// facts do not hold: a club's or a company's).
+    pub relation: Option<Arc<str>>,
     /// Whether the claim states the office as held now or before.
     pub tense: Tense,
     /// The office is not written in the summary but implied: a person the article

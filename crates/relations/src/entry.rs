@@ -85,6 +85,10 @@ pub struct Relation {
     /// itself (an office: "President of the United States").
     #[serde(default)]
     pub words: Vec<RoleWord>,
+    /// Whether many people hold the role on one other side at once (a club's
+    /// players): a name the article leaves out then implies no claim to it.
+    #[serde(default)]
+    pub shared: bool,
     /// The relation this one states from the other side (`P1308` is `P39` seen
     /// from the office): it shares that entry's other side, role and words.
     #[serde(default)]
@@ -154,6 +158,7 @@ impl Relation {
                 ("classes", !self.classes.is_empty()),
                 ("role", !self.role.is_empty()),
                 ("words", !self.words.is_empty()),
+                ("shared", self.shared),
             ] {
                 if given {
                     return Err(self.field(

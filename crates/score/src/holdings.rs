@@ -1,21 +1,26 @@
-//! Who held which office when: the facts as (person, office) holdings with their
+//! Who held which role when: the facts as (person, role) holdings with their
 //! dates, and the verdict on a claim at a date.
 //!
-//! A P39 fact (a person's position held) and a P1308 fact (an office's holder)
-//! state the same holding from two sides; both are read, and a holding stated both
-//! ways is one statement. Dates are as precise as the facts make them: a start of
-//! `2019` may be any day of 2019, so a claim is `current` whenever the office may
-//! have been held that day, and `outdated` or `not_yet` only when it certainly was
-//! not. Absence is evidence only where a list is whole: the facts of a pipeline
-//! hold every fact of each evolving (subject, relation) pair, so an office that is
-//! the subject of a P1308 fact comes with every holder, and a person who is the
-//! subject of a P39 fact with every office; `never` needs one of the two.
+//! A role is an office (P39, P1308: the office is the role) or a role on an
+//! entity the catalogue names ("manager of Chelsea F.C.": the `head-coach`
+//! relation on the club, a role of its own numbered like an office). A P39 fact
+//! (a person's position held) and a P1308 fact (an office's holder) state the
+//! same holding from two sides; both are read, and a holding stated both ways
+//! is one statement. Dates are as precise as the facts make them: a start of
+//! `2019` may be any day of 2019, so a claim is `current` whenever the role may
+//! have been held that day, and `outdated` or `not_yet` only when it certainly
+//! was not. Absence is evidence only where a list is whole: the facts of a
+//! pipeline hold every fact of each evolving (subject, relation) pair, so a role
+//! whose other side is the subject (an office of P1308 facts, a club of P286
+//! facts) comes with every holder, and a person who is the subject (of P39, of
+//! P54) with every role of that relation; `never` needs one of the two.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate};
 use tempora_records::{ClaimEntity, EntityRef, Evidence, Fact, Tense, Verdict};
+use tempora_relations::{Catalogue, Relation, Side};
 
 /// An index of the facts by person and by office. Every entity has a number, in
 /// the order of its id, so that every order derived from numbers is the ids'
@@ -43,8 +48,59 @@ pub struct Holdings {
     offices: BTreeMap<u32, Vec<u32>>,
     /// Offices whose every holder the facts list (subjects of P1308 facts).
     whole_holders: HashSet<u32>,
-    /// People whose every office the facts list (subjects of P39 facts).
-    whole_offices: HashSet<u32>,
+    /// People whose every role of a relation the facts list (subjects of P39
+    /// facts, of P54 facts), with that relation.
+    whole_offices: HashSet<(u32, Arc<str>)>,
+    /// The relation of each role, as the catalogue's role names it (`P39` for
+    /// offices).
+    relation_of: HashMap<u32, Arc<str>>,
+    /// The roles on an entity ("manager of Chelsea F.C."): the entity they are
+    /// on, by number.
+    role_on: HashMap<u32, u32>,
+    /// Roles whose holders share them (a club's players).
+    shared: HashSet<u32>,
+    /// The catalogue's label of each relation of a role on an entity.
+    relation_labels: HashMap<Arc<str>, String>,
+}
+
+/// A holding as one fact states it, read through the catalogue.
+struct Held<'a> {
+    person: &'a EntityRef,
+    /// The office, or the entity the role is on.
+    other: &'a EntityRef,
+    /// The id of the role: the office's, or `P286:Q9616` for a role on an
+    /// entity.
+    role: Arc<str>,
+    /// The relation that states the role (`P39` for `P1308` too).
+    relation: &'a Relation,
+    /// The person is the subject: their every role of the relation is listed.
+    person_is_subject: bool,
+    fact: &'a Fact,
+}
+
+impl<'a> Held<'a> {
+    fn of(fact: &'a Fact, catalogue: &'a Catalogue) -> Option<Self> {
+        let relation = catalogue.role_of(&fact.relation)?;
+        let (person, other) = catalogue.sides(fact)?;
+        let role = if relation.words.is_empty() {
+            Arc::from(other.id.as_str())
+        } else {
+            Arc::from(format!("{}:{}", relation.property, other.id))
+        };
+        Some(Self {
+            person,
+            other,
+            role,
+            relation,
+            person_is_subject: catalogue.get(&fact.relation)?.person == Side::Subject,
+            fact,
+        })
+    }
+
+    /// Whether the role is an entity of its own (an office), not one on an entity.
+    fn is_office(&self) -> bool {
+        self.relation.words.is_empty()
+    }
 }
 
 /// A statement with its dates read once: the first day it may have started, and
@@ -110,43 +166,57 @@ pub struct Judged {
 }
 
 impl Holdings {
-    /// Indexes `facts` (P39 and P1308; other relations are ignored).
+    /// Indexes `facts` by the shipped catalogue's relations.
     pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Self {
-        // (person, office, fact) of every holding.
-        let held: Vec<(&'a EntityRef, &'a EntityRef, &'a Fact)> = facts
+        Self::with_catalogue(facts, &Catalogue::shipped())
+    }
+
+    /// Indexes `facts` of the catalogue's relations; facts of other relations
+    /// are left out.
+    pub fn with_catalogue<'a>(
+        facts: impl IntoIterator<Item = &'a Fact>,
+        catalogue: &Catalogue,
+    ) -> Self {
+        let held: Vec<Held<'_>> = facts
             .into_iter()
-            .filter_map(|fact| match fact.relation.as_str() {
-                "P39" => Some((&fact.subject, &fact.object, fact)),
-                "P1308" => Some((&fact.object, &fact.subject, fact)),
-                _ => None,
-            })
+            .filter_map(|fact| Held::of(fact, catalogue))
             .collect();
         let mut h = Self::numbered(
             held.iter()
-                .flat_map(|(p, o, _)| [p.id.as_str(), o.id.as_str()]),
+                .flat_map(|x| [x.person.id.as_str(), x.other.id.as_str(), &x.role]),
         );
-        let relations: [Arc<str>; 2] = [Arc::from("P39"), Arc::from("P1308")];
-        for (person, office, fact) in held {
-            let (p, o) = (h.numbers[person.id.as_str()], h.numbers[office.id.as_str()]);
-            if fact.relation == "P39" {
-                h.whole_offices.insert(p);
+        for x in held {
+            let (p, o) = (h.numbers[x.person.id.as_str()], h.numbers[&x.role]);
+            let relation: Arc<str> = Arc::from(x.relation.property.as_str());
+            if x.person_is_subject {
+                h.whole_offices.insert((p, relation.clone()));
             } else {
                 h.whole_holders.insert(o);
             }
-            h.add_names(p, person);
-            h.add_names(o, office);
+            h.add_names(p, x.person);
+            if x.is_office() {
+                h.add_names(o, x.other);
+            } else {
+                let on = h.numbers[x.other.id.as_str()];
+                h.add_names(on, x.other);
+                h.role_on.insert(o, on);
+                if x.relation.shared {
+                    h.shared.insert(o);
+                }
+            }
+            h.relation_of.insert(o, relation);
             h.holders.entry(o).or_default().push(p);
             h.offices.entry(p).or_default().push(o);
             let statement = Evidence {
-                relation: relations[usize::from(fact.relation != "P39")].clone(),
+                relation: Arc::from(x.fact.relation.as_str()),
                 person: h.ids[p as usize].clone(),
-                position: h.ids[o as usize].clone(),
-                start: fact.start.as_deref().map(Arc::from),
-                end: fact.end.as_deref().map(Arc::from),
+                position: Arc::from(x.other.id.as_str()),
+                start: x.fact.start.as_deref().map(Arc::from),
+                end: x.fact.end.as_deref().map(Arc::from),
             };
             h.add_statement(p, o, statement);
         }
-        h.finish();
+        h.finish(catalogue);
         h
     }
 
@@ -205,7 +275,19 @@ impl Holdings {
 
     /// Once every fact is in: the entities claims name, and every list in an order
     /// of its own (never the facts' order).
-    fn finish(&mut self) {
+    fn finish(&mut self, catalogue: &Catalogue) {
+        // A role on an entity is labelled as the catalogue names it.
+        for (&role, &on) in &self.role_on {
+            let relation = catalogue.get(&self.relation_of[&role]);
+            if let Some(r) = relation {
+                self.relation_labels
+                    .insert(self.relation_of[&role].clone(), r.label.clone());
+            }
+            let other = self.labels[on as usize]
+                .clone()
+                .unwrap_or_else(|| self.ids[on as usize].to_string());
+            self.labels[role as usize] = relation.map(|r| r.role_text(&other));
+        }
         self.entities = (0..self.ids.len())
             .map(|n| ClaimEntity {
                 id: Some(self.ids[n].clone()),
@@ -240,6 +322,73 @@ impl Holdings {
                 ))
             });
         }
+    }
+
+    /// "office", or the relation's label for a role on an entity ("member of
+    /// sports team statement").
+    fn role_word(&self, role: u32) -> String {
+        match (
+            self.role_on.contains_key(&role),
+            self.relation_of.get(&role),
+        ) {
+            (true, Some(relation)) => {
+                let label = self
+                    .relation_labels
+                    .get(relation)
+                    .map_or(&**relation, String::as_str);
+                format!("{label} statement")
+            }
+            _ => "office".into(),
+        }
+    }
+
+    /// The relation a role is of (`P39` for offices, `P286` for a club's
+    /// manager).
+    pub fn relation_of(&self, role: u32) -> Option<&Arc<str>> {
+        self.relation_of.get(&role)
+    }
+
+    /// The entity a role is on, for a role on an entity (the club of "manager
+    /// of Chelsea F.C.").
+    pub fn role_on(&self, role: u32) -> Option<u32> {
+        self.role_on.get(&role).copied()
+    }
+
+    /// Whether the facts list every role of `relation` that `person` held
+    /// (the person is the subject of its facts).
+    pub fn lists_every_role(&self, person: u32, relation: &str) -> bool {
+        self.whole_offices.contains(&(person, Arc::from(relation)))
+    }
+
+    /// Whether many hold the role at once (a club's players).
+    pub fn is_shared(&self, role: u32) -> bool {
+        self.shared.contains(&role)
+    }
+
+    /// Every role on an entity: (role, relation, the entity).
+    pub fn roles_on_entities(&self) -> impl Iterator<Item = (u32, &str, u32)> + '_ {
+        let mut roles: Vec<(u32, u32)> = self.role_on.iter().map(|(&r, &on)| (r, on)).collect();
+        roles.sort_unstable();
+        roles
+            .into_iter()
+            .map(|(role, on)| (role, self.relation_of[&role].as_ref(), on))
+    }
+
+    /// The names of entity `n` (label first).
+    pub fn names_of_entity(&self, n: u32) -> &[String] {
+        self.names_of(n)
+    }
+
+    /// The role a fact states, by number, when the catalogue knows its
+    /// relation and the fact is among those indexed.
+    pub fn role_of_fact(&self, fact: &Fact, catalogue: &Catalogue) -> Option<u32> {
+        Held::of(fact, catalogue).and_then(|x| self.number(&x.role))
+    }
+
+    /// The entity a claim names as the other side of a role: the office, or the
+    /// entity the role is on.
+    pub fn position(&self, role: u32) -> ClaimEntity {
+        self.entity(self.role_on(role).unwrap_or(role))
     }
 
     /// The number of the entity with this id.
@@ -335,8 +484,15 @@ impl Holdings {
         if statements.is_empty() {
             let whole = if self.whole_holders.contains(&office) {
                 Some(format!("every holder of {what} is known"))
-            } else if self.whole_offices.contains(&person) {
-                Some(format!("every office of {who} is known"))
+            } else if self
+                .relation_of
+                .get(&office)
+                .is_some_and(|r| self.whole_offices.contains(&(person, r.clone())))
+            {
+                Some(format!(
+                    "every {} of {who} is known",
+                    self.role_word(office)
+                ))
             } else {
                 None
             };
@@ -350,7 +506,7 @@ impl Holdings {
                     verdict: Verdict::Unknown,
                     reason: format!(
                         "no statement joins {who} and {what}, and the facts list neither \
-                         every holder of the office nor every office of the person"
+                         every holder of the role nor every such role of the person"
                     ),
                     evidence,
                 },

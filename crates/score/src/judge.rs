@@ -19,6 +19,8 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 use tempora_records::{Claim, ClaimEntity, Fact, Tense, Verdict};
 
+use tempora_relations::Catalogue;
+
 use crate::claims::{self, Found, Named};
 use crate::holdings::{Holdings, Judged};
 use crate::lexicon::{Lexicon, Title, TitleOffice};
@@ -29,6 +31,7 @@ use crate::ScoreError;
 pub struct Judge {
     holdings: Holdings,
     lexicon: Lexicon,
+    catalogue: Catalogue,
 }
 
 /// What the judge knows of an article besides its summary: the people its document
@@ -73,9 +76,25 @@ impl Judge {
     /// # Errors
     /// When the names are too many for the matcher.
     pub fn new<'a>(facts: impl IntoIterator<Item = &'a Fact>) -> Result<Self, ScoreError> {
-        let holdings = Holdings::new(facts);
-        let lexicon = Lexicon::new(&holdings)?;
-        Ok(Self { holdings, lexicon })
+        Self::with_catalogue(facts, Catalogue::shipped())
+    }
+
+    /// A judge of claims against `facts` of the catalogue's relations (others
+    /// are left out).
+    ///
+    /// # Errors
+    /// When the names are too many for the matcher.
+    pub fn with_catalogue<'a>(
+        facts: impl IntoIterator<Item = &'a Fact>,
+        catalogue: Catalogue,
+    ) -> Result<Self, ScoreError> {
+        let holdings = Holdings::with_catalogue(facts, &catalogue);
+        let lexicon = Lexicon::new(&holdings, &catalogue)?;
+        Ok(Self {
+            holdings,
+            lexicon,
+            catalogue,
+        })
     }
 
     /// Sizes, for the log.
@@ -99,12 +118,7 @@ impl Judge {
             self.add_full_names(document, &mut context);
         }
         for fact in facts {
-            let office = match fact.relation.as_str() {
-                "P39" => &fact.object.id,
-                "P1308" => &fact.subject.id,
-                _ => continue,
-            };
-            if let Some(n) = self.holdings.number(office) {
+            if let Some(n) = self.holdings.role_of_fact(fact, &self.catalogue) {
                 context.offices.insert(n);
             }
         }
@@ -224,9 +238,13 @@ impl Judge {
             .iter()
             .copied()
             .filter(|&o| {
-                self.holdings
-                    .holder_numbers_on(o, day)
-                    .any(|h| article.named.contains(&h))
+                // A club's player is one of many: naming another implies no
+                // claim to the role.
+                !self.holdings.is_shared(o)
+                    && self
+                        .holdings
+                        .holder_numbers_on(o, day)
+                        .any(|h| article.named.contains(&h))
             })
             .collect();
         let held: Vec<(Judged, u32)> = offices
@@ -254,8 +272,8 @@ impl Judge {
             start: offsets.at(token.start),
             end: offsets.at(token.end),
             person: self.holdings.entity(person),
-            position: self.holdings.entity(office),
-            relation: "P39".into(),
+            position: self.holdings.position(office),
+            relation: self.holdings.relation_of(office).cloned(),
             tense: Tense::Present,
             implied: true,
             verdict: judged.verdict,
@@ -298,10 +316,18 @@ impl Judge {
     ) -> Claim {
         let person_words = &summary[found.person_start..found.person_end];
         let title_words = &summary[found.title_start..found.title_end];
+        let mut never_on = None;
         let (office, mut judged) = match (&person, offices.offices) {
             (Ok(p), Ok(offices)) => self.settle(*p, &offices, found.tense, day),
             (Err(why), Ok(offices)) => (offices.first().copied(), unknown(why.clone())),
-            (_, Err(none)) => (None, unknown(none.reason)),
+            (Ok(p), Err(none)) => match self.never_on_entity(*p, found) {
+                Some((entity, judged)) => {
+                    never_on = Some(entity);
+                    (None, judged)
+                }
+                None => (None, unknown(none.reason)),
+            },
+            (Err(_), Err(none)) => (None, unknown(none.reason)),
         };
         if let Some(by) = offices.by {
             judged.reason = format!("{by}: {}", judged.reason);
@@ -313,12 +339,24 @@ impl Judge {
                 label: person_words.into(),
             },
         };
-        let office_entity = match office {
-            Some(o) => self.holdings.entity(o),
-            None => ClaimEntity {
+        let office_entity = match (office, never_on) {
+            (Some(o), _) => self.holdings.position(o),
+            (None, Some(entity)) => self.holdings.entity(entity),
+            (None, None) => ClaimEntity {
                 id: None,
                 label: title_words.into(),
             },
+        };
+        let relation = match office {
+            Some(o) => self.holdings.relation_of(o).cloned(),
+            None => self
+                .lexicon
+                .title(found.title)
+                .and_then(|t| match t.relations.as_slice() {
+                    [one] => Some(one.as_str().into()),
+                    [] => Some("P39".into()),
+                    _ => None,
+                }),
         };
         let holders_at_date = match office {
             Some(o) => self.holdings.holders_on(o, day),
@@ -330,7 +368,7 @@ impl Judge {
             end: offsets.at(found.end),
             person: person_entity,
             position: office_entity,
-            relation: "P39".into(),
+            relation,
             tense: found.tense,
             implied: false,
             verdict: judged.verdict,
@@ -338,6 +376,34 @@ impl Judge {
             holders_at_date,
             evidence: judged.evidence,
         }
+    }
+
+    /// A role on an entity of the facts that has no such role in them ("Harwick
+    /// United goalkeeper X" where no player of the club is listed): `never` when
+    /// the facts list every role of the word's relation the person held, since
+    /// the entity is not among them. (entity, verdict), or `None`.
+    fn never_on_entity(&self, person: u32, found: &Found) -> Option<(u32, Judged)> {
+        let title = self.lexicon.title(found.title)?;
+        let [relation] = title.relations.as_slice() else {
+            return None;
+        };
+        let mut entities = found
+            .places
+            .iter()
+            .filter_map(|p| self.lexicon.place_entities.get(p).copied());
+        let entity = entities.next()?;
+        if entities.next().is_some() || !self.holdings.lists_every_role(person, relation) {
+            return None;
+        }
+        let (who, what) = (self.holdings.label(person), self.holdings.label(entity));
+        Some((
+            entity,
+            Judged {
+                verdict: Verdict::Never,
+                reason: format!("every {relation} statement of {who} is known; none is on {what}"),
+                evidence: Vec::new(),
+            },
+        ))
     }
 
     /// The one person the words name, or why there is none.
@@ -550,6 +616,14 @@ impl Judge {
             Some(placed) => placed.binary_search(o).is_ok(),
             None => title.offices.binary_search_by_key(o, |t| t.office).is_ok(),
         };
+        // A word before a role word that names nothing the facts know ("Grantham
+        // Motors chief executive") is an entity the facts do not hold.
+        if found.unknown_qualifier && placed.is_none() && !title.relations.is_empty() {
+            return Err(NoOffice::new(format!(
+                "the word before {:?} names nothing the facts know",
+                title.text
+            )));
+        }
         if let Some(p) = person {
             let own: Vec<u32> = self
                 .holdings
@@ -942,13 +1016,25 @@ mod tests {
             None
         )
         .is_empty());
-        assert!(judged(
-            "Apple chief executive Tim Okafor said so.",
-            "2017-01-01",
-            None
-        )
-        .is_empty());
         assert!(judged("the prime minister may resign.", "2017-01-01", None).is_empty());
+        assert!(judged("The club's manager said so.", "2017-01-01", None).is_empty());
+    }
+
+    #[test]
+    fn a_role_on_an_entity_the_facts_do_not_hold_is_unknown() {
+        let judge = judge();
+        let claims = judge.claims(
+            "Apple chief executive Tim Okafor said so.",
+            "2017-01-01".parse().unwrap(),
+            &judge.context(None, []),
+        );
+        assert_eq!(claims.len(), 1, "{claims:?}");
+        let c = &claims[0];
+        assert_eq!(c.text, "chief executive Tim Okafor");
+        assert_eq!(
+            (c.verdict, c.relation.as_deref()),
+            (Verdict::Unknown, Some("P169"))
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Every word a claim can be made of, in one matcher: the people of the facts by
 //! their names and surnames, the offices by their names and heads, places,
-//! generic titles, past markers and honorifics.
+//! generic titles, the catalogue's role words ("manager", "chief executive")
+//! with the entities roles are on as their qualifiers ("Chelsea", "Man Utd"),
+//! past markers and honorifics.
 //!
 //! Built once from the facts, then used for every summary: a scan is one walk of
 //! the conflicts matcher's word trie (`tempora_filter::conflicts::matcher`) over
@@ -15,6 +17,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use tempora_filter::conflicts::matcher::{Matcher, MatcherBuilder, NameUse};
 use tempora_filter::conflicts::positions::unqualified_forms;
+
+use tempora_relations::{Case, Catalogue};
 
 use crate::holdings::Holdings;
 use crate::words::{HONORIFICS, PAST, PAST_NEEDS_HYPHEN, PLACES, TITLES};
@@ -32,7 +36,8 @@ pub enum Term {
     /// A title: a head ("prime minister"), an office's own name ("US President"),
     /// or a generic title.
     Title(u32),
-    /// A place ("UK", "Scottish", "Australia").
+    /// A place ("UK", "Scottish", "Australia"), or an entity a role is on
+    /// ("Chelsea", "Tesco"): what qualifies a title.
     Place { place: u32, exact: bool },
     /// "former", "ex", "then", "outgoing", "late".
     Past { needs_hyphen: bool },
@@ -73,6 +78,9 @@ pub struct Title {
     /// A head or a generic title ("president"): which office it means depends on a
     /// place next to it or on the context. Otherwise the full name of its offices.
     pub generic: bool,
+    /// The relations of the roles the title names (`P39` for offices, `P286`
+    /// for "manager"), sorted: "boss" is a club's and a company's.
+    pub relations: Vec<String>,
 }
 
 /// The matcher and what its terms mean.
@@ -83,6 +91,8 @@ pub struct Lexicon {
     pub(crate) terms: Vec<Term>,
     pub(crate) titles: Vec<Title>,
     pub(crate) places: Vec<String>,
+    /// The entity each entity qualifier stands for, by place number.
+    pub(crate) place_entities: HashMap<u32, u32>,
 }
 
 /// Collects the terms before the matcher is built.
@@ -95,6 +105,8 @@ struct Builder {
     title_ids: BTreeMap<String, u32>,
     places: Vec<String>,
     place_ids: HashMap<String, u32>,
+    /// The qualifier of each entity a role is on, by the entity's number.
+    entity_places: HashMap<u32, u32>,
 }
 
 impl Builder {
@@ -131,6 +143,7 @@ impl Builder {
             text: key.clone(),
             offices: Vec::new(),
             generic,
+            relations: Vec::new(),
         });
         self.title_ids.insert(key.clone(), id);
         self.add(&key, Term::Title(id), false);
@@ -153,6 +166,59 @@ impl Builder {
 }
 
 impl Builder {
+    /// The catalogue's role words, each a generic title of its relation: a
+    /// word stands for a role whether or not the facts know the entity it is
+    /// on ("Tesco boss" with no Tesco in the facts is a claim of an unknown
+    /// role). Then every role on an entity the facts hold: its words, with the
+    /// entity's names as the qualifiers that pick it ("Chelsea manager").
+    fn add_roles(&mut self, holdings: &Holdings, catalogue: &Catalogue) {
+        let mut words: HashMap<&str, Vec<u32>> = HashMap::new();
+        for relation in catalogue.relations() {
+            for word in &relation.words {
+                let id = self.title(&word.word, true);
+                let relations = &mut self.titles[id as usize].relations;
+                if !relations.contains(&relation.property) {
+                    relations.push(relation.property.clone());
+                    relations.sort();
+                }
+                for form in word.forms() {
+                    if form != self.titles[id as usize].text || word.case == Case::Exact {
+                        self.add(form, Term::Title(id), word.case == Case::Exact);
+                    }
+                }
+                words.entry(&relation.property).or_default().push(id);
+            }
+        }
+        for (role, relation, on) in holdings.roles_on_entities() {
+            let place = self.entity_place(on, holdings.names_of_entity(on));
+            for &title in words.get(relation).into_iter().flatten() {
+                self.title_office(title, role, vec![place]);
+            }
+        }
+    }
+
+    /// The qualifier of an entity a role is on: its names, and each without a
+    /// suffix of its legal form ("Manchester United F.C." is "Manchester
+    /// United", "Apple Inc." is "Apple"), all spellings of one key of its own.
+    /// Two clubs that share a name share a spelling, not a key: the claim then
+    /// fits both, and the person or the article tells them apart.
+    fn entity_place(&mut self, entity: u32, names: &[String]) -> u32 {
+        if let Some(&id) = self.entity_places.get(&entity) {
+            return id;
+        }
+        let id = self.places.len() as u32;
+        self.places.push(names.first().cloned().unwrap_or_default());
+        self.entity_places.insert(entity, id);
+        for name in names {
+            for spelling in spellings(strip_the(name)) {
+                for exact in [true, false] {
+                    self.add(&spelling, Term::Place { place: id, exact }, exact);
+                }
+            }
+        }
+        id
+    }
+
     /// The places of `words.rs`, each spelling naming its key.
     fn add_places(&mut self) {
         for spellings in PLACES {
@@ -270,19 +336,26 @@ impl Builder {
             terms: self.terms,
             titles: self.titles,
             places: self.places,
+            place_entities: self
+                .entity_places
+                .iter()
+                .map(|(&entity, &place)| (place, entity))
+                .collect(),
         })
     }
 }
 
 impl Lexicon {
-    /// The lexicon of `holdings`' people and offices, with the built-in places,
-    /// titles, past markers and honorifics.
+    /// The lexicon of `holdings`' people, offices and roles, with the built-in
+    /// places, titles, past markers and honorifics and the catalogue's role
+    /// words.
     ///
     /// # Errors
     /// When the names are too many for the matcher.
-    pub fn new(holdings: &Holdings) -> Result<Self, ScoreError> {
+    pub fn new(holdings: &Holdings, catalogue: &Catalogue) -> Result<Self, ScoreError> {
         let mut b = Builder::default();
         b.add_places();
+        b.add_roles(holdings, catalogue);
         let heads = b.add_titles(holdings);
         b.add_people(holdings, &heads);
         for marker in PAST {
@@ -312,6 +385,44 @@ impl Lexicon {
     pub fn patterns(&self) -> usize {
         self.matcher.patterns()
     }
+}
+
+/// Suffixes of legal forms an entity's label ends with and news leaves out or
+/// spells another way, by the ways of writing each ("F.C.", "FC").
+const LEGAL_FORMS: &[&[&str]] = &[
+    &[" F.C.", " FC"],
+    &[" A.F.C.", " AFC"],
+    &[" plc", " PLC"],
+    &[" Inc.", " Inc"],
+    &[" Ltd", " Ltd.", " Limited"],
+    &[" Group"],
+    &[" Corporation", " Corp."],
+    &[" Company", " Co."],
+    &[" S.A.", " SA"],
+    &[" AG"],
+    &[" SE"],
+    &[" N.V.", " NV"],
+    &[" LLC"],
+];
+
+/// A name's spellings: itself, and where it ends with a legal form, the name
+/// without it and with each other way of writing it.
+fn spellings(name: &str) -> Vec<String> {
+    let mut out = vec![name.to_string()];
+    for forms in LEGAL_FORMS {
+        let Some(short) = forms.iter().find_map(|f| name.strip_suffix(f)) else {
+            continue;
+        };
+        let short = short.trim_end();
+        if short.chars().count() < 2 {
+            continue;
+        }
+        out.push(short.to_string());
+        out.extend(forms.iter().map(|f| format!("{short}{f}")));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn strip_the(name: &str) -> &str {
@@ -372,6 +483,20 @@ fn surname(label: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legal_forms_are_left_out_or_spelled_another_way() {
+        assert_eq!(
+            spellings("Harwick Rovers F.C."),
+            ["Harwick Rovers", "Harwick Rovers F.C.", "Harwick Rovers FC"]
+        );
+        assert_eq!(
+            spellings("Apple Inc."),
+            ["Apple", "Apple Inc", "Apple Inc."]
+        );
+        assert_eq!(spellings("Tesco"), ["Tesco"]);
+        assert_eq!(spellings("X FC"), ["X FC"], "too short without it");
+    }
 
     #[test]
     fn surnames_skip_suffixes_and_single_names() {

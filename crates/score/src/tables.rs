@@ -318,7 +318,7 @@ mod tests {
             end: 1,
             person: entity.clone(),
             position: entity,
-            relation: "P39".into(),
+            relation: Some("P39".into()),
             tense: Tense::Present,
             implied: false,
             verdict,

@@ -1,0 +1,268 @@
+//! Claims of roles on clubs, companies and organizations, judged against made-up
+//! facts of the catalogue's sport and business relations: a club's managers
+//! (P286), a player's clubs (P54), a company's chief executives (P169), an
+//! organization's chair (P488), and a relation declared only here.
+
+use chrono::NaiveDate;
+use tempora_records::{Claim, EntityRef, Fact, Verdict};
+use tempora_relations::Catalogue;
+use tempora_score::Judge;
+
+fn entity(id: &str, label: &str, aliases: &[&str]) -> EntityRef {
+    EntityRef {
+        id: id.into(),
+        label: Some(label.into()),
+        aliases: aliases.iter().map(|a| a.to_string()).collect(),
+    }
+}
+
+fn fact(
+    subject: &EntityRef,
+    relation: &str,
+    object: &EntityRef,
+    start: &str,
+    end: Option<&str>,
+) -> Fact {
+    Fact {
+        subject: subject.clone(),
+        relation: relation.into(),
+        object: object.clone(),
+        start: Some(start.into()),
+        end: end.map(Into::into),
+        replaces: None,
+        replaced_by: None,
+        rank: "normal".into(),
+        valid_at_cutoff: false,
+        pair_changed: None,
+    }
+}
+
+fn facts() -> Vec<Fact> {
+    let rovers = entity("Q100", "Harwick Rovers F.C.", &["Rovers", "HRFC"]);
+    let dunmere = entity("Q101", "Dunmere Athletic F.C.", &["Dunmere"]);
+    let selby_utd = entity("Q102", "Selby United F.C.", &["United"]);
+    let harwick_utd = entity("Q103", "Harwick United F.C.", &["United"]);
+    let foods = entity("Q110", "Selby Foods plc", &[]);
+    let trust = entity("Q111", "Harbour Trust", &[]);
+    let tallow = entity("Q201", "Edwin Tallow", &[]);
+    let quint = entity("Q202", "Mara Quint", &[]);
+    let brack = entity("Q203", "Owen Brack", &[]);
+    let farr = entity("Q204", "Lena Farr", &[]);
+    let wren = entity("Q205", "Tobias Wren", &[]);
+    let ward = entity("Q206", "Ann Ward", &[]);
+    let pell = entity("Q207", "Raj Pell", &[]);
+    let moss = entity("Q208", "Kit Moss", &[]);
+    let dale = entity("Q209", "Ivo Dale", &[]);
+    vec![
+        fact(&rovers, "P286", &tallow, "2014-07-01", Some("2018-05-21")),
+        fact(&rovers, "P286", &quint, "2018-05-21", None),
+        fact(&dunmere, "P286", &brack, "2012-06-01", Some("2021-03-02")),
+        fact(&dunmere, "P286", &farr, "2021-03-02", None),
+        fact(&wren, "P54", &rovers, "2010-08-01", Some("2017-07-01")),
+        fact(&wren, "P54", &dunmere, "2017-07-01", None),
+        fact(&foods, "P169", &ward, "2011", Some("2019-09-01")),
+        fact(&foods, "P169", &pell, "2019-09-01", None),
+        fact(&trust, "P488", &moss, "2015-01-01", None),
+        fact(&selby_utd, "P286", &dale, "2016-01-01", None),
+        fact(
+            &harwick_utd,
+            "P286",
+            &farr,
+            "2015-01-01",
+            Some("2021-03-01"),
+        ),
+    ]
+}
+
+fn judge() -> Judge {
+    Judge::new(facts().iter()).unwrap()
+}
+
+fn claims(judge: &Judge, summary: &str, on: &str) -> Vec<Claim> {
+    let day: NaiveDate = on.parse().unwrap();
+    judge.claims(summary, day, &judge.context(None, []))
+}
+
+/// (text, person id, other side id, relation, verdict) of the one claim.
+fn one(
+    summary: &str,
+    on: &str,
+) -> (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Verdict,
+) {
+    let all = claims(&judge(), summary, on);
+    assert_eq!(all.len(), 1, "{summary}: {all:#?}");
+    let c = &all[0];
+    (
+        c.text.clone(),
+        c.person.id.as_deref().map(Into::into),
+        c.position.id.as_deref().map(Into::into),
+        c.relation.as_deref().map(Into::into),
+        c.verdict,
+    )
+}
+
+fn s(v: &str) -> Option<String> {
+    Some(v.into())
+}
+
+#[test]
+fn a_club_s_manager_in_every_shape() {
+    let c = one(
+        "Harwick Rovers manager Mara Quint praised her side.",
+        "2019-03-01",
+    );
+    assert_eq!(
+        c,
+        (
+            "Harwick Rovers manager Mara Quint".into(),
+            s("Q202"),
+            s("Q100"),
+            s("P286"),
+            Verdict::Current
+        )
+    );
+    // The manager before: outdated; by an alias, lowercased, after the name.
+    assert_eq!(
+        one("Rovers boss Edwin Tallow was sacked.", "2019-03-01").4,
+        Verdict::Outdated
+    );
+    assert_eq!(
+        one("rovers boss edwin tallow was sacked.", "2019-03-01").4,
+        Verdict::Outdated
+    );
+    let c = one(
+        "Edwin Tallow, the Harwick Rovers manager, said so.",
+        "2019-03-01",
+    );
+    assert_eq!(
+        (c.0.as_str(), c.4),
+        (
+            "Edwin Tallow, the Harwick Rovers manager",
+            Verdict::Outdated
+        )
+    );
+    // Before her first day; a past claim that is true; someone the club's whole
+    // list of managers does not hold.
+    assert_eq!(
+        one("Harwick Rovers manager Mara Quint", "2017-01-01").4,
+        Verdict::NotYet
+    );
+    assert_eq!(
+        one("former Rovers boss Edwin Tallow", "2019-03-01").4,
+        Verdict::Former
+    );
+    let c = one("Dunmere manager Tobias Wren", "2019-03-01");
+    assert_eq!((c.2, c.4), (s("Q101"), Verdict::Never));
+    // The label's legal form left out; a possessive between club and word.
+    assert_eq!(
+        one("Harwick Rovers FC's manager Mara Quint", "2019-03-01").4,
+        Verdict::Current
+    );
+}
+
+#[test]
+fn a_player_s_position_word_claims_membership_of_the_club() {
+    let c = one("Dunmere striker Tobias Wren scored twice.", "2018-02-01");
+    assert_eq!(
+        (c.2.clone(), c.3.clone(), c.4),
+        (s("Q101"), s("P54"), Verdict::Current)
+    );
+    assert_eq!(
+        one("Dunmere striker Tobias Wren", "2016-02-01").4,
+        Verdict::NotYet
+    );
+    assert_eq!(
+        one("Harwick Rovers striker Tobias Wren", "2018-02-01").4,
+        Verdict::Outdated
+    );
+    assert_eq!(
+        one("former Harwick Rovers midfielder Tobias Wren", "2018-02-01").4,
+        Verdict::Former
+    );
+    // His clubs are all listed: a club he never played for.
+    assert_eq!(
+        one("Harwick United goalkeeper Tobias Wren", "2018-02-01").4,
+        Verdict::Never
+    );
+}
+
+#[test]
+fn a_company_s_chief_and_an_organization_s_chair() {
+    let c = one("Selby Foods chief executive Raj Pell", "2020-01-10");
+    assert_eq!((c.2, c.3, c.4), (s("Q110"), s("P169"), Verdict::Current));
+    // "boss" is a club's and a company's word: the company says which.
+    let c = one("Selby Foods boss Ann Ward", "2020-01-10");
+    assert_eq!((c.3, c.4), (s("P169"), Verdict::Outdated));
+    assert_eq!(
+        one("Selby Foods CEO Raj Pell", "2020-01-10").4,
+        Verdict::Current
+    );
+    let c = one("Harbour Trust's chairman Kit Moss", "2020-01-10");
+    assert_eq!((c.2, c.3, c.4), (s("Q111"), s("P488"), Verdict::Current));
+}
+
+#[test]
+fn no_name_no_claim_and_an_entity_not_in_the_facts_is_unknown() {
+    let judge = judge();
+    assert!(claims(&judge, "The ex-Rovers boss said little.", "2019-03-01").is_empty());
+    assert!(claims(&judge, "The manager was sacked on Monday.", "2019-03-01").is_empty());
+    let c = one("Grantham Motors chief executive Raj Pell", "2020-01-10");
+    assert_eq!(c.4, Verdict::Unknown, "{c:?}");
+}
+
+#[test]
+fn a_name_two_clubs_share_is_settled_by_the_person_or_left_open() {
+    // "United" is Selby's and Harwick's: Lena Farr managed only Harwick United.
+    let c = one("United manager Lena Farr", "2019-03-01");
+    assert_eq!((c.2, c.4), (s("Q103"), Verdict::Current));
+    let c = one("United manager Lena Farr", "2022-03-01");
+    assert_eq!((c.2, c.4), (s("Q103"), Verdict::Outdated));
+    // Someone who managed neither: both clubs' lists are whole, so never either way.
+    assert_eq!(
+        one("United manager Edwin Tallow", "2019-03-01").4,
+        Verdict::Never
+    );
+}
+
+#[test]
+fn a_relation_declared_only_here_is_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sponsor.toml"),
+        r#"
+name = "kit-sponsor"
+property = "P859"
+label = "sponsor"
+person = "object"
+other = "kit deal"
+role = "sponsor of {other}"
+words = [{ word = "backer", plural = "backers" }]
+"#,
+    )
+    .unwrap();
+    let catalogue = Catalogue::load(Some(dir.path())).unwrap();
+    let deal = entity("Q300", "Harwick Regatta", &[]);
+    let backer = entity("Q301", "Ada Vell", &[]);
+    let facts = [fact(
+        &deal,
+        "P859",
+        &backer,
+        "2015-01-01",
+        Some("2018-01-01"),
+    )];
+    let judge = Judge::with_catalogue(facts.iter(), catalogue).unwrap();
+    let all = claims(&judge, "Harwick Regatta backer Ada Vell", "2019-01-01");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(
+        (all[0].relation.as_deref(), all[0].verdict),
+        (Some("P859"), Verdict::Outdated)
+    );
+    // The shipped catalogue does not know the relation: no claim.
+    let shipped = Judge::new(facts.iter()).unwrap();
+    assert!(claims(&shipped, "Harwick Regatta backer Ada Vell", "2019-01-01").is_empty());
+}
