@@ -99,7 +99,14 @@ async fn pairs_match_the_golden_file() {
 async fn every_edit_is_one_contiguous_span_and_nothing_else() {
     let (pairs, _) = corpus_pairs().await;
     assert!(pairs.len() >= 10, "{pairs:#?}");
-    for p in &pairs {
+    one_span_each(&pairs);
+    let (pairs, _) = roles_pairs(Some("pairs/roles/catalogue")).await;
+    assert!(pairs.len() >= 10, "{pairs:#?}");
+    one_span_each(&pairs);
+}
+
+fn one_span_each(pairs: &[MinimalPair]) {
+    for p in pairs {
         assert_ne!(p.edited_summary, p.reference_summary, "{}", p.id);
         let reference: Vec<char> = p.reference_summary.chars().collect();
         let edited: Vec<char> = p.edited_summary.chars().collect();
@@ -341,4 +348,258 @@ async fn facts_made_for_an_earlier_cutoff_stop_the_stage_with_the_reason() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("--cutoff 2021-06-30"), "{err}");
+}
+
+/// Our sport and business corpus (`tests/fixtures/pairs/roles/`): a club's
+/// manager (P286), a player's club (P54), a company's chief executive (P169), a
+/// society's chair (P488), and an athlete's sponsor (P859), a relation only the
+/// test's catalogue folder declares. `catalogue`: the `minimal-pairs` stage's
+/// option.
+async fn roles_pairs(catalogue: Option<&str>) -> (Vec<MinimalPair>, StageOutput) {
+    let ctx = ctx("2019-12-31");
+    let facts: Vec<Record> = read::<Fact>("pairs/roles/facts.jsonl")
+        .into_iter()
+        .map(|f| Record::Fact(Box::new(f)))
+        .collect();
+    let side = || HashMap::from([("facts".to_string(), facts.clone())]);
+    let articles = read::<Article>("pairs/roles/articles.jsonl")
+        .into_iter()
+        .map(|a| Record::Article(Box::new(a)))
+        .collect();
+    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let kept = run_stage(Box::new(conflicts), &ctx, articles, side())
+        .await
+        .unwrap();
+    assert!(kept.rejected.is_empty(), "{:?}", kept.rejected);
+    let mut toml = "facts = \"facts\"\n".to_string();
+    if let Some(dir) = catalogue {
+        let dir = fixture(dir);
+        toml.push_str(&format!("catalogue = {:?}\n", dir.display().to_string()));
+    }
+    let pairs = MinimalPairsConfig::configure(options(&toml), &ctx).unwrap();
+    let out = run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
+        .await
+        .unwrap();
+    let mut records = out.out().to_vec();
+    records.sort_by_cached_key(Record::sort_key);
+    let pairs = records
+        .into_iter()
+        .map(|r| match r {
+            Record::Pair(p) => *p,
+            other => panic!("not a pair: {other:?}"),
+        })
+        .collect();
+    (pairs, out)
+}
+
+fn check_golden(pairs: &[MinimalPair], file: &str) {
+    let text: String = pairs
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap() + "\n")
+        .collect();
+    let golden = fixture(file);
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&golden, &text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&golden).unwrap();
+    assert!(
+        text == want,
+        "pairs differ from {}:\n{text}",
+        golden.display()
+    );
+}
+
+#[tokio::test]
+async fn sport_and_business_pairs_match_the_golden_file() {
+    let (pairs, out) = roles_pairs(Some("pairs/roles/catalogue")).await;
+    assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+    check_golden(&pairs, "pairs/roles/golden.jsonl");
+}
+
+/// The pair's edited summary, what its span replaced and with what.
+fn edit_of(p: &MinimalPair) -> (&str, &str, &str) {
+    (
+        p.edited_summary.as_str(),
+        p.span.original.as_str(),
+        p.span.replacement.as_str(),
+    )
+}
+
+#[tokio::test]
+async fn a_clubs_new_manager_gets_the_manager_before_and_another_clubs_manager() {
+    let (pairs, _) = roles_pairs(None).await;
+    let outdated = find(&pairs, "62000001", "P286", FactError::Outdated);
+    assert_eq!(
+        edit_of(outdated),
+        (
+            "Kestrel Vale manager Owen Marsh says her side must learn quickly after a heavy \
+             home defeat.",
+            "Carla Dunne",
+            "Owen Marsh"
+        )
+    );
+    assert_eq!(outdated.error_type, "Intrinsic Entity Error");
+    assert_eq!(
+        (
+            outdated.fact.subject.as_str(),
+            outdated.fact.substituted.as_str()
+        ),
+        ("Q9200001", "Q9200101")
+    );
+    // Another club's manager (Pennock's or Marlow Heath's), never Kestrel Vale's.
+    let control = find(&pairs, "62000001", "P286", FactError::NonVerifiable);
+    assert!(
+        ["Q9200103", "Q9200104"].contains(&control.fact.substituted.as_str()),
+        "{control:#?}"
+    );
+    assert_eq!(control.span.original, "Carla Dunne");
+    // Published after the cutoff but before the change: nothing to swap.
+    assert!(of(&pairs, "62000006").is_empty(), "{pairs:#?}");
+}
+
+#[tokio::test]
+async fn a_player_who_moved_gets_the_club_before_written_in_the_same_form() {
+    let (pairs, _) = roles_pairs(None).await;
+    // "<club> <position word> <player>": the club named with as many words.
+    let outdated = find(&pairs, "62000002", "P54", FactError::Outdated);
+    assert_eq!(
+        edit_of(outdated),
+        (
+            "Pennock United striker Tomas Reyna scored twice as his new club climbed to \
+             fourth in the table.",
+            "Kestrel Vale",
+            "Pennock United"
+        )
+    );
+    assert_eq!(outdated.span.start, 0);
+    assert_eq!(
+        (
+            outdated.fact.stated.as_str(),
+            outdated.fact.substituted.as_str()
+        ),
+        ("Q9200001", "Q9200002"),
+        "the club, not the national team he joined later and the document names"
+    );
+    let control = find(&pairs, "62000002", "P54", FactError::NonVerifiable);
+    assert_eq!(
+        edit_of(control).0,
+        "Marlow Heath striker Tomas Reyna scored twice as his new club climbed to fourth in \
+         the table."
+    );
+    assert_eq!(control.error_type, "Extrinsic Entity Error");
+    // "<player>, the <club> <position word>": the one-word name for the one-word name.
+    let apposition = find(&pairs, "62000003", "P54", FactError::Outdated);
+    assert_eq!(
+        edit_of(apposition),
+        (
+            "Tomas Reyna, the Pennock striker, will miss four matches with a hamstring injury.",
+            "Kestrel",
+            "Pennock"
+        )
+    );
+    let control = find(&pairs, "62000003", "P54", FactError::NonVerifiable);
+    assert_eq!(control.span.replacement, "Marlow Heath");
+    // A club in the summary that no role word ties to the player is not his
+    // club's claim ("Kestrel Vale beat ... with a goal from Tomas Reyna").
+    assert!(of(&pairs, "62000007").is_empty(), "{pairs:#?}");
+}
+
+#[tokio::test]
+async fn a_companys_chief_executive_and_a_societys_chair_get_the_holder_before() {
+    let (pairs, _) = roles_pairs(None).await;
+    let ceo = find(&pairs, "62000004", "P169", FactError::Outdated);
+    assert_eq!(
+        edit_of(ceo),
+        (
+            "Corran Foods chief executive Ruth Ames has promised to keep all twelve of the \
+             firm's bakeries open.",
+            "Anil Dorrance",
+            "Ruth Ames"
+        )
+    );
+    let control = find(&pairs, "62000004", "P169", FactError::NonVerifiable);
+    assert_eq!(
+        (
+            control.span.replacement.as_str(),
+            control.fact.substituted.as_str()
+        ),
+        ("Hana Pryce", "Q9300103"),
+        "the one other company's chief executive"
+    );
+    let chair = find(&pairs, "62000005", "P488", FactError::Outdated);
+    assert_eq!(
+        edit_of(chair),
+        (
+            "Loxley Building Society chairwoman Martin Coyle said members would get a vote on \
+             the planned merger.",
+            "Sunita Hale",
+            "Martin Coyle"
+        )
+    );
+    let control = find(&pairs, "62000005", "P488", FactError::NonVerifiable);
+    assert_eq!(control.span.replacement, "Paul Ember");
+    assert_eq!(control.error_type, "Extrinsic Entity Error");
+}
+
+#[tokio::test]
+async fn a_relation_declared_only_by_a_catalogue_folder_makes_pairs_by_its_entry() {
+    let (pairs, out) = roles_pairs(Some("pairs/roles/catalogue")).await;
+    // The folder's entry: the athlete is the subject, "athlete" ties the sponsor to her.
+    let outdated = find(&pairs, "62000008", "P859", FactError::Outdated);
+    assert_eq!(
+        edit_of(outdated),
+        (
+            "Velocita athlete Mara Quist will race in the club's colours at next month's \
+             championships.",
+            "Strideon",
+            "Velocita"
+        )
+    );
+    let control = find(&pairs, "62000008", "P859", FactError::NonVerifiable);
+    assert_eq!(control.span.replacement, "Arkwell");
+    // Named where no role word ties it to her: no claim, no pair.
+    assert!(of(&pairs, "62000009").is_empty(), "{pairs:#?}");
+    assert_eq!(out.stats.counters().get("articles_with_pairs"), Some(&6));
+
+    // Without the folder the relation is read by the generic rule: its value (the
+    // object) is replaced wherever the summary names it.
+    let (generic, _) = roles_pairs(None).await;
+    let untied = find(&generic, "62000009", "P859", FactError::Outdated);
+    assert_eq!(
+        untied.edited_summary,
+        "Mara Quist won the national 800m title in new Velocita spikes."
+    );
+    // The shipped relations pair the same either way.
+    let shipped = |p: &&MinimalPair| p.fact.relation != "P859";
+    let with: Vec<&MinimalPair> = pairs.iter().filter(shipped).collect();
+    let without: Vec<&MinimalPair> = generic.iter().filter(shipped).collect();
+    assert_eq!(with, without);
+}
+
+#[test]
+fn a_catalogue_folder_that_cannot_be_used_is_refused_at_its_key() {
+    let ctx = ctx("2019-12-31");
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none");
+    let toml = format!(
+        "facts = \"f\"\ncatalogue = {:?}",
+        missing.display().to_string()
+    );
+    let errors = MinimalPairsConfig::configure(options(&toml), &ctx).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].key.as_deref(), Some("catalogue"));
+    assert!(errors[0].message.contains("none"), "{errors:?}");
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "name = \"x\"\nproperty = \"Q5\"\n",
+    )
+    .unwrap();
+    let toml = format!(
+        "facts = \"f\"\ncatalogue = {:?}",
+        dir.path().display().to_string()
+    );
+    let errors = MinimalPairsConfig::configure(options(&toml), &ctx).unwrap_err();
+    assert_eq!(errors[0].key.as_deref(), Some("catalogue"));
+    assert!(errors[0].message.contains("bad.toml"), "{errors:?}");
 }

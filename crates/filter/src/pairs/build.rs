@@ -65,12 +65,14 @@ impl PairMaker {
     /// the order of `article.facts`.
     ///
     /// A fact gives pairs when (1) the article was published after the cutoff,
-    /// (2) it is the value its pair held on the publication day and the document
-    /// names it (it is among `article.facts`), (3) that value differs from the
-    /// pair's value at the cutoff, and (4) the summary names it where it can be
-    /// replaced: for `P1308` the holder's name ("Joe Biden"), for `P39` the
-    /// position's title right before the person's name ("President Joe Biden").
-    /// The first such place in the summary is the one edited.
+    /// (2) it is a value its pair held on the publication day and the document
+    /// names it (it is among `article.facts`; of several, the latest that gives
+    /// pairs), (3) that value differs from the pair's values at the cutoff, and
+    /// (4) the summary names it where it can be replaced (see `replaceable`): the
+    /// person's name where the value is the person ("Joe Biden", a club's
+    /// manager), the other side where the text ties it to the person ("President
+    /// Joe Biden", "Kestrel Vale striker Tomas Reyna"). The first such place in
+    /// the summary is the one edited.
     pub fn pairs(&self, article: &Article) -> (Outcome, Vec<MinimalPair>) {
         if article.published <= self.cutoff {
             return (Outcome::BeforeCutoff, Vec::new());
@@ -95,15 +97,18 @@ impl PairMaker {
             if done.contains(&key) {
                 continue;
             }
-            // Of the values the pair held that day, the latest the document names
-            // (a player's club, not the national team he also played for).
-            let named = |f: &Fact| article.facts.iter().any(|m| same_statement(&m.fact, f));
-            let day = article.published;
-            let Some(stated) = self.timelines.value_on_among(key.0, key.1, day, named) else {
-                continue;
-            };
             done.insert(key);
-            pairs.extend(self.pairs_of_fact(article, stated, &found));
+            // Of the values the pair held that day and the document names, the
+            // latest the summary names where it can be replaced (a player's new
+            // club, not the national team he also joined).
+            let named = |f: &&Fact| article.facts.iter().any(|m| same_statement(&m.fact, f));
+            let held = self.timelines.values_on(key.0, key.1, article.published);
+            let made = held
+                .into_iter()
+                .filter(named)
+                .map(|stated| self.pairs_of_fact(article, stated, &found))
+                .find(|made| !made.is_empty());
+            pairs.extend(made.into_iter().flatten());
         }
         let outcome = if pairs.is_empty() {
             Outcome::NoPair

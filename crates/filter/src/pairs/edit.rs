@@ -88,8 +88,9 @@ pub fn person_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option
 /// The replacement for a mention of a club or company `stated` by `new`, in the
 /// same form: the label for the label ("Dunmere Athletic F.C." -> "Harwick
 /// Rovers F.C."); for a short name that begins the label, a name of `new` that
-/// begins its label with as many words ("Dunmere Athletic" -> "Harwick Rovers",
-/// "Dunmere" -> "Harwick"); else the label. `None` when `new` has no label.
+/// begins its label, with as many words where there is one ("Dunmere Athletic"
+/// -> "Harwick Rovers", "Dunmere" -> "Harwick"), else the shortest; else the
+/// label. `None` when `new` has no label.
 pub fn name_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option<String> {
     let new_label = new.label.as_deref()?;
     let begins = |label: &str, name: &str| {
@@ -102,11 +103,14 @@ pub fn name_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option<S
         return Some(new_label.to_string());
     }
     let words = mention.split(' ').count();
-    let short = new
+    let mut short: Vec<&String> = new
         .aliases
         .iter()
-        .find(|a| begins(new_label, a) && a.split(' ').count() == words);
-    Some(short.map_or(new_label, String::as_str).to_string())
+        .filter(|a| begins(new_label, a))
+        .collect();
+    // As many words first, then the shortest.
+    short.sort_by_key(|a| (a.split(' ').count() != words, a.len()));
+    Some(short.first().map_or(new_label, |a| a.as_str()).to_string())
 }
 
 /// The replacement for a title `mention` of position `stated` by position `new`
@@ -450,6 +454,15 @@ mod tests {
         assert_eq!(form("Dunmere Athletic").as_deref(), Some("Harwick Rovers"));
         assert_eq!(form("Dunmere").as_deref(), Some("Harwick"));
         assert_eq!(form("the Athletic").as_deref(), Some("Harwick Rovers F.C."));
+        let selby = entity(
+            "Selby Bay Wanderers F.C.",
+            &["Selby Bay Wanderers", "Selby Bay"],
+        );
+        assert_eq!(
+            name_form("Dunmere", &dunmere, &selby).as_deref(),
+            Some("Selby Bay"),
+            "none of one word: the shortest"
+        );
         let bare = entity("Selby Foods", &[]);
         assert_eq!(
             name_form("Dunmere", &dunmere, &bare).as_deref(),

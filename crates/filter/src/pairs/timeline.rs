@@ -151,22 +151,15 @@ impl Timelines {
     /// The fact of the pair that held on `day` (see `held_on`). Of several, the
     /// latest started (on a handover day the new holder).
     pub fn value_on(&self, subject: &str, relation: &str, day: NaiveDate) -> Option<&Fact> {
-        self.value_on_among(subject, relation, day, |_| true)
+        self.values_on(subject, relation, day).into_iter().next()
     }
 
-    /// [`Self::value_on`] among the facts `keep` takes: the value a text names
-    /// when a pair holds several at once (a player's club and national team).
-    pub fn value_on_among(
-        &self,
-        subject: &str,
-        relation: &str,
-        day: NaiveDate,
-        keep: impl Fn(&Fact) -> bool,
-    ) -> Option<&Fact> {
-        self.held_on(subject, relation, day)
-            .filter(|(f, _)| keep(f))
-            .max_by(|(a, sa), (b, sb)| sa.cmp(sb).then_with(|| b.object.id.cmp(&a.object.id)))
-            .map(|(f, _)| f)
+    /// Every fact of the pair that held on `day`, the latest started first, then
+    /// by id: a pair may hold several at once (a player's club and national team).
+    pub fn values_on(&self, subject: &str, relation: &str, day: NaiveDate) -> Vec<&Fact> {
+        let mut held: Vec<(&Fact, NaiveDate)> = self.held_on(subject, relation, day).collect();
+        held.sort_by(|(a, sa), (b, sb)| sb.cmp(sa).then_with(|| a.object.id.cmp(&b.object.id)));
+        held.into_iter().map(|(f, _)| f).collect()
     }
 
     /// Whether the pair held `value` on `day` and went on holding it (a holding
