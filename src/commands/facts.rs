@@ -17,6 +17,7 @@ use tempora_engine::progress::{suspend, Progress};
 use tempora_engine::{OnError, ProgressMode, Rejected, StageStats, UsageError};
 use tempora_wikidata::facts_file::{write_facts, FactsMeta};
 use tempora_wikidata::live::stage::{LiveConfig, LiveOptions};
+use tempora_wikidata::relations::AskedFacts;
 use tempora_wikidata::{read_facts, FactsQuery, Rejection};
 
 /// Read the evolving facts of a Wikidata dump into a JSONL file.
@@ -60,9 +61,14 @@ pub struct FactsArgs {
     /// Knowledge cutoff for the evolving rule.
     #[arg(long, value_name = "DATE", default_value = "2019-12-31")]
     pub cutoff: NaiveDate,
-    /// Relations, comma-separated.
+    /// Relations, comma-separated: property ids (`P54`) or the relation
+    /// catalogue's names (`head-coach`); the facts file records the ids.
     #[arg(long, value_delimiter = ',', default_value = "P39,P1308")]
     pub relations: Vec<String>,
+    /// A folder of more relation catalogue entries (`*.toml`), whose names
+    /// `--relations` may use beside the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    pub catalogue: Option<PathBuf>,
     /// Languages of labels and aliases, comma-separated, in order of preference.
     #[arg(long, value_delimiter = ',', default_value = "en")]
     pub languages: Vec<String>,
@@ -137,6 +143,7 @@ fn live_reading(args: &FactsArgs, query: &FactsQuery) -> Outcome<(String, Option
         api_rate: tempora_http::politeness::WIKIDATA_API_RATE,
         maxlag: 5,
         relations: query.relations.clone(),
+        catalogue: None,
         languages: query.languages.clone(),
         cutoff: Some(query.cutoff),
         on_error: query.on_error,
@@ -262,16 +269,22 @@ fn query_of(args: &FactsArgs) -> Result<FactsQuery, UsageError> {
             args.output.display()
         )));
     }
-    let query = FactsQuery {
-        relations: args.relations.clone(),
-        languages: args.languages.clone(),
+    let (query, problems) = AskedFacts {
+        relations: &args.relations,
+        catalogue: args.catalogue.as_deref(),
+        languages: &args.languages,
         cutoff: args.cutoff,
         on_error: args.on_error,
-    };
-    let problems: Vec<String> = query
-        .problems()
+    }
+    .query();
+    // `relations[1]` is the stage's key; the command line has one `--relations`.
+    let problems: Vec<String> = problems
         .into_iter()
-        .map(|(option, message)| format!("--{option}: {message}"))
+        .map(|p| {
+            let key = p.key.as_deref().unwrap_or("relations");
+            let option = key.split('[').next().unwrap_or(key);
+            format!("--{option}: {}", p.message)
+        })
         .collect();
     if !problems.is_empty() {
         return Err(UsageError::new(problems.join("; ")));
@@ -368,9 +381,10 @@ mod tests {
         let cli = Cli::parse_from(["facts", "-", "-o", "f.jsonl", "--relations", "P39,X1"]);
         let err = run(cli.facts).unwrap_err();
         assert!(matches!(err, crate::exit::Failure::Usage(_)), "{err}");
-        assert_eq!(
-            err.to_string(),
-            "--relations: `X1` is not a property id like `P39`"
+        assert!(
+            err.to_string()
+                .starts_with("--relations: unknown relation `X1`: give a property id (`P54`)"),
+            "{err}"
         );
     }
 }

@@ -191,7 +191,9 @@ impl<'a> Collector<'a> {
             Ok((_, names)) => {
                 self.objects.insert(key, Some(names));
                 self.unresolved -= 1;
-                Ok(if self.unresolved == 0 {
+                // Only the second pass, which looks for names alone, may stop
+                // once it has them: the first must read on for more facts.
+                Ok(if self.names_only && self.unresolved == 0 {
                     Flow::Done
                 } else {
                     Flow::Continue

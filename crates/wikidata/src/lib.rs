@@ -30,6 +30,7 @@ pub mod gzip;
 pub mod input;
 pub mod lines;
 pub mod live;
+pub mod relations;
 pub mod scan;
 pub mod stage;
 mod taker;

@@ -21,6 +21,7 @@ use crate::collect::Rejection;
 use crate::dump::{read_facts, FactsQuery, FactsRead, RelationTally};
 use crate::error::WikidataError;
 use crate::facts_file::{read_facts_file, read_meta, write_facts, FactsMeta};
+use crate::relations::AskedFacts;
 
 pub(crate) fn default_relations() -> Vec<String> {
     vec!["P39".into(), "P1308".into()]
@@ -46,11 +47,17 @@ pub struct WikidataOptions {
     /// pipelines set both: the dump is read again only when it changes.
     #[serde(default)]
     pub facts_file: Option<PathBuf>,
-    /// Properties whose statements make evolving pairs: `P39` (position held; subject
-    /// a person) and `P1308` (officeholder; subject a position).
+    /// Relations whose statements make evolving pairs: property ids (`P39`, position
+    /// held; `P1308`, officeholder) or the relation catalogue's names
+    /// (`member-of-sports-team`, `head-coach`, `chief-executive-officer`,
+    /// `chairperson`, ...). A name the catalogue lacks is refused.
     #[serde(default = "default_relations")]
     #[schemars(default = "default_relations")]
     pub relations: Vec<String>,
+    /// A folder of more relation catalogue entries (`*.toml`, the format of
+    /// `config/relations/`), whose names `relations` may use beside the shipped ones.
+    #[serde(default)]
+    pub catalogue: Option<PathBuf>,
     /// Languages of labels and aliases, in order of preference; the first with a label
     /// gives `label`, the rest become aliases.
     #[serde(default = "default_languages")]
@@ -87,21 +94,15 @@ impl WikidataConfig {
                     .into(),
             });
         }
-        let query = FactsQuery {
-            relations: options.relations.clone(),
-            languages: options.languages.clone(),
+        let (query, problems) = AskedFacts {
+            relations: &options.relations,
+            catalogue: options.catalogue.as_deref(),
+            languages: &options.languages,
             cutoff: options.cutoff.unwrap_or(ctx.cutoff),
             on_error: options.on_error,
-        };
-        errors.extend(
-            query
-                .problems()
-                .into_iter()
-                .map(|(key, message)| OptionError {
-                    key: Some(key.into()),
-                    message,
-                }),
-        );
+        }
+        .query();
+        errors.extend(problems);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -128,11 +129,18 @@ impl StageConfig for WikidataConfig {
     }
 
     fn reads(&self) -> Vec<(String, PathBuf)> {
-        match (&self.options.dump, &self.options.facts_file) {
+        let mut files = match (&self.options.dump, &self.options.facts_file) {
             (Some(dump), _) if dump != "-" => vec![("dump".into(), PathBuf::from(dump))],
             (None, Some(file)) => vec![("facts_file".into(), file.clone())],
             _ => Vec::new(),
-        }
+        };
+        files.extend(
+            self.options
+                .catalogue
+                .iter()
+                .map(|c| ("catalogue".into(), c.clone())),
+        );
+        files
     }
 
     fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
@@ -253,10 +261,10 @@ pub(crate) async fn read_dump(
         Some(Ok(read)) => {
             io.stats()
                 .set_metric("second_pass", serde_json::json!(read.second_pass));
+            note_relations(io.stats(), &read.relations, option);
             if let Some(sha256) = &read.sha256 {
                 io.stats().read_whole(option, sha256.clone());
             }
-            note_relations(io.stats(), &read.relations, option);
             Ok(Some(read))
         }
         Some(Err(WikidataError::Cancelled)) => Ok(None),
@@ -267,9 +275,6 @@ pub(crate) async fn read_dump(
     }
 }
 
-async fn emit_facts_file(
-    config: &WikidataConfig,
-    file: PathBuf,
 /// Notes what the input (`dump`, `reading`) held of each relation: a `facts
 /// P54` counter each, the `relations` metric, a log line each, and a warning
 /// for a relation the input holds no statement of (a property a dump lacks, or
@@ -298,6 +303,9 @@ fn note_relations(stats: &StageStats, tallies: &[RelationTally], input: &str) {
     stats.set_metric("relations", serde_json::Value::Object(metric));
 }
 
+async fn emit_facts_file(
+    config: &WikidataConfig,
+    file: PathBuf,
     io: &mut StageIo,
 ) -> Result<(), StageError> {
     let path = file.clone();
@@ -312,10 +320,10 @@ fn note_relations(stats: &StageStats, tallies: &[RelationTally], input: &str) {
         match fact {
             Ok(fact) => {
                 io.stats().count("facts", 1);
+                io.stats().count(&RelationFacts(&fact.relation).name(), 1);
                 io.emit(PortId::DEFAULT, Record::Fact(Box::new(fact)))
                     .await?;
             }
-                io.stats().count(&RelationFacts(&fact.relation).name(), 1);
             Err(reason) if config.query.on_error == OnError::Skip => {
                 let location = format!("{}:{line}", file.display());
                 io.reject(serde_json::Value::Null, reason, Some(location))

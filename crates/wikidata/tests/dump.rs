@@ -194,3 +194,48 @@ fn a_stream_without_a_size_is_sniffed_by_its_first_bytes() {
     assert_eq!(input.format, tempora_wikidata::input::Format::Gzip);
     assert_eq!((input.name.as_str(), input.size), ("stdin", None));
 }
+
+/// The first pass reads the whole dump though every object named so far has
+/// been found: a line after that point may hold more facts.
+#[test]
+fn the_dump_is_read_past_the_point_where_every_object_so_far_is_named() {
+    let changed = |person: &str, before: &str, after: &str| {
+        person_line(
+            person,
+            person,
+            &[
+                (
+                    before,
+                    ("+2015-01-01T00:00:00Z", 11),
+                    Some(("+2020-06-01T00:00:00Z", 11)),
+                ),
+                (after, ("+2020-06-01T00:00:00Z", 11), None),
+            ],
+        )
+    };
+    // An object line without the relations' claim keys: read for its names only.
+    let named = |id: &str, label: &str| {
+        format!(
+            r#"{{"type":"item","id":"{id}","labels":{{"en":{{"language":"en","value":"{label}"}}}},"descriptions":{{}},"aliases":{{}},"claims":{{}},"sitelinks":{{}}}}"#
+        )
+    };
+    let lines = [
+        changed("Q9300001", "Q9300011", "Q9300012"),
+        named("Q9300011", "First office"),
+        named("Q9300012", "Second office"),
+        // Here every object of the facts so far is named.
+        changed("Q9300002", "Q9300021", "Q9300022"),
+        named("Q9300021", "Third office"),
+        named("Q9300022", "Fourth office"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let dump = write(
+        dir.path(),
+        "dump.json",
+        format!("[\n{}\n]\n", lines.join(",\n")).as_bytes(),
+    );
+    let facts = facts_of(&dump);
+    let subjects: Vec<&str> = facts.iter().map(|f| f.subject.id.as_str()).collect();
+    assert_eq!(subjects, ["Q9300001", "Q9300001", "Q9300002", "Q9300002"]);
+    assert!(facts.iter().all(|f| f.object.label.is_some()), "{facts:?}");
+}

@@ -82,6 +82,7 @@ fn config(wd: &MockWikidata, reading: &Path) -> LiveConfig {
         api_rate: 60_000.0,
         maxlag: 5,
         relations: q.relations.clone(),
+        catalogue: None,
         languages: q.languages.clone(),
         cutoff: Some(q.cutoff),
         on_error: q.on_error,

@@ -222,9 +222,13 @@ fn options_are_checked_and_the_cutoff_defaults_to_the_pipeline() {
     let errs = parse("").unwrap_err();
     assert_eq!(errs[0].key.as_deref(), Some("dump"));
     let errs = parse("dump = \"-\"\nrelations = [\"position held\"]").unwrap_err();
+    assert_eq!(errs[0].key.as_deref(), Some("relations[0]"));
     assert!(errs[0]
         .message
-        .contains("`position held` is not a property id"));
+        .contains("unknown relation `position held`: give a property id"));
+    // The catalogue's names stand for their properties.
+    let cfg = parse("dump = \"-\"\nrelations = [\"position-held\", \"head-coach\"]").unwrap();
+    assert_eq!(cfg.query().relations, ["P39", "P286"]);
     let errs = parse("dump = \"-\"\nlanguage = [\"en\"]").unwrap_err();
     assert_eq!(errs[0].key.as_deref(), Some("language"));
     let errs = parse("dump = \"-\"\non_error = \"ignore\"").unwrap_err();
@@ -241,6 +245,7 @@ fn the_kind_documents_every_option() {
     assert_eq!(
         names,
         [
+            "catalogue",
             "cutoff",
             "dump",
             "facts_file",

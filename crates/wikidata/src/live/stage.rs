@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use super::reading::{self, ReadingMeta};
 use super::{LiveError, Services};
 use crate::dump::FactsQuery;
+use crate::relations::AskedFacts;
 use crate::stage::{default_languages, default_relations, emit, read_dump};
 
 /// Queries to the Wikidata Query Service (`run.json`'s cost).
@@ -100,11 +101,17 @@ pub struct LiveOptions {
     #[serde(default = "default_maxlag")]
     #[schemars(default = "default_maxlag")]
     pub maxlag: u32,
-    /// Properties whose statements make evolving pairs: `P39` (position held;
-    /// subject a person) and `P1308` (officeholder; subject a position).
+    /// Relations whose statements make evolving pairs: property ids (`P39`,
+    /// position held; `P1308`, officeholder) or the relation catalogue's names
+    /// (`member-of-sports-team`, `head-coach`, ...). A name the catalogue lacks
+    /// is refused.
     #[serde(default = "default_relations")]
     #[schemars(default = "default_relations")]
     pub relations: Vec<String>,
+    /// A folder of more relation catalogue entries (`*.toml`, the format of
+    /// `config/relations/`), whose names `relations` may use beside the shipped ones.
+    #[serde(default)]
+    pub catalogue: Option<PathBuf>,
     /// Languages of labels and aliases, in order of preference.
     #[serde(default = "default_languages")]
     #[schemars(default = "default_languages")]
@@ -139,17 +146,14 @@ impl LiveConfig {
     /// # Errors
     /// Every problem with the options, each naming its key.
     pub fn new(options: LiveOptions, cutoff: NaiveDate) -> Result<Self, Vec<OptionError>> {
-        let query = FactsQuery {
-            relations: options.relations.clone(),
-            languages: options.languages.clone(),
+        let (query, mut errors) = AskedFacts {
+            relations: &options.relations,
+            catalogue: options.catalogue.as_deref(),
+            languages: &options.languages,
             cutoff: options.cutoff.unwrap_or(cutoff),
             on_error: options.on_error,
-        };
-        let mut errors: Vec<OptionError> = query
-            .problems()
-            .into_iter()
-            .map(|(key, message)| OptionError::at(key, message))
-            .collect();
+        }
+        .query();
         if options.contact.is_none() && options.user_agent.is_none() {
             errors.push(OptionError::at(
                 "contact",
@@ -236,6 +240,14 @@ impl StageConfig for LiveConfig {
 
     fn outputs(&self) -> Vec<Port> {
         vec![Port::out(RecordKind::Fact)]
+    }
+
+    fn reads(&self) -> Vec<(String, PathBuf)> {
+        self.options
+            .catalogue
+            .iter()
+            .map(|c| ("catalogue".into(), c.clone()))
+            .collect()
     }
 
     fn operational(&self) -> &'static [&'static str] {
