@@ -130,6 +130,77 @@ mod tests {
             .join(file)
     }
 
+    /// `--catalogue` reads a relation only the folder declares: the athlete's
+    /// sponsor tied to her by "athlete" is swapped for the one before; a folder
+    /// that is not there is refused, naming the option.
+    #[test]
+    fn a_catalogue_folder_declares_a_relation_the_pairs_read() {
+        let roles =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/filter/tests/fixtures/pairs/roles");
+        let facts: Vec<serde_json::Value> = std::fs::read_to_string(roles.join("facts.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|f: &serde_json::Value| f["subject"]["id"] == "Q9500201")
+            .collect();
+        let mention = |entity: &str, name: &str, field: &str| serde_json::json!({ "entity": entity, "name": name, "field": field });
+        let matches: Vec<serde_json::Value> = facts
+            .iter()
+            .map(|f| {
+                let (sponsor, name) = (&f["object"]["id"], &f["object"]["label"]);
+                let mut mentions = vec![
+                    mention("Q9500201", "Mara Quist", "document"),
+                    mention("Q9500201", "Mara Quist", "summary"),
+                    mention(
+                        sponsor.as_str().unwrap(),
+                        name.as_str().unwrap(),
+                        "document",
+                    ),
+                ];
+                if sponsor == "Q9500001" {
+                    mentions.push(mention("Q9500001", "Strideon", "summary"));
+                }
+                serde_json::json!({ "fact": f, "mentions": mentions, "after_change": true })
+            })
+            .collect();
+        let article = serde_json::json!({
+            "id": "62000008", "url": "https://www.bbc.co.uk/sport/athletics/62000008",
+            "source": "bbc", "published": "2021-06-02", "captured": "20210602120000",
+            "title": "Quist signs",
+            "summary": "Strideon athlete Mara Quist will race at the championships.",
+            "document": "Mara Quist joined Strideon Sports after years with Velocita.",
+            "facts": matches,
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let (articles, facts_file) = (dir.path().join("a.jsonl"), dir.path().join("f.jsonl"));
+        std::fs::write(&articles, format!("{article}\n")).unwrap();
+        let lines: String = facts.iter().map(|f| format!("{f}\n")).collect();
+        std::fs::write(&facts_file, lines).unwrap();
+        let args = |catalogue: PathBuf| PairsArgs {
+            articles: articles.clone(),
+            facts: facts_file.clone(),
+            cutoff: "2019-12-31".parse().unwrap(),
+            catalogue: Some(catalogue),
+            output: dir.path().join("p.jsonl"),
+        };
+        run(args(roles.join("catalogue"))).unwrap();
+        let written = std::fs::read_to_string(dir.path().join("p.jsonl")).unwrap();
+        let pairs: Vec<serde_json::Value> = written
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let outdated = pairs
+            .iter()
+            .find(|p| p["fact_error"] == "outdated")
+            .unwrap();
+        assert_eq!(
+            outdated["edited_summary"],
+            "Velocita athlete Mara Quist will race at the championships."
+        );
+        let err = run(args(dir.path().join("none"))).unwrap_err();
+        assert!(format!("{err:#}").contains("--catalogue"), "{err:#}");
+    }
+
     /// Pairs of the same key (an article given twice, with another document) come
     /// out as a `jsonl` sink writes them: by their lines, not in input order.
     #[test]
