@@ -238,6 +238,7 @@ impl Extractor {
                 document: text.document,
                 dateline: text.dateline,
                 facts: Vec::new(),
+                relations: Vec::new(),
                 split: None,
                 novelty: None,
                 archived_url: None,

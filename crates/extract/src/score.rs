@@ -273,6 +273,7 @@ mod tests {
             document: document.into(),
             dateline: None,
             facts: Vec::new(),
+            relations: Vec::new(),
             split: None,
             novelty: None,
             archived_url: None,

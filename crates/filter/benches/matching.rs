@@ -328,6 +328,7 @@ fn synthetic_articles(
                 document,
                 dateline: None,
                 facts: Vec::new(),
+                relations: Vec::new(),
                 split: None,
                 novelty: None,
                 archived_url: None,

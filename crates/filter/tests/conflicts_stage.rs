@@ -432,3 +432,80 @@ async fn the_facts_order_changes_no_output() {
     rotated.rotate_left(7);
     assert_eq!(with(rotated).await, first);
 }
+
+/// A club's head coach (`P286`: club -> person) who changed after the cutoff.
+fn coach_fact(person: (&str, &str), start: &str, end: Option<&str>, valid: bool) -> Record {
+    let fact = serde_json::json!({
+        "subject": { "id": "Q9200001", "label": "Harwick Rovers F.C.", "aliases": ["Harwick Rovers"] },
+        "relation": "P286",
+        "object": { "id": person.0, "label": person.1, "aliases": [] },
+        "start": start, "end": end, "rank": "normal",
+        "valid_at_cutoff": valid, "pair_changed": "2020-06-01",
+    });
+    Record::Fact(Box::new(serde_json::from_value(fact).unwrap()))
+}
+
+#[tokio::test]
+async fn an_article_carries_the_relations_of_its_conflicts_as_the_facts_give_them() {
+    let mut facts = common::fixture_facts();
+    facts.push(coach_fact(
+        ("Q9200011", "Ada Brennan"),
+        "2015-07-01",
+        Some("2020-06-01"),
+        true,
+    ));
+    facts.push(coach_fact(
+        ("Q9200012", "Ivo Marsh"),
+        "2020-06-01",
+        None,
+        false,
+    ));
+    let input = vec![
+        article(
+            "1",
+            "2021-01-28",
+            "President Biden has signed orders.",
+            BIDEN_DOC,
+        ),
+        article(
+            "2",
+            "2021-02-02",
+            "Ivo Marsh says his side can still go up.",
+            "Harwick Rovers manager Ivo Marsh praised his players after the win.\n\
+             Joe Biden, the President of the United States, was not at the game.",
+        ),
+    ];
+    let side = HashMap::from([("facts".to_string(), facts)]);
+    let out = run_stage(config("facts = \"facts\""), &ctx("2019-12-31"), input, side)
+        .await
+        .unwrap();
+    assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+    let relations: Vec<(&str, Vec<&str>)> = out
+        .out()
+        .iter()
+        .map(as_article)
+        .map(|a| {
+            (
+                a.id.as_str(),
+                a.relations.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    // The facts' own properties, each once, sorted: P1308 stays P1308 (the
+    // catalogue's role, P39, is not put in its place).
+    assert_eq!(
+        relations,
+        [
+            ("1", vec!["P1308", "P39"]),
+            ("2", vec!["P1308", "P286", "P39"])
+        ]
+    );
+    let kept = as_article(&out.out()[1]);
+    let mut of_facts: Vec<&str> = kept
+        .facts
+        .iter()
+        .map(|m| m.fact.relation.as_str())
+        .collect();
+    of_facts.dedup();
+    assert!(of_facts.contains(&"P286"), "{of_facts:?}");
+}

@@ -25,6 +25,7 @@ fn article(id: &str, split: &str, summary: &str) -> Record {
         document: "A document.".into(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: Some(split.into()),
         novelty: None,
         archived_url: None,

@@ -44,6 +44,16 @@ pub struct FactMatch {
     pub after_change: bool,
 }
 
+impl FactMatch {
+    /// The relations of `matches`, as an article's `relations` holds them: each
+    /// property id once, sorted as text.
+    pub fn relations_of(matches: &[FactMatch]) -> Vec<String> {
+        let relations: std::collections::BTreeSet<&str> =
+            matches.iter().map(|m| m.fact.relation.as_str()).collect();
+        relations.into_iter().map(str::to_string).collect()
+    }
+}
+
 /// Where an article's reference summary falls on the training-overlap scale (set by
 /// the `novelty` stage; Choubey et al., 2023).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -184,6 +194,12 @@ pub struct Article {
     /// order: by subject id, relation, start and object id.
     #[serde(default)]
     pub facts: Vec<FactMatch>,
+    /// The relations of `facts` (set by `conflicts`): their Wikidata property ids,
+    /// each once, sorted as text (`["P286", "P54"]`). A set's sport, business or
+    /// politics part is the articles whose `relations` hold its properties. Empty
+    /// in records written before the field existed.
+    #[serde(default)]
+    pub relations: Vec<String>,
     /// Name of the date window the article was assigned to (set by `split`).
     #[serde(default)]
     pub split: Option<String>,

@@ -60,6 +60,7 @@ fn article(i: u64) -> Record {
         document: sentence.repeat(30),
         dateline: None,
         facts: vec![fact(0), fact(1)],
+        relations: vec!["P1308".into()],
         split: Some("future".into()),
         novelty: i.is_multiple_of(2).then(|| Novelty {
             overlap: (i % 100) as f64,

@@ -48,6 +48,7 @@ fn bare_article(id: &str) -> Article {
         document: "Body.".into(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: None,
         novelty: None,
         archived_url: None,
@@ -96,6 +97,7 @@ fn full_article(id: &str) -> Article {
             }],
             after_change: true,
         }],
+        relations: vec!["P1308".into()],
         split: Some("future".into()),
         novelty: Some(Novelty {
             overlap: 31.8182,

@@ -43,6 +43,7 @@ fn article(id: &str, day: u32, split: &str) -> Record {
         document: "First paragraph.\nSecond paragraph.".into(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: Some(split.into()),
         novelty: None,
         archived_url: None,

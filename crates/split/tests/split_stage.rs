@@ -24,6 +24,7 @@ fn article(id: &str, published: &str) -> Record {
         document: "A document.".into(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: None,
         novelty: None,
         archived_url: None,

@@ -26,7 +26,7 @@ use tempora_engine::{
     parse_options, Batch, Emitted, OptionError, PipelineContext, Port, SideInput, SideInputs,
     Stage, StageConfig, StageError, Transform, TransformStage,
 };
-use tempora_records::{Record, RecordKind};
+use tempora_records::{FactMatch, Record, RecordKind};
 
 pub use dictionary::Dictionary;
 pub use options::{ConflictsOptions, PositionNames};
@@ -147,6 +147,7 @@ impl Transform for Conflicts {
                     if matches.iter().any(|m| m.after_change) {
                         out.count("kept_after_change", 1);
                     }
+                    article.relations = FactMatch::relations_of(&matches);
                     article.facts = matches;
                     out.push(Record::Article(article));
                 }

@@ -51,6 +51,7 @@ pub fn article(id: &str, published: &str, summary: &str, document: &str) -> Reco
         document: document.into(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: None,
         novelty: None,
         archived_url: None,

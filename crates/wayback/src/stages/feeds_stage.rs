@@ -267,6 +267,7 @@ fn item_article(item: StoredItem) -> Article {
         document: String::new(),
         dateline: None,
         facts: Vec::new(),
+        relations: Vec::new(),
         split: None,
         novelty: None,
         archived_url: None,
