@@ -7,7 +7,9 @@ Hugging Face `datasets`. The Parquet files of one record kind (told by their
 columns) must share one schema, with no view types, and concatenate with each of
 the three; every Parquet file must hold the values of the JSONL file beside it
 (same name), row by row and field by field (dates compared as ISO strings, times
-as instants). Exits 1 with one line per problem, naming file, row and field.
+as instants). The sets' articles carry the relations of their facts, and a
+filter on `relations` takes a part of them in `datasets` and pandas alike.
+Exits 1 with one line per problem, naming file, row and field.
 """
 
 import datetime
@@ -210,6 +212,30 @@ def check_card(out):
               + ", ".join(f"{s} {d.num_rows}" for s, d in loaded.items()))
 
 
+def check_relations(out):
+    """Each article of the sets carries the relations of its facts (`relations`:
+    the property ids, each once, sorted), and a set's part of some relations is
+    taken with one filter, as the card shows it."""
+    sets = datasets.load_dataset(str(out))
+    for split, dataset in sets.items():
+        feature = dataset.features.get("relations")
+        if feature is None:
+            problem(f"sets/{split}: no `relations` column")
+            continue
+        for i, row in enumerate(dataset):
+            own = sorted({m["fact"]["relation"] for m in row["facts"]})
+            if row["relations"] != own:
+                problem(f"sets/{split} row {i}: relations {row['relations']}, its facts' {own}")
+        offices = dataset.filter(lambda a: "P39" in a["relations"] or "P1308" in a["relations"])
+        frame = dataset.to_pandas()
+        in_pandas = frame[frame["relations"].map(lambda r: "P39" in r or "P1308" in r)]
+        if offices.num_rows != len(in_pandas):
+            problem(f"sets/{split}: the office part is {offices.num_rows} rows in datasets, "
+                    f"{len(in_pandas)} in pandas")
+        print(f"ok  sets/{split}: relations of {dataset.num_rows} articles, "
+              f"{offices.num_rows} of offices")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -228,6 +254,7 @@ def main():
     for columns, loaded in kinds.items():
         concatenate(columns, loaded)
     check_card(out)
+    check_relations(out)
     print(f"{len(jsonl)} JSONL and {len(parquet)} Parquet files in {out}, "
           f"{len(kinds)} record kinds in Parquet")
     if problems:
