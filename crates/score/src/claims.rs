@@ -18,7 +18,7 @@
 use tempora_records::Tense;
 
 use crate::lexicon::{Lexicon, Term};
-use crate::words::{NOT_NAMES, POINTS_PAST};
+use crate::words::{NOT_NAMES, POINTS_PAST, SMALL_WORDS};
 
 /// A matched stretch of the summary with its meanings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +117,10 @@ pub(crate) struct Found {
     /// A capitalized word right before the title that is no place the lexicon
     /// knows ("Tory leader"): the office is then not the facts' to say.
     pub unknown_qualifier: bool,
+    /// In a lowercased summary, a word right before the title that may be a
+    /// name ("rangers boss"): for a role on an entity, the entity may be one
+    /// the facts do not hold.
+    pub word_before: bool,
     pub tense: Tense,
     /// The claim (by its index among the summary's) whose office this one's holder
     /// held too: "President X's successor Joe Biden" claims X's office for Biden.
@@ -274,7 +278,12 @@ struct Holder {
 }
 
 /// Every claim of `text`, in text order.
-pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found> {
+pub(crate) fn find(
+    text: &str,
+    tokens: &[Token],
+    lowercased: bool,
+    is_entity: &dyn Fn(u32) -> bool,
+) -> Vec<Found> {
     let mut claims = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
         let Some(title) = token.title() else {
@@ -286,7 +295,7 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
         let phrase = Phrase::of(text, tokens, i, title);
         let Some(holder) = person_after(text, tokens, &phrase)
             .or_else(|| person_before(text, tokens, &phrase))
-            .or_else(|| unknown_person(text, tokens, &phrase, lowercased))
+            .or_else(|| unknown_person(text, tokens, &phrase, lowercased, is_entity))
         else {
             continue;
         };
@@ -309,6 +318,7 @@ pub(crate) fn find(text: &str, tokens: &[Token], lowercased: bool) -> Vec<Found>
             title: phrase.title,
             places: phrase.places,
             unknown_qualifier: !lowercased && unknown_word_before(text, phrase_start),
+            word_before: lowercased && content_word_before(text, phrase_start),
             tense: if phrase.past || beyond.is_some() {
                 Tense::Past
             } else {
@@ -390,13 +400,29 @@ fn unknown_person(
     tokens: &[Token],
     phrase: &Phrase,
     lowercased: bool,
+    is_entity: &dyn Fn(u32) -> bool,
 ) -> Option<Holder> {
-    if lowercased {
-        return None;
-    }
     let phrase_end = tokens[phrase.last].end;
     let next_token = tokens.get(phrase.last + 1).map_or(text.len(), |t| t.start);
-    let (s, e) = capitalized_run(text, phrase_end, next_token)?;
+    let (s, e) = if lowercased {
+        // Lowercased, a name cannot be told from other words, except right
+        // after a role on an entity the phrase names ("swansea city manager neil
+        // curtis"): two words that are no small word.
+        if !phrase.places.iter().any(|&p| is_entity(p)) {
+            return None;
+        }
+        // A surname of someone else the facts hold ("louis wilson" beside Danny
+        // Wilson) is the second word of an unknown name.
+        let limit = match tokens.get(phrase.last + 1) {
+            Some(t) if t.people().all(|(_, by_surname)| by_surname) && t.names_people() => {
+                tokens.get(phrase.last + 2).map_or(text.len(), |t| t.start)
+            }
+            _ => next_token,
+        };
+        two_words(text, phrase_end, limit)?
+    } else {
+        capitalized_run(text, phrase_end, next_token)?
+    };
     Some(Holder {
         start: tokens[phrase.first].start,
         end: e,
@@ -573,6 +599,40 @@ fn unknown_word_before(text: &str, at: usize) -> bool {
             "New", "Acting", "Interim", "Incoming", "Current", "Now", "Then",
         ]
         .contains(&word)
+}
+
+/// Two words of letters right after `from` (one space before each), ending
+/// before `limit`, neither a small word: the byte range.
+fn two_words(text: &str, from: usize, limit: usize) -> Option<(usize, usize)> {
+    let rest = text.get(from..limit)?.strip_prefix(' ')?;
+    let mut words = rest.split(' ');
+    let (first, second) = (words.next()?, words.next()?);
+    let second = second.trim_end_matches([',', '.', ';', ':', '!', '?', ')']);
+    let second = second.strip_suffix("'s").unwrap_or(second);
+    let name = |w: &str| {
+        w.chars().count() >= 2 && w.chars().all(char::is_alphabetic) && !SMALL_WORDS.contains(&w)
+    };
+    (name(first) && name(second)).then(|| {
+        let start = from + 1;
+        (start, start + first.len() + 1 + second.len())
+    })
+}
+
+/// Whether the word right before byte `at` of a lowercased text may be a name:
+/// letters only, and none of the small words that stand before a title
+/// ("the", "his", "former", "caretaker").
+fn content_word_before(text: &str, at: usize) -> bool {
+    let before = &text[..at];
+    if !before.ends_with(' ') {
+        return false;
+    }
+    let Some(word) = before.trim_end().rsplit(' ').next() else {
+        return false;
+    };
+    // "ex-rangers boss": the word after the hyphen.
+    let word = word.rsplit('-').next().unwrap_or(word);
+    let word = word.trim_end_matches(['\'', '’']).trim_end_matches("'s");
+    !word.is_empty() && word.chars().all(char::is_alphabetic) && !SMALL_WORDS.contains(&word)
 }
 
 /// One to four capitalized words right after `from` (one space between), ending

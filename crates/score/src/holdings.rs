@@ -360,6 +360,12 @@ impl Holdings {
         self.whole_offices.contains(&(person, Arc::from(relation)))
     }
 
+    /// Whether the facts list every holder of `role` (its other side is the
+    /// subject of its facts: an office of P1308 facts, a club of P286 facts).
+    pub fn lists_every_holder(&self, role: u32) -> bool {
+        self.whole_holders.contains(&role)
+    }
+
     /// Whether many hold the role at once (a club's players).
     pub fn is_shared(&self, role: u32) -> bool {
         self.shared.contains(&role)

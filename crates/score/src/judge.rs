@@ -151,7 +151,8 @@ impl Judge {
     pub fn claims(&self, summary: &str, published: NaiveDate, context: &Context) -> Vec<Claim> {
         let lowercased = claims::is_lowercased(summary);
         let tokens = claims::tokens(&self.lexicon, summary, lowercased);
-        let found = claims::find(summary, &tokens, lowercased);
+        let is_entity = |place: u32| self.lexicon.place_entities.contains_key(&place);
+        let found = claims::find(summary, &tokens, lowercased, &is_entity);
         if found.is_empty() && !tokens.iter().any(claims::Token::names_people) {
             return Vec::new();
         }
@@ -176,7 +177,9 @@ impl Judge {
             .zip(people)
             .zip(offices)
             .map(|((f, person), offices)| {
-                self.claim(summary, f, person, offices, published, &offsets)
+                let mut claim = self.claim(summary, f, person, offices, published, &offsets);
+                self.open_bare_role(f, &mut claim, context);
+                claim
             })
             .collect();
         for token in &tokens {
@@ -319,7 +322,20 @@ impl Judge {
         let mut never_on = None;
         let (office, mut judged) = match (&person, offices.offices) {
             (Ok(p), Ok(offices)) => self.settle(*p, &offices, found.tense, day),
-            (Err(why), Ok(offices)) => (offices.first().copied(), unknown(why.clone())),
+            (Err(why), Ok(offices)) => match (&found.person, offices.as_slice()) {
+                (Named::Unknown, [one]) if self.holdings.lists_every_holder(*one) => (
+                    Some(*one),
+                    Judged {
+                        verdict: Verdict::Never,
+                        reason: format!(
+                            "every holder of {} is known, and {why}",
+                            self.holdings.label(*one)
+                        ),
+                        evidence: Vec::new(),
+                    },
+                ),
+                _ => (offices.first().copied(), unknown(why.clone())),
+            },
             (Ok(p), Err(none)) => match self.never_on_entity(*p, found) {
                 Some((entity, judged)) => {
                     never_on = Some(entity);
@@ -376,6 +392,48 @@ impl Judge {
             holders_at_date,
             evidence: judged.evidence,
         }
+    }
+
+    /// A bare role word ("manager X", no club) that only the person's own role
+    /// settled: the facts list some of their roles, not every one (they hold a
+    /// club's managers, not a manager's clubs), so "manager X" may be of a club
+    /// the facts do not hold. Outdated or not yet by the one held is then open.
+    fn open_bare_role(&self, found: &Found, claim: &mut Claim, context: &Context) {
+        if !found.places.is_empty()
+            || !matches!(claim.verdict, Verdict::Outdated | Verdict::NotYet)
+            || self
+                .lexicon
+                .title(found.title)
+                .is_none_or(|t| t.relations.is_empty())
+        {
+            return;
+        }
+        let (Some(person), Some(relation)) = (
+            claim
+                .person
+                .id
+                .as_deref()
+                .and_then(|id| self.holdings.number(id)),
+            claim.relation.as_deref(),
+        ) else {
+            return;
+        };
+        let in_article = claim.evidence.iter().any(|e| {
+            self.holdings
+                .number(&format!("{relation}:{}", e.position))
+                .is_some_and(|role| context.offices.contains(&role))
+        });
+        if in_article || self.holdings.lists_every_role(person, relation) {
+            return;
+        }
+        claim.verdict = Verdict::Unknown;
+        claim.reason = format!(
+            "the summary does not name whose {} it means, and the facts do not list every {relation} \
+             statement of {} (of them: {})",
+            found_title(&self.lexicon, found),
+            claim.person.label,
+            claim.reason
+        );
     }
 
     /// A role on an entity of the facts that has no such role in them ("Harwick
@@ -617,8 +675,12 @@ impl Judge {
             None => title.offices.binary_search_by_key(o, |t| t.office).is_ok(),
         };
         // A word before a role word that names nothing the facts know ("Grantham
-        // Motors chief executive") is an entity the facts do not hold.
-        if found.unknown_qualifier && placed.is_none() && !title.relations.is_empty() {
+        // Motors chief executive", "rangers boss") is an entity the facts do not
+        // hold.
+        if (found.unknown_qualifier || found.word_before)
+            && placed.is_none()
+            && !title.relations.is_empty()
+        {
             return Err(NoOffice::new(format!(
                 "the word before {:?} names nothing the facts know",
                 title.text
@@ -740,6 +802,10 @@ impl NoOffice {
             bare: false,
         }
     }
+}
+
+fn found_title<'a>(lexicon: &'a Lexicon, found: &Found) -> &'a str {
+    lexicon.title(found.title).map_or("", |t| t.text.as_str())
 }
 
 fn unknown(reason: String) -> Judged {

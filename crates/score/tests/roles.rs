@@ -166,6 +166,35 @@ fn a_club_s_manager_in_every_shape() {
 }
 
 #[test]
+fn a_bare_role_word_is_settled_by_the_person_only_where_their_list_is_whole() {
+    // Edwin Tallow's clubs are not all listed (the facts list Rovers' managers):
+    // "manager Edwin Tallow" in 2019 may be of a club the facts do not hold.
+    let c = one("says manager Edwin Tallow.", "2019-03-01");
+    assert_eq!((c.2.clone(), c.4), (s("Q100"), Verdict::Unknown), "{c:?}");
+    // Held on the day: true whatever else he held.
+    assert_eq!(
+        one("says manager Edwin Tallow.", "2016-03-01").4,
+        Verdict::Current
+    );
+    // The article's facts name Rovers' manager: the claim is of that role.
+    let judge = judge();
+    let rovers = facts()
+        .into_iter()
+        .filter(|f| f.relation == "P286")
+        .take(2)
+        .collect::<Vec<_>>();
+    let context = judge.context(None, rovers.iter());
+    let all = judge.claims(
+        "says manager Edwin Tallow.",
+        "2019-03-01".parse().unwrap(),
+        &context,
+    );
+    assert_eq!(all[0].verdict, Verdict::Outdated);
+    // Tobias Wren's clubs are all listed: a bare position word settles by them.
+    assert_eq!(one("striker Tobias Wren", "2018-02-01").4, Verdict::Current);
+}
+
+#[test]
 fn a_player_s_position_word_claims_membership_of_the_club() {
     let c = one("Dunmere striker Tobias Wren scored twice.", "2018-02-01");
     assert_eq!(
@@ -213,6 +242,35 @@ fn no_name_no_claim_and_an_entity_not_in_the_facts_is_unknown() {
     assert!(claims(&judge, "The manager was sacked on Monday.", "2019-03-01").is_empty());
     let c = one("Grantham Motors chief executive Raj Pell", "2020-01-10");
     assert_eq!(c.4, Verdict::Unknown, "{c:?}");
+    // Lowercased, a word before the role word may be the entity's name: not
+    // settled by the person's own role at Selby Foods.
+    let c = one("grantham boss raj pell spoke.", "2020-01-10");
+    assert_eq!(c.4, Verdict::Unknown, "{c:?}");
+    assert_eq!(
+        one("the boss raj pell spoke.", "2020-01-10").4,
+        Verdict::Current
+    );
+}
+
+#[test]
+fn someone_the_facts_never_name_never_held_a_role_whose_every_holder_is_listed() {
+    let c = one("Harwick Rovers manager Jo Okafor", "2019-03-01");
+    assert_eq!((c.1, c.2, c.4), (None, s("Q100"), Verdict::Never));
+    // Lowercased, two words after a role on an entity the facts hold.
+    let c = one("harwick rovers manager jo okafor has left.", "2019-03-01");
+    assert_eq!(
+        (c.0.as_str(), c.4),
+        ("harwick rovers manager jo okafor", Verdict::Never)
+    );
+    assert!(claims(&judge(), "harwick rovers manager has left.", "2019-03-01").is_empty());
+    // The second word a surname of someone the facts hold (Ann Ward).
+    let c = one("harwick rovers manager jo ward has left.", "2019-03-01");
+    assert_eq!((c.1, c.4), (None, Verdict::Never));
+    // A player's club lists no player in full: unknown.
+    assert_eq!(
+        one("Dunmere striker Jo Okafor", "2019-03-01").4,
+        Verdict::Unknown
+    );
 }
 
 #[test]
