@@ -4,7 +4,7 @@
 use chrono::{Datelike, Duration, NaiveDateTime};
 
 use super::ids::id_at;
-use super::story::{story, Story, Topic};
+use super::story::{story, Desk, Story, Topic};
 
 /// One article of the model: the truth a crawl is checked against.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub struct ModelArticle {
     pub paragraphs: Vec<String>,
     /// What it says about the facts.
     pub topic: Topic,
+    /// The desk that wrote it: sport stories live under `/sport/football/`,
+    /// business ones under `/news/business-`.
+    pub desk: Desk,
     /// Listed by a captured feed.
     pub in_feed: bool,
     /// A video page (`/news/av/`) rather than a story.
@@ -44,7 +47,13 @@ pub(super) const SECTIONS: [&str; 7] = [
     "uk-england-london",
 ];
 
-pub(super) fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> ModelArticle {
+/// Draws an article published at `published`; with `roles`, sport and business
+/// stories among them ([`story`]).
+pub(super) fn article(
+    rng: &mut fastrand::Rng,
+    published: NaiveDateTime,
+    roles: bool,
+) -> ModelArticle {
     // The id was given when the story was drafted, up to two days before.
     let id = id_at(published - Duration::minutes(rng.i64(0..2 * 24 * 60)));
     let section = SECTIONS[rng.usize(..SECTIONS.len())];
@@ -54,20 +63,25 @@ pub(super) fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Mode
     } else {
         "http"
     };
-    let path = if video {
-        format!("/news/av/{section}-{id}")
-    } else {
-        format!("/news/{section}-{id}")
-    };
-    let url = format!("{scheme}://www.bbc.co.uk{path}");
     let Story {
+        desk,
         topic,
         title,
         summary,
         paragraphs,
         subject,
         place,
-    } = story(rng, published);
+    } = story(rng, published, roles);
+    let section = match desk {
+        Desk::Business => "business",
+        _ => section,
+    };
+    let path = match (video, desk) {
+        (true, _) => format!("/news/av/{section}-{id}"),
+        (false, Desk::Sport) => format!("/sport/football/{id}"),
+        (false, _) => format!("/news/{section}-{id}"),
+    };
+    let url = format!("{scheme}://www.bbc.co.uk{path}");
     // Drawn from the id, not the seeded sequence, so the rest of the model is as it was.
     let promo = if (id.wrapping_mul(2_654_435_761) >> 7) % 100 < 12 {
         summary.clone()
@@ -83,6 +97,7 @@ pub(super) fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Mode
         promo,
         paragraphs,
         topic,
+        desk,
         in_feed: rng.u32(0..100) < 85,
         video,
     }

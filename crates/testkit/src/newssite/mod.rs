@@ -26,6 +26,7 @@ mod feed;
 mod ids;
 mod nights;
 mod page;
+mod roles;
 mod story;
 mod xsum;
 
@@ -38,7 +39,7 @@ pub use feed::FEED_URL;
 pub use ids::{id_at, ID_ANCHORS};
 pub use nights::{activity, Change, Nights, NightsSpec};
 pub use page::page_html;
-pub use story::Topic;
+pub use story::{Desk, Topic};
 
 use articles::article;
 use captures::{add_non_articles, article_captures};
@@ -141,19 +142,36 @@ pub struct NewsSite {
     pub xsum_split: String,
     /// Facts of the evolving pairs, one JSON fact record a line (the `wikidata` stage's output).
     pub facts: String,
-    /// The Wikidata entities those facts are read from (positions and holders).
+    /// The Wikidata entities those facts are read from (positions and holders;
+    /// clubs, players and companies with their people).
     pub entities: Vec<serde_json::Value>,
 }
 
 impl NewsSite {
-    /// Builds the model of `spec`.
+    /// Builds the model of `spec`: news stories, whose evolving pairs are three
+    /// offices (`P1308`).
     pub fn build(spec: &NewsSiteSpec) -> Self {
+        Self::build_with(spec, false)
+    }
+
+    /// Builds the model of `spec` with sport and business stories too: a club
+    /// whose manager changed after the cutoff (`P286`), a player who moved club
+    /// (`P54`), a company whose chief executive changed (`P169`), named the way
+    /// news names them ("Harwick Rovers manager Edwin Mallory", "Callum Yeo, the
+    /// Dunmere striker,"), filed under BBC Sport and Business; `facts` and
+    /// `entities` carry their pairs. A separate build, so the tests that count
+    /// what the news model gives keep their counts.
+    pub fn with_sport_and_business(spec: &NewsSiteSpec) -> Self {
+        Self::build_with(spec, true)
+    }
+
+    fn build_with(spec: &NewsSiteSpec, roles: bool) -> Self {
         let Drawn {
             mut rng,
             mut articles,
             mut captures,
             non_articles,
-        } = spec.draw(article, add_non_articles);
+        } = spec.draw(|rng, at| article(rng, at, roles), add_non_articles);
         articles.sort_by_key(|a| (a.published, a.id));
         articles.dedup_by_key(|a| a.id);
         for a in &articles {
@@ -167,8 +185,8 @@ impl NewsSite {
             articles,
             non_articles,
             xsum_split,
-            facts: facts_jsonl(),
-            entities: facts::entities(),
+            facts: facts_jsonl(roles),
+            entities: facts::entities(roles),
         }
     }
 }
@@ -234,5 +252,124 @@ mod tests {
         let excluded = split["train"].as_array().unwrap().len();
         assert!(excluded > 100, "{excluded}");
         assert_eq!(site.facts.lines().count(), 6);
+        assert!(site.articles.iter().all(|a| a.desk == Desk::News));
+    }
+
+    fn values(text: &str) -> Vec<serde_json::Value> {
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn sport_and_business_add_their_pairs_with_their_relations_and_sides() {
+        let site = NewsSite::with_sport_and_business(&NewsSiteSpec::default());
+        let facts = values(&site.facts);
+        assert_eq!(facts.len(), 12);
+        // The news model's facts first, as they were.
+        let news = NewsSite::build(&NewsSiteSpec::default());
+        assert!(site.facts.starts_with(&news.facts));
+        let sides = |relation: &str| -> Vec<(String, String)> {
+            facts
+                .iter()
+                .filter(|f| f["relation"] == relation)
+                .map(|f| {
+                    let label = |side: &str| f[side]["label"].as_str().unwrap().to_string();
+                    (label("subject"), label("object"))
+                })
+                .collect()
+        };
+        let pairs = |list: [(&str, &str); 2]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(s, o)| (s.to_string(), o.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            sides("P286"),
+            pairs([
+                ("Harwick Rovers F.C.", "Alan Pryor"),
+                ("Harwick Rovers F.C.", "Edwin Mallory")
+            ])
+        );
+        assert_eq!(
+            sides("P54"),
+            pairs([
+                ("Callum Yeo", "Marden Wanderers F.C."),
+                ("Callum Yeo", "Dunmere Athletic F.C.")
+            ])
+        );
+        assert_eq!(
+            sides("P169"),
+            pairs([
+                ("Selby Foods plc", "Ruth Calder"),
+                ("Selby Foods plc", "Zara Whitlock")
+            ])
+        );
+        let club = facts.iter().find(|f| f["relation"] == "P54").unwrap();
+        assert_eq!(
+            club["object"]["aliases"],
+            serde_json::json!(["Marden Wanderers", "Marden"])
+        );
+        // The dump lines hold the clubs' statements and the values' names.
+        let entity = |id: &str| site.entities.iter().find(|e| e["id"] == id).unwrap();
+        assert_eq!(
+            entity("Q9100041")["claims"]["P286"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            entity("Q9100051")["claims"]["P54"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(entity("Q9100053")["aliases"]["en"][1]["value"], "Dunmere");
+        assert_eq!(site.entities.len(), news.entities.len() + 9);
+    }
+
+    #[test]
+    fn sport_and_business_stories_name_the_value_of_their_day_as_news_does() {
+        let site = NewsSite::with_sport_and_business(&NewsSiteSpec::default());
+        let after = NaiveDate::from_ymd_opt(2021, 3, 1).unwrap();
+        let before = NaiveDate::from_ymd_opt(2020, 8, 1).unwrap();
+        let said = |text: &str, from: NaiveDate, to: NaiveDate| {
+            site.articles
+                .iter()
+                .filter(|a| (from..to).contains(&a.published.date()) && a.summary.contains(text))
+                .count()
+        };
+        let (first, last) = (NaiveDate::MIN, NaiveDate::MAX);
+        for (text, when) in [
+            ("Harwick Rovers manager Edwin Mallory ", (after, last)),
+            ("Harwick Rovers manager Alan Pryor ", (first, before)),
+            ("Dunmere Athletic striker Callum Yeo ", (after, last)),
+            ("Marden Wanderers striker Callum Yeo ", (first, before)),
+            ("Callum Yeo, the Marden striker, ", (first, before)),
+            ("Selby Foods chief executive Zara Whitlock ", (after, last)),
+            ("Selby Foods chief executive Ruth Calder ", (first, before)),
+        ] {
+            assert!(said(text, when.0, when.1) > 0, "{text}");
+            // Never the value of another day.
+            let other = if when.0 == first {
+                (after, last)
+            } else {
+                (first, before)
+            };
+            assert_eq!(said(text, other.0, other.1), 0, "{text}");
+        }
+        assert_eq!(said("Callum Yeo, the Dunmere striker, ", first, before), 0);
+        for a in &site.articles {
+            let sport = a.url.contains("/sport/football/");
+            assert_eq!(sport, a.desk == Desk::Sport && !a.video, "{}", a.url);
+            if a.desk == Desk::Business {
+                assert!(a.url.contains("/business-"), "{}", a.url);
+            }
+        }
+        let desks = |desk| site.articles.iter().filter(|a| a.desk == desk).count();
+        assert!(desks(Desk::Sport) > 50 && desks(Desk::Business) > 20);
+        assert!(desks(Desk::News) * 2 > site.articles.len());
     }
 }

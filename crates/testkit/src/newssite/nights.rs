@@ -113,7 +113,7 @@ impl Nights {
     fn publish(&mut self, day: NaiveDate, sport: bool) {
         let at = day.and_hms_opt(0, 0, 0).unwrap_or_default()
             + Duration::minutes(self.rng.i64(0..24 * 60));
-        let mut a = article(&mut self.rng, at);
+        let mut a = article(&mut self.rng, at, false);
         if a.video || !self.ids.insert(a.id) {
             return;
         }

@@ -3,7 +3,8 @@
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::facts::PAIRS;
+use super::facts::{PAIRS, ROLES};
+use super::roles::role_story;
 
 /// What an article says about the evolving facts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,8 +19,22 @@ pub enum Topic {
     HolderOnly,
 }
 
+/// Which desk wrote a story: where a site files it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Desk {
+    /// News (every story of the model without sport and business).
+    #[default]
+    News,
+    /// Sport: a club's manager or a player's club (BBC `/sport/football/`, CNN `sport`).
+    Sport,
+    /// Business: a company's chief executive (BBC `/news/business-`, CNN `business`).
+    Business,
+}
+
 /// One drawn story, before a site gives it a URL and a page.
 pub(super) struct Story {
+    /// The desk that wrote it.
+    pub(super) desk: Desk,
     /// The town it is about (no fact names it).
     pub(super) place: &'static str,
     /// What was decided there.
@@ -58,8 +73,10 @@ const SUBJECTS: [&str; 8] = [
 ];
 
 /// Draws a story published at `published`; the holder it names is the one in
-/// office that day.
-pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story {
+/// office that day. With `roles`, half the stories that name a fact are sport
+/// or business stories of [`ROLES`] instead (drawn after everything a story
+/// without them draws, so without them the model is as it was).
+pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime, roles: bool) -> Story {
     let place_at = rng.usize(..PLACES.len());
     let subject_at = rng.usize(..SUBJECTS.len());
     let (place, subject) = (PLACES[place_at], SUBJECTS[subject_at]);
@@ -75,6 +92,10 @@ pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story 
     } else {
         pair.before.1
     };
+    if roles && topic != Topic::Plain && rng.bool() {
+        let role = &ROLES[rng.usize(..ROLES.len())];
+        return role_story(rng, published, role, (place, subject), topic);
+    }
     let (title, summary, mut paragraphs) = match topic {
         Topic::Plain => (
             format!("{place} council backs {subject}"),
@@ -125,6 +146,7 @@ pub(super) fn story(rng: &mut fastrand::Rng, published: NaiveDateTime) -> Story 
         ));
     }
     Story {
+        desk: Desk::News,
         place,
         subject,
         topic,

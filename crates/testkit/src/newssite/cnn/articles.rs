@@ -4,7 +4,7 @@
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime};
 
-use crate::newssite::story::{story, Story, Topic};
+use crate::newssite::story::{story, Desk, Story, Topic};
 
 /// The page layouts CNN had, by the day a story was published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +51,9 @@ pub struct CnnArticle {
     pub editors_note: bool,
     /// What it says about the facts.
     pub topic: Topic,
+    /// The desk that wrote it (sport stories in section `sport`, business ones
+    /// in `business`).
+    pub desk: Desk,
     /// The page's layout.
     pub layout: Layout,
 }
@@ -104,16 +107,28 @@ const AUTHORS: [&str; 6] = [
     "Peter Lindqvist",
 ];
 
-pub(super) fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> CnnArticle {
+/// Draws a story published at `published`; with `roles`, sport and business
+/// stories among them.
+pub(super) fn article(
+    rng: &mut fastrand::Rng,
+    published: NaiveDateTime,
+    roles: bool,
+) -> CnnArticle {
     let (section, old_section) = SECTIONS[rng.usize(..SECTIONS.len())];
     let Story {
+        desk,
         place,
         subject,
         topic,
         title,
         summary,
         paragraphs,
-    } = story(rng, published);
+    } = story(rng, published, roles);
+    let (section, old_section) = match desk {
+        Desk::Sport => ("sport", "SPORT"),
+        Desk::Business => ("business", "BUSINESS"),
+        Desk::News => (section, old_section),
+    };
     let dateline = if rng.bool() { place } else { "" };
     let author = AUTHORS[rng.usize(..AUTHORS.len())];
     let editors_note = rng.u32(0..100) < 10;
@@ -144,6 +159,7 @@ pub(super) fn article(rng: &mut fastrand::Rng, published: NaiveDateTime) -> CnnA
         author,
         editors_note,
         topic,
+        desk,
         layout: layout_of(published),
     };
     a.url = a.url_on("www.cnn.com");

@@ -55,12 +55,23 @@ pub struct CnnSite {
 impl CnnSite {
     /// Builds the model of `spec`.
     pub fn build(spec: &NewsSiteSpec) -> Self {
+        Self::build_with(spec, false)
+    }
+
+    /// Builds the model of `spec` with the sport and business stories of
+    /// [`NewsSite::with_sport_and_business`](crate::newssite::NewsSite::with_sport_and_business),
+    /// in CNN's `sport` and `business` sections.
+    pub fn with_sport_and_business(spec: &NewsSiteSpec) -> Self {
+        Self::build_with(spec, true)
+    }
+
+    fn build_with(spec: &NewsSiteSpec, roles: bool) -> Self {
         let Drawn {
             mut rng,
             mut articles,
             mut captures,
             non_articles,
-        } = spec.draw(article, add_non_articles);
+        } = spec.draw(|rng, at| article(rng, at, roles), add_non_articles);
         articles.sort_by(|a, b| (a.published, &a.path).cmp(&(b.published, &b.path)));
         // Two stories of a day under one headline and section are one URL: the first stays.
         let mut paths = HashSet::new();
@@ -74,7 +85,7 @@ impl CnnSite {
             articles,
             non_articles,
             url_lists,
-            facts: facts_jsonl(),
+            facts: facts_jsonl(roles),
         }
     }
 }
@@ -285,5 +296,37 @@ mod tests {
             assert!(stating.len() > 10, "{years:?}: {}", stating.len());
             assert!(stating.iter().all(|a| a.topic == Topic::Fact));
         }
+    }
+
+    #[test]
+    fn sport_and_business_stories_are_filed_in_their_sections() {
+        let spec = NewsSiteSpec {
+            first_year: 2020,
+            last_year: 2022,
+            ..NewsSiteSpec::default()
+        };
+        let site = CnnSite::with_sport_and_business(&spec);
+        assert_eq!(site.facts.lines().count(), 12);
+        let sport: Vec<&CnnArticle> = site
+            .articles
+            .iter()
+            .filter(|a| a.desk == crate::newssite::Desk::Sport)
+            .collect();
+        assert!(!sport.is_empty());
+        for a in &sport {
+            assert_eq!(a.section, "sport");
+            assert!(a.path.contains("/sport/"), "{}", a.path);
+        }
+        assert!(site
+            .articles
+            .iter()
+            .any(|a| a.summary().contains("Selby Foods chief executive")));
+        // Without them, the model is the news model.
+        let news = CnnSite::build(&spec);
+        assert!(news
+            .articles
+            .iter()
+            .all(|a| a.desk == crate::newssite::Desk::News));
+        assert_eq!(news.facts.lines().count(), 6);
     }
 }
