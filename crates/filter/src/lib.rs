@@ -104,7 +104,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
     },
         StageKind {
-            name: "conflicts",
+            name: tempora_records::counters::RelationArticles::STAGE_KIND,
             about: "Keeps articles whose document names an evolving fact and whose summary names one of its entities (TempoSum)",
             role: Role::Transform,
             accepts: &[RecordKind::Article],

@@ -500,6 +500,10 @@ async fn an_article_carries_the_relations_of_its_conflicts_as_the_facts_give_the
             ("2", vec!["P1308", "P286", "P39"])
         ]
     );
+    // Counted per relation, for the card and the nightly health check.
+    let counters = out.stats.counters();
+    let kept = |relation: &str| counters[&format!("kept {relation}")];
+    assert_eq!((kept("P39"), kept("P1308"), kept("P286")), (2, 2, 1));
     let kept = as_article(&out.out()[1]);
     let mut of_facts: Vec<&str> = kept
         .facts

@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::figures::{RunFigures, KEPT, PAGES_FAILED, REQUESTS_PER_ARTICLE};
+use crate::figures::{
+    RunFigures, KEPT, PAGES_FAILED, RELATION_ARTICLES, RELATION_FACTS, REQUESTS_PER_ARTICLE,
+};
 use crate::settings::HealthSettings;
 
 /// `ok`, or `warn` when there is a finding.
@@ -375,6 +377,10 @@ fn finding(
 fn count_reason(figure: &str) -> &'static str {
     if figure.starts_with("captures listed") {
         "the Archive lists fewer new captures than before: it may have stopped capturing these pages, or the site moved them"
+    } else if figure.starts_with(RELATION_ARTICLES) {
+        "fewer articles with facts of this relation than before: its facts were lost, or the articles that name them"
+    } else if figure.starts_with(RELATION_FACTS) {
+        "fewer facts than before: the dump or reading holds fewer statements of the relation, or Wikidata's services answered less"
     } else {
         "fewer articles than before: the Archive may have stopped capturing them, or their pages are in a layout no site profile reads"
     }

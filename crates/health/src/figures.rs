@@ -8,7 +8,8 @@ use chrono::NaiveDateTime;
 use serde::Deserialize;
 use serde_json::Value;
 use tempora_records::counters::{
-    ExtractCount, FetchCount, ListingMetric, Refresh, FACT_SOURCE_KINDS, SETS_STAGE_KIND,
+    ExtractCount, FetchCount, ListingMetric, Refresh, RelationArticles, RelationFacts,
+    FACT_SOURCE_KINDS, SETS_STAGE_KIND,
 };
 
 /// Articles kept (what reached the sinks).
@@ -25,6 +26,11 @@ pub const ENTITIES_CHANGED: &str = "Wikidata entities changed";
 pub const FACTS_CHANGED: &str = "facts changed";
 /// Articles a set selected: `articles selected future`.
 pub const SELECTED: &str = "articles selected";
+/// Evolving facts read of one relation: `facts read P54`.
+pub const RELATION_FACTS: &str = "facts read";
+/// Articles kept for the sets with a fact of one relation (the `conflicts`
+/// stage's): `articles with facts of P54`.
+pub const RELATION_ARTICLES: &str = "articles with facts of";
 
 /// A share: `of` of `n`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -87,6 +93,7 @@ impl RunFigures {
                 }
                 kind if FACT_SOURCE_KINDS.contains(&kind) => tally.facts(stage),
                 SETS_STAGE_KIND => tally.sets(stage),
+                RelationArticles::STAGE_KIND => tally.relation_articles(stage),
                 _ => {}
             }
         }
@@ -168,10 +175,30 @@ impl Tally {
             FACTS_READ.into(),
             stage["records_out"].as_u64().unwrap_or(0),
         );
+        for (name, n) in stage["counters"].as_object().into_iter().flatten() {
+            if let Some(RelationFacts(relation)) = RelationFacts::parse(name) {
+                let n = n.as_u64().unwrap_or(0);
+                add(counts, format!("{RELATION_FACTS} {relation}"), n);
+            }
+        }
         let refresh = Refresh::deserialize(&stage["metrics"][Refresh::METRIC]);
         if let Ok(refresh) = refresh {
             add(counts, ENTITIES_CHANGED.into(), refresh.changed as u64);
             add(counts, FACTS_CHANGED.into(), refresh.facts_changed as u64);
+        }
+    }
+
+    /// The `conflicts` stage: the articles it kept with a fact of each relation.
+    fn relation_articles(&mut self, stage: &Value) {
+        for (name, n) in stage["counters"].as_object().into_iter().flatten() {
+            if let Some(RelationArticles(relation)) = RelationArticles::parse(name) {
+                let n = n.as_u64().unwrap_or(0);
+                add(
+                    &mut self.figures.counts,
+                    format!("{RELATION_ARTICLES} {relation}"),
+                    n,
+                );
+            }
         }
     }
 

@@ -7,7 +7,9 @@
 //! its articles, is found on its night.
 
 use serde_json::{json, Value};
-use tempora_health::figures::{ENTITIES_CHANGED, FACTS_CHANGED, FACTS_READ, SELECTED};
+use tempora_health::figures::{
+    ENTITIES_CHANGED, FACTS_CHANGED, FACTS_READ, RELATION_ARTICLES, RELATION_FACTS, SELECTED,
+};
 use tempora_health::{check::compare, HealthSettings, RunFigures, Status};
 
 fn poisson(rng: &mut fastrand::Rng, mean: f64) -> u64 {
@@ -102,4 +104,45 @@ fn ordinary_nights_pass_and_a_lost_reading_or_set_is_found() {
         found(night(200, 600, 30, 2, 40)),
         [format!("{SELECTED} future")]
     );
+}
+
+/// A night of the sport and office sets: the facts per relation the facts
+/// stage counted, and the articles per relation `conflicts` kept.
+fn relations_night(n: usize, facts: [u64; 2], articles: [u64; 2]) -> Value {
+    let mut run = night(n, facts[0] + facts[1], 30, articles[0] + articles[1], 40);
+    run["stages"][0]["counters"] = json!({ "facts P39": facts[0], "facts P286": facts[1] });
+    let conflicts = json!({ "name": "conflicts", "kind": "conflicts",
+        "counters": { "kept": articles[0] + articles[1], "kept_after_change": 3,
+                      "kept P39": articles[0], "kept P286": articles[1] } });
+    run["stages"].as_array_mut().unwrap().push(conflicts);
+    run
+}
+
+#[test]
+fn each_relation_is_a_figure_and_a_relation_that_lost_its_articles_is_found() {
+    let figures = RunFigures::of_run(&relations_night(0, [500, 120], [30, 12]));
+    assert_eq!(figures.counts[&format!("{RELATION_FACTS} P286")], 120);
+    assert_eq!(figures.counts[&format!("{RELATION_FACTS} P39")], 500);
+    assert_eq!(figures.counts[&format!("{RELATION_ARTICLES} P286")], 12);
+    assert_eq!(figures.counts[&format!("{RELATION_ARTICLES} P39")], 30);
+    assert!(!figures
+        .counts
+        .keys()
+        .any(|k| k.ends_with("kept_after_change")));
+
+    let mut rng = fastrand::Rng::with_seed(56);
+    let mut runs: Vec<Value> = (0..30)
+        .map(|n| {
+            let facts = [poisson(&mut rng, 500.0), poisson(&mut rng, 120.0)];
+            let articles = [poisson(&mut rng, 60.0), poisson(&mut rng, 40.0)];
+            relations_night(n, facts, articles)
+        })
+        .collect();
+    assert_eq!(check_last(&runs).status, Status::Ok);
+    // The sport part is gone (its facts read, its articles not: a matcher lost
+    // the clubs), while the set as a whole stays within chance.
+    runs.push(relations_night(30, [500, 118], [75, 0]));
+    let health = check_last(&runs);
+    let found: Vec<&str> = health.findings.iter().map(|f| f.figure.as_str()).collect();
+    assert_eq!(found, [format!("{RELATION_ARTICLES} P286")], "{health:?}");
 }

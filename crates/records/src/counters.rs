@@ -78,6 +78,29 @@ impl<'a> RelationFacts<'a> {
     }
 }
 
+/// The articles the `conflicts` stage kept with a fact of one relation, as it
+/// counts them: `kept P54` (an article with facts of two relations counts for
+/// each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelationArticles<'a>(pub &'a str);
+
+impl<'a> RelationArticles<'a> {
+    /// The kind of stage that counts these.
+    pub const STAGE_KIND: &'static str = "conflicts";
+
+    const PREFIX: &'static str = "kept ";
+
+    /// The counter's name in `run.json`.
+    pub fn name(&self) -> String {
+        format!("{}{}", Self::PREFIX, self.0)
+    }
+
+    /// The relation a counter's name stands for, if it is one of these.
+    pub fn parse(name: &'a str) -> Option<Self> {
+        name.strip_prefix(Self::PREFIX).map(Self)
+    }
+}
+
 /// What the `wayback-fetch` stage counts, one per capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FetchCount {
@@ -173,6 +196,17 @@ mod tests {
             Some(RelationFacts("P54"))
         );
         assert_eq!(RelationFacts::parse("facts"), None);
+    }
+
+    #[test]
+    fn a_relations_articles_read_back_apart_from_the_other_kept_counts() {
+        assert_eq!(RelationArticles("P286").name(), "kept P286");
+        assert_eq!(
+            RelationArticles::parse("kept P286"),
+            Some(RelationArticles("P286"))
+        );
+        assert_eq!(RelationArticles::parse("kept"), None);
+        assert_eq!(RelationArticles::parse("kept_after_change"), None);
     }
 }
 

@@ -26,6 +26,7 @@ use tempora_engine::{
     parse_options, Batch, Emitted, OptionError, PipelineContext, Port, SideInput, SideInputs,
     Stage, StageConfig, StageError, Transform, TransformStage,
 };
+use tempora_records::counters::RelationArticles;
 use tempora_records::{FactMatch, Record, RecordKind};
 
 pub use dictionary::Dictionary;
@@ -148,6 +149,9 @@ impl Transform for Conflicts {
                         out.count("kept_after_change", 1);
                     }
                     article.relations = FactMatch::relations_of(&matches);
+                    for relation in &article.relations {
+                        out.count(&RelationArticles(relation).name(), 1);
+                    }
                     article.facts = matches;
                     out.push(Record::Article(article));
                 }
