@@ -34,6 +34,7 @@ pub mod fragments;
 pub mod markdown;
 pub mod pairs;
 pub mod read;
+pub mod relations;
 pub mod run_info;
 pub mod scores;
 pub mod stats;
@@ -114,6 +115,8 @@ pub struct Report {
     pub counts: Vec<Count>,
     /// The evolving facts.
     pub facts: Facts,
+    /// Articles per set and relation, facts per facts file and relation.
+    pub relations: relations::Relations,
     /// Novelty bins.
     pub novelty: Novelty,
     /// Minimal pairs per set, fact error and error type (files of `minimal-pairs`
@@ -154,6 +157,7 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
         .map(|set| Ok((set.name.clone(), stats::analyze_set(set)?)))
         .collect::<Result<Vec<_>, ReportError>>()?;
     let tables = tables::aggregate(&sets, TOP_ENTITIES)?;
+    let relations = relations::count(&sets, &discovery.facts)?;
     let chart_dir = dir.join(CHARTS_DIR);
     std::fs::create_dir_all(&chart_dir).map_err(ReportError::io(&chart_dir))?;
     let histograms = histograms(&sets);
@@ -175,6 +179,7 @@ pub fn write_report(dir: &Path) -> Result<Written, ReportError> {
         .collect();
     let pairs = pairs::count(&discovery.pairs)?;
     let mut report = assemble(discovery, tables, run, chart_files, pairs);
+    report.relations = relations;
     report.scores = scores;
     let markdown = dir.join("report.md");
     write_atomically(&markdown, markdown::render(&report).as_bytes())?;
@@ -228,6 +233,7 @@ pub(crate) fn assemble(
             positions: tables.positions,
             people: tables.people,
         },
+        relations: relations::Relations::default(),
         novelty: Novelty {
             bins: tables.bins,
             run: run

@@ -16,6 +16,7 @@ pub fn render(report: &Report) -> String {
     }
     counts(&mut md, report);
     facts(&mut md, report);
+    crate::relations::markdown(&mut md, &report.relations);
     novelty(&mut md, report);
     characteristics(&mut md, report);
     pairs(&mut md, report);
@@ -34,6 +35,7 @@ pub(crate) fn main_tables(report: &Report) -> String {
     let mut md = String::new();
     counts(&mut md, report);
     facts(&mut md, report);
+    crate::relations::markdown(&mut md, &report.relations);
     novelty(&mut md, report);
     characteristics(&mut md, report);
     if let Some(summary) = &report.scores {

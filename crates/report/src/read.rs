@@ -6,9 +6,11 @@
 //! the string fields `summary` and `document`, the names of the Hugging Face
 //! XSum/TempoSum loaders. Skipped, and listed in the report with the reason:
 //! `rejected.*` (records a stage could not use), files whose records have no
-//! `summary`/`document` (facts files and other records), empty files, and a Parquet
+//! `summary`/`document` (other records), empty files, and a Parquet
 //! file whose stem a JSONL file already names (the pipelines write Parquet copies
-//! of their JSONL outputs; the JSONL file is read).
+//! of their JSONL outputs; the JSONL file is read). Files of evolving facts (their
+//! records have `relation` and `rank`) are not sets either: their facts are
+//! counted per relation.
 //!
 //! Every line of a set must be an article: a line that is not JSON, or lacks a
 //! string `summary` or `document`, stops the report with an error naming the file,
@@ -19,7 +21,8 @@
 //! Other fields are read when present and ignored when their shape differs (the
 //! report must work on any summarization dataset): `source` (string), `published`
 //! (a date string whose first four characters are the year), `facts` (Tempora's
-//! matched facts) and `novelty` (`{overlap, bin, tag}` or null).
+//! matched facts), `relations` (their property ids; in records written before
+//! it, taken from `facts`) and `novelty` (`{overlap, bin, tag}` or null).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -66,6 +69,9 @@ pub struct Discovery {
     pub sets: Vec<SetFile>,
     /// Files of minimal pairs (JSONL), counted apart from the sets.
     pub pairs: Vec<SetFile>,
+    /// Files of evolving facts (JSONL, or Parquet without a JSONL copy),
+    /// counted per relation; they are among the files not read as sets too.
+    pub facts: Vec<SetFile>,
     /// Files not read.
     pub skipped: Vec<SkippedFile>,
 }
@@ -138,6 +144,23 @@ pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
             Some(c) if is_pair_file(&c) => found.skipped.push(skip(
                 "minimal pairs in Parquet: their JSONL copy is counted".into(),
             )),
+            Some(c) if is_facts_file(&c) => {
+                if let Some(copy) = found.facts.iter().find(|f| f.name == stem) {
+                    let copy = copy.path.file_name().unwrap_or_default().to_string_lossy();
+                    found.skipped.push(skip(format!(
+                        "evolving facts: counted per relation from {copy}"
+                    )));
+                    continue;
+                }
+                found.skipped.push(skip(
+                    "evolving facts: counted per relation, not a set".into(),
+                ));
+                found.facts.push(SetFile {
+                    name: stem.to_string(),
+                    path,
+                    format,
+                });
+            }
             Some(_) => found
                 .skipped
                 .push(skip("records have no `summary` and `document`".into())),
@@ -199,12 +222,13 @@ fn parquet_error(path: &Path, e: &polars::prelude::PolarsError) -> ReportError {
 }
 
 /// The columns of a Parquet set the report reads.
-const PARQUET_COLUMNS: [&str; 6] = [
+const PARQUET_COLUMNS: [&str; 7] = [
     "summary",
     "document",
     "source",
     "published",
     "facts",
+    "relations",
     "novelty",
 ];
 
@@ -329,6 +353,9 @@ pub struct ArticleRecord {
     pub year: Option<i32>,
     /// The entities of its evolving facts, sorted, each once.
     pub entities: Vec<FactEntity>,
+    /// The relations of its evolving facts (`relations`, or, in records
+    /// written before that field, its facts' relations), sorted, each once.
+    pub relations: Vec<String>,
     /// Its novelty, when scored.
     pub novelty: Option<NoveltyField>,
 }
@@ -345,6 +372,8 @@ struct RawArticle {
     published: Value,
     #[serde(default)]
     facts: Value,
+    #[serde(default)]
+    relations: Value,
     #[serde(default)]
     novelty: Value,
 }
@@ -378,6 +407,7 @@ pub fn parse_record(line: &[u8]) -> Result<ArticleRecord, String> {
         source,
         year,
         entities: fact_entities(&raw.facts),
+        relations: relations(&raw.relations, &raw.facts),
         novelty: novelty_field(&raw.novelty),
     })
 }
@@ -417,6 +447,27 @@ fn fact_entities(facts: &Value) -> Vec<FactEntity> {
     out
 }
 
+/// An article's `relations` where it is a list of texts, else the relations of
+/// its `facts`: sorted, each once.
+fn relations(relations: &Value, facts: &Value) -> Vec<String> {
+    let listed: Option<Vec<&str>> = relations
+        .as_array()
+        .and_then(|items| items.iter().map(Value::as_str).collect());
+    let mut out: Vec<String> = match listed {
+        Some(listed) => listed.into_iter().map(str::to_string).collect(),
+        None => facts
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("fact").unwrap_or(m).get("relation")?.as_str())
+            .map(str::to_string)
+            .collect(),
+    };
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// An article's `novelty {overlap, bin, tag}`; `None` when null or shaped otherwise.
 fn novelty_field(novelty: &Value) -> Option<NoveltyField> {
     let overlap = novelty.get("overlap")?.as_f64()?;
@@ -426,6 +477,13 @@ fn novelty_field(novelty: &Value) -> Option<NoveltyField> {
         bin: text("bin"),
         tag: text("tag"),
     })
+}
+
+/// Whether a file with these record fields holds evolving facts.
+pub fn is_facts_file(fields: &[String]) -> bool {
+    ["relation", "rank"]
+        .iter()
+        .all(|f| fields.iter().any(|g| g == f))
 }
 
 /// Whether a file with these record fields holds minimal pairs.

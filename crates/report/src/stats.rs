@@ -63,6 +63,8 @@ pub struct ArticleRow {
     pub year: Option<i32>,
     /// Entities of its evolving facts.
     pub entities: Vec<FactEntity>,
+    /// Relations of its evolving facts.
+    pub relations: Vec<String>,
     /// Its novelty, when scored.
     pub novelty: Option<NoveltyField>,
     /// Its statistics.
@@ -90,6 +92,7 @@ pub fn analyze_set(set: &SetFile) -> Result<Vec<ArticleRow>, ReportError> {
                     source: record.source,
                     year: record.year,
                     entities: record.entities,
+                    relations: record.relations,
                     novelty: record.novelty,
                     stats,
                 })

@@ -293,3 +293,73 @@ fn parquet_sets_are_read_and_jsonl_wins_a_shared_stem() {
     );
     assert!(!md.contains("## Run\n"), "no run.json, no run section");
 }
+
+#[test]
+fn relations_are_counted_per_set_and_per_facts_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fact = |relation: &str| {
+        format!(
+            r#"{{"subject":{{"id":"Q1"}},"relation":"{relation}","object":{{"id":"Q2"}},"rank":"normal","valid_at_cutoff":true}}"#
+        )
+    };
+    let articles = [
+        r#"{"id":"1","summary":"S.","document":"D.","relations":["P286","P54"],"facts":[]}"#
+            .to_string(),
+        // Written before `relations`: its facts' relations count.
+        format!(
+            r#"{{"id":"2","summary":"S.","document":"D.","facts":[{{"fact":{}}},{{"fact":{}}}]}}"#,
+            fact("P39"),
+            fact("P39")
+        ),
+        r#"{"id":"3","summary":"S.","document":"D.","relations":["P286"]}"#.to_string(),
+    ];
+    std::fs::write(dir.path().join("future.jsonl"), articles.join("\n")).unwrap();
+    let facts = [fact("P286"), fact("P102"), fact("P286")];
+    std::fs::write(dir.path().join("facts.jsonl"), facts.join("\n")).unwrap();
+    write_report(dir.path()).unwrap();
+    let json = report_json(dir.path());
+    let rows = |key: &str, count: &str| -> Vec<(String, String, u64)> {
+        json["relations"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let first = if key == "articles" { "set" } else { "file" };
+                (
+                    r[first].as_str().unwrap().to_string(),
+                    r["name"].as_str().unwrap().to_string(),
+                    r[count].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let row = |a: &str, b: &str, n: u64| (a.to_string(), b.to_string(), n);
+    assert_eq!(
+        rows("articles", "articles"),
+        [
+            row("future", "head coach (P286)", 2),
+            row("future", "position held (P39)", 1),
+            row("future", "member of sports team (P54)", 1),
+        ]
+    );
+    // A relation the shipped catalogue lacks is named by its id.
+    assert_eq!(
+        rows("facts", "facts"),
+        [
+            row("facts.jsonl", "P102", 1),
+            row("facts.jsonl", "head coach (P286)", 2)
+        ]
+    );
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("| future | head coach (P286) | 2 |"), "{md}");
+    assert!(md.contains("| `facts.jsonl` | P102 | 1 |"), "{md}");
+
+    // A line of a facts file that is no fact is named.
+    std::fs::write(
+        dir.path().join("facts.jsonl"),
+        format!("{}\n{{\"rank\":1}}\n", fact("P39")),
+    )
+    .unwrap();
+    let err = write_report(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("facts.jsonl:2: not a fact"), "{err}");
+}

@@ -176,7 +176,9 @@ fn sets(md: &mut String, run: &RunJson, configs: &[Config]) {
         md,
         "Each set is a window of publication dates; `future` starts after the knowledge cutoff \
          {}. An article is kept when its document names both sides of an evolving Wikidata fact \
-         and its summary names one of them.\n",
+         and its summary names one of them. Its `relations` lists the Wikidata properties of \
+         those facts (\"Relations\" below counts them per set): a set's sport part, say, is \
+         `sets[\"future\"].filter(lambda a: bool({{\"P54\", \"P286\"}} & set(a[\"relations\"])))`.\n",
         code(run.text("/config/pipeline/cutoff").unwrap_or("(not stated)"))
     );
     let rows: BTreeMap<&str, u64> = configs
@@ -464,10 +466,11 @@ fn count_pairs(
     Ok(counts)
 }
 
-fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
-    let sets: Vec<SetFile> = configs
+/// The Parquet files of the configs `pick` takes, each named by its split.
+fn parquet_files(dir: &Path, configs: &[Config], pick: impl Fn(&Config) -> bool) -> Vec<SetFile> {
+    configs
         .iter()
-        .filter(|c| c.name == "sets")
+        .filter(|c| pick(c))
         .flat_map(|c| &c.splits)
         .flat_map(|(split, files)| {
             files.iter().map(|f| SetFile {
@@ -476,7 +479,11 @@ fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardErr
                 format: Format::Parquet,
             })
         })
-        .collect();
+        .collect()
+}
+
+fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
+    let sets = parquet_files(dir, configs, |c| c.name == "sets");
     if sets.is_empty() {
         return Ok(());
     }
@@ -487,11 +494,15 @@ fn tables(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardErr
     let tables = crate::tables::aggregate(&analyzed, crate::TOP_ENTITIES)
         .map_err(crate::ReportError::from)?;
     let run = crate::run_info::read_run_info(&dir.join("run.json"))?;
+    // The facts the card counts per relation: the facts configs' files.
+    let facts = parquet_files(dir, configs, |c| c.kind == RecordKind::Fact);
+    let relations = crate::relations::count(&analyzed, &facts)?;
     let discovery = crate::read::Discovery {
         sets,
         ..crate::read::Discovery::default()
     };
     let mut report = crate::assemble(discovery, tables, run, Vec::new(), Vec::new());
+    report.relations = relations;
     report.scores = crate::scores::read(dir)?;
     if let Some(summary) = &report.scores {
         // The charts `tempora report` drew, where it did.
