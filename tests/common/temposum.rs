@@ -190,11 +190,13 @@ pub fn run_shipped(lab: &Lab, endpoint: &str, dir: &Path) {
 
 /// [`run_shipped`] with CDX pages of `limit` rows when given ([`pipeline_listing`]).
 pub fn run_shipped_listing(lab: &Lab, endpoint: &str, dir: &Path, limit: Option<usize>) {
-    std::fs::write(
-        dir.join("pipeline.toml"),
-        pipeline_listing(lab, endpoint, limit),
-    )
-    .unwrap();
+    run_shipped_file(lab, &pipeline_listing(lab, endpoint, limit), dir);
+}
+
+/// Runs the pipeline `text` (the lab's, changed by the caller) in `dir` with the
+/// lab's variables, and checks that it exits 0.
+pub fn run_shipped_file(lab: &Lab, text: &str, dir: &Path) {
+    std::fs::write(dir.join("pipeline.toml"), text).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tempora"))
         .current_dir(dir)
         .args(["run", "pipeline.toml", "--progress", "off"])
