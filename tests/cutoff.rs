@@ -206,6 +206,14 @@ fn future_2024_follows_the_cutoff_at_both_ends_of_its_sets() {
             "bbc.com/news/*".to_string(),
             "2022-01-01 to today".to_string(),
         ),
+        (
+            "bbc.co.uk/sport/*".to_string(),
+            "2022-01-01 to today".to_string(),
+        ),
+        (
+            "bbc.com/sport/*".to_string(),
+            "2022-01-01 to today".to_string(),
+        ),
     ];
     expected.extend(
         (2022..=this_year).map(|y| (format!("cnn.com/{y}/*"), "2022-01-01 to today".to_string())),

@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 use tempora_testkit::{Corpus, MockWayback, MockWikidata};
 
 use common::temposum::{bbc, cnn};
@@ -33,7 +32,8 @@ impl Models {
         let archive = MockWayback::start(Corpus::new(both.map(|(_, c)| c.clone())))
             .await
             .unwrap();
-        let entities = NewsSite::build(&NewsSiteSpec::default()).entities;
+        // With every relation the shipped pipelines name.
+        let entities = common::wikidata::entities();
         let files = tempfile::tempdir().unwrap();
         let lines: Vec<String> = entities.iter().map(ToString::to_string).collect();
         let dump = format!("[\n{}\n]\n", lines.join(",\n"));

@@ -6,3 +6,4 @@ pub mod nightly;
 pub mod order;
 pub mod said;
 pub mod temposum;
+pub mod wikidata;
