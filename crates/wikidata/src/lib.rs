@@ -49,7 +49,7 @@ pub use stage::{WikidataConfig, WikidataOptions};
 pub fn kinds() -> Vec<StageKind> {
     vec![StageKind {
         name: "wikidata",
-        about: "Reads a Wikidata JSON dump (gz, bz2, zst, plain or stdin) or a facts file and emits the evolving facts (P39 position held, P1308 officeholder) around the cutoff.",
+        about: "Reads a Wikidata JSON dump (gz, bz2, zst, plain or stdin) or a facts file and emits the evolving facts of its relations (P39 position held and P1308 officeholder unless it names others: property ids or the relation catalogue's names) around the cutoff.",
         role: Role::Source,
         accepts: &[] as &[RecordKind],
         emits: "out: fact",

@@ -606,7 +606,7 @@ fn describe(config: &LiveConfig) -> StagePlan {
 pub fn kind() -> tempora_engine::StageKind {
     tempora_engine::StageKind {
         name: "wikidata-live",
-        about: "Reads the evolving facts (P39 position held, P1308 officeholder) around the cutoff from Wikidata's live services (query service and API), pinned in a reading file that reruns read.",
+        about: "Reads the evolving facts of its relations (P39 position held and P1308 officeholder unless it names others: property ids or the relation catalogue's names) around the cutoff from Wikidata's live services (query service and API), pinned in a reading file that reruns read.",
         role: tempora_engine::Role::Source,
         accepts: &[],
         emits: "out: fact",
