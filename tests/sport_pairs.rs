@@ -10,30 +10,7 @@ use std::collections::BTreeMap;
 use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 use tempora_testkit::MockWayback;
 
-use common::temposum::{pipeline, run_shipped_file, Lab};
-
-/// The model's files as `common::temposum::bbc` writes them, from the model
-/// with sport and business.
-fn lab(site: &NewsSite) -> Lab {
-    let files = tempfile::tempdir().unwrap();
-    std::fs::write(files.path().join("facts.jsonl"), &site.facts).unwrap();
-    let split = files.path().join("xsum-split.json");
-    std::fs::write(&split, &site.xsum_split).unwrap();
-    let train: String = site
-        .articles
-        .iter()
-        .step_by(2)
-        .map(|a| format!("{}\n", a.summary))
-        .collect();
-    let summaries = files.path().join("train.txt");
-    std::fs::write(&summaries, train).unwrap();
-    Lab {
-        shipped: common::crawl_model::SHIPPED,
-        corpus: site.corpus.clone(),
-        files,
-        env: vec![("XSUM_SPLIT", split), ("XSUM_TRAIN_SUMMARIES", summaries)],
-    }
-}
+use common::temposum::{bbc_lab, pipeline, run_shipped_file};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sport_and_business_stories_give_pairs_of_their_relations() {
@@ -42,7 +19,7 @@ async fn sport_and_business_stories_give_pairs_of_their_relations() {
         ..NewsSiteSpec::default()
     };
     let site = NewsSite::with_sport_and_business(&spec);
-    let lab = lab(&site);
+    let lab = bbc_lab(site);
     let archive = MockWayback::start(lab.corpus.clone()).await.unwrap();
     let mut file: toml::Table = toml::from_str(&pipeline(&lab, &archive.endpoint())).unwrap();
     let stages = file["stages"].as_table_mut().unwrap();

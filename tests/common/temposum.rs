@@ -33,27 +33,29 @@ pub struct Lab {
 /// summary, so overlaps vary).
 pub fn bbc() -> &'static Lab {
     static LAB: OnceLock<Lab> = OnceLock::new();
-    LAB.get_or_init(|| {
-        let site = NewsSite::build(&NewsSiteSpec::default());
-        let files = tempfile::tempdir().unwrap();
-        std::fs::write(files.path().join("facts.jsonl"), &site.facts).unwrap();
-        let split = files.path().join("xsum-split.json");
-        std::fs::write(&split, &site.xsum_split).unwrap();
-        let train: String = site
-            .articles
-            .iter()
-            .step_by(2)
-            .map(|a| format!("{}\n", a.summary))
-            .collect();
-        let summaries = files.path().join("train.txt");
-        std::fs::write(&summaries, train).unwrap();
-        Lab {
-            shipped: super::crawl_model::SHIPPED,
-            corpus: site.corpus,
-            files,
-            env: vec![("XSUM_SPLIT", split), ("XSUM_TRAIN_SUMMARIES", summaries)],
-        }
-    })
+    LAB.get_or_init(|| bbc_lab(NewsSite::build(&NewsSiteSpec::default())))
+}
+
+/// The lab of a BBC model `site` (as [`bbc`] makes of the default one).
+pub fn bbc_lab(site: NewsSite) -> Lab {
+    let files = tempfile::tempdir().unwrap();
+    std::fs::write(files.path().join("facts.jsonl"), &site.facts).unwrap();
+    let split = files.path().join("xsum-split.json");
+    std::fs::write(&split, &site.xsum_split).unwrap();
+    let train: String = site
+        .articles
+        .iter()
+        .step_by(2)
+        .map(|a| format!("{}\n", a.summary))
+        .collect();
+    let summaries = files.path().join("train.txt");
+    std::fs::write(&summaries, train).unwrap();
+    Lab {
+        shipped: super::crawl_model::SHIPPED,
+        corpus: site.corpus,
+        files,
+        env: vec![("XSUM_SPLIT", split), ("XSUM_TRAIN_SUMMARIES", summaries)],
+    }
 }
 
 /// The CNN model: facts, CNN/DailyMail's URL lists, training highlights as in

@@ -21,41 +21,58 @@ fn read<T: serde::de::DeserializeOwned>(relative: &str) -> Vec<T> {
 }
 
 fn facts() -> Vec<Record> {
-    read::<Fact>("pairs/facts.jsonl")
+    fact_records("pairs/facts.jsonl")
+}
+
+fn fact_records(relative: &str) -> Vec<Record> {
+    read::<Fact>(relative)
         .into_iter()
         .map(|f| Record::Fact(Box::new(f)))
         .collect()
 }
 
+fn article_records(relative: &str) -> Vec<Record> {
+    read::<Article>(relative)
+        .into_iter()
+        .map(|a| Record::Article(Box::new(a)))
+        .collect()
+}
+
 async fn run_pairs(input: Vec<Record>) -> StageOutput {
+    run_through(facts(), input, "facts = \"facts\"").await
+}
+
+/// `input` through `conflicts` and `minimal-pairs` (with the options
+/// `pairs_options`), both taking `facts` as their side input.
+async fn run_through(facts: Vec<Record>, input: Vec<Record>, pairs_options: &str) -> StageOutput {
     let ctx = ctx("2019-12-31");
-    let side = || HashMap::from([("facts".to_string(), facts())]);
+    let side = || HashMap::from([("facts".to_string(), facts.clone())]);
     let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
     let kept = run_stage(Box::new(conflicts), &ctx, input, side())
         .await
         .unwrap();
-    let pairs = MinimalPairsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
+    let pairs = MinimalPairsConfig::configure(options(pairs_options), &ctx).unwrap();
     run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
         .await
         .unwrap()
 }
 
-async fn corpus_pairs() -> (Vec<MinimalPair>, StageOutput) {
-    let articles = read::<Article>("pairs/articles.jsonl")
-        .into_iter()
-        .map(|a| Record::Article(Box::new(a)))
-        .collect();
-    let out = run_pairs(articles).await;
+/// The pairs of a run, in the order of their sort keys.
+fn sorted_pairs(out: &StageOutput) -> Vec<MinimalPair> {
     let mut records = out.out().to_vec();
     records.sort_by_cached_key(Record::sort_key);
-    let pairs = records
+    records
         .into_iter()
         .map(|r| match r {
             Record::Pair(p) => *p,
             other => panic!("not a pair: {other:?}"),
         })
-        .collect();
-    (pairs, out)
+        .collect()
+}
+
+async fn corpus_pairs() -> (Vec<MinimalPair>, StageOutput) {
+    let out = run_pairs(article_records("pairs/articles.jsonl")).await;
+    (sorted_pairs(&out), out)
 }
 
 fn of<'a>(pairs: &'a [MinimalPair], article: &str) -> Vec<&'a MinimalPair> {
@@ -78,21 +95,7 @@ fn find<'a>(
 async fn pairs_match_the_golden_file() {
     let (pairs, out) = corpus_pairs().await;
     assert!(out.rejected.is_empty(), "{:?}", out.rejected);
-    let text: String = pairs
-        .iter()
-        .map(|p| serde_json::to_string(p).unwrap() + "\n")
-        .collect();
-    let golden = fixture("pairs/golden.jsonl");
-    if std::env::var("UPDATE_GOLDEN").is_ok() {
-        std::fs::write(&golden, &text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&golden).unwrap();
-    assert!(
-        text == want,
-        "pairs differ from {}:\n{text}",
-        golden.display()
-    );
+    check_golden(&pairs, "pairs/golden.jsonl");
 }
 
 #[tokio::test]
@@ -312,21 +315,9 @@ fn options_need_exactly_one_facts_origin_and_some_kind_of_error() {
 
 #[tokio::test]
 async fn fact_errors_chooses_the_kinds_written() {
-    let ctx = ctx("2019-12-31");
-    let side = || HashMap::from([("facts".to_string(), facts())]);
-    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
-    let articles = read::<Article>("pairs/articles.jsonl")
-        .into_iter()
-        .map(|a| Record::Article(Box::new(a)))
-        .collect();
-    let kept = run_stage(Box::new(conflicts), &ctx, articles, side())
-        .await
-        .unwrap();
-    let only = options("facts = \"facts\"\nfact_errors = [\"outdated\"]");
-    let pairs = MinimalPairsConfig::configure(only, &ctx).unwrap();
-    let out = run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
-        .await
-        .unwrap();
+    let articles = article_records("pairs/articles.jsonl");
+    let only = "facts = \"facts\"\nfact_errors = [\"outdated\"]";
+    let out = run_through(facts(), articles, only).await;
     assert!(!out.out().is_empty());
     for record in out.out() {
         let Record::Pair(p) = record else {
@@ -356,40 +347,14 @@ async fn facts_made_for_an_earlier_cutoff_stop_the_stage_with_the_reason() {
 /// test's catalogue folder declares. `catalogue`: the `minimal-pairs` stage's
 /// option.
 async fn roles_pairs(catalogue: Option<&str>) -> (Vec<MinimalPair>, StageOutput) {
-    let ctx = ctx("2019-12-31");
-    let facts: Vec<Record> = read::<Fact>("pairs/roles/facts.jsonl")
-        .into_iter()
-        .map(|f| Record::Fact(Box::new(f)))
-        .collect();
-    let side = || HashMap::from([("facts".to_string(), facts.clone())]);
-    let articles = read::<Article>("pairs/roles/articles.jsonl")
-        .into_iter()
-        .map(|a| Record::Article(Box::new(a)))
-        .collect();
-    let conflicts = ConflictsConfig::configure(options("facts = \"facts\""), &ctx).unwrap();
-    let kept = run_stage(Box::new(conflicts), &ctx, articles, side())
-        .await
-        .unwrap();
-    assert!(kept.rejected.is_empty(), "{:?}", kept.rejected);
     let mut toml = "facts = \"facts\"\n".to_string();
     if let Some(dir) = catalogue {
         let dir = fixture(dir);
         toml.push_str(&format!("catalogue = {:?}\n", dir.display().to_string()));
     }
-    let pairs = MinimalPairsConfig::configure(options(&toml), &ctx).unwrap();
-    let out = run_stage(Box::new(pairs), &ctx, kept.out().to_vec(), side())
-        .await
-        .unwrap();
-    let mut records = out.out().to_vec();
-    records.sort_by_cached_key(Record::sort_key);
-    let pairs = records
-        .into_iter()
-        .map(|r| match r {
-            Record::Pair(p) => *p,
-            other => panic!("not a pair: {other:?}"),
-        })
-        .collect();
-    (pairs, out)
+    let facts = fact_records("pairs/roles/facts.jsonl");
+    let out = run_through(facts, article_records("pairs/roles/articles.jsonl"), &toml).await;
+    (sorted_pairs(&out), out)
 }
 
 fn check_golden(pairs: &[MinimalPair], file: &str) {
