@@ -4,6 +4,8 @@
 //! `validate` at its key path; a name and its id give the same facts and the
 //! same facts file.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -302,4 +304,41 @@ fn a_relation_of_a_catalogue_folder_is_read_by_its_name() {
     );
     let err = exited(&o, 2);
     assert!(err.contains("--catalogue: no-such-folder"), "{err}");
+}
+
+/// The demo's card says which relations its facts are of and counts the
+/// articles of each set and the facts per relation, each named by its label.
+#[test]
+fn the_card_names_and_counts_the_relations() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::demo::demo_with(dir.path(), "");
+    let o = tempora()
+        .args(["run", &path, "--progress", "off"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let card = std::fs::read_to_string(dir.path().join("out/README.md")).unwrap();
+    for line in [
+        "relations position held (P39), officeholder (P1308).",
+        "| future | officeholder (P1308) | 2 |",
+        "| future | position held (P39) | 2 |",
+        "| in_distribution | officeholder (P1308) | 1 |",
+        "set(a[\"relations\"])",
+    ] {
+        assert!(card.contains(line), "{line:?} is not in the card:\n{card}");
+    }
+    // The facts of the facts config, per relation, add up to its rows.
+    let facts: u64 = card
+        .lines()
+        .filter(|l| l.starts_with("| `facts.parquet` | "))
+        .map(|l| {
+            l.trim_end_matches(" |")
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(facts, 14, "{card}");
 }

@@ -16,7 +16,7 @@ use crate::markdown::{cell, code};
 use crate::read::{Format, SetFile};
 
 /// Relations the `wikidata` stage reads when its options name none.
-const DEFAULT_RELATIONS: &str = "P39, P1308";
+const DEFAULT_RELATIONS: &str = "position held (P39), officeholder (P1308)";
 
 pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<String, CardError> {
     let mut md = String::new();
@@ -217,6 +217,30 @@ fn option(stage: &Value, key: &str) -> Option<String> {
     }
 }
 
+/// The relations a facts stage reads, as the card names them: by the shipped
+/// catalogue's label (`head coach (P286)`), a name or id it lacks as given.
+fn relations(stage: &Value) -> String {
+    let Some(Value::Array(given)) = stage.get("relations") else {
+        return DEFAULT_RELATIONS.into();
+    };
+    let catalogue = tempora_relations::Catalogue::shipped();
+    given
+        .iter()
+        .map(|v| {
+            let given = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            let property = match catalogue.resolve(std::slice::from_ref(&given)) {
+                Ok(ids) => ids.into_iter().next(),
+                Err(_) => None,
+            };
+            match property.filter(|p| catalogue.get(p).is_some()) {
+                Some(p) => crate::relations::name(&p),
+                None => code(&given),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The card's line for a `wikidata-live` stage: as of which reading of
 /// Wikidata's services, pinned where, and whether this run could refresh it.
 fn live_facts(md: &mut String, run: &RunJson, name: &str, stage: &Value) {
@@ -247,7 +271,7 @@ fn live_facts(md: &mut String, run: &RunJson, name: &str, stage: &Value) {
     } else {
         endpoints.join(" and ")
     };
-    let relations = option(stage, "relations").unwrap_or_else(|| DEFAULT_RELATIONS.into());
+    let relations = relations(stage);
     let _ = write!(
         md,
         "- **Evolving facts** (stage `{name}`): Wikidata as read from its live services \
@@ -317,7 +341,7 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
         } else {
             dump.join(", ")
         };
-        let relations = option(stage, "relations").unwrap_or_else(|| DEFAULT_RELATIONS.into());
+        let relations = relations(stage);
         let _ = writeln!(
             md,
             "- **Evolving facts** (stage `{name}`): Wikidata dump {dump}; relations {relations}. \
@@ -909,6 +933,21 @@ mod tests {
             "future": { "from": "next_week" },
         } }));
         assert_eq!(unknown, ["| future | next_week | open | 0 |"]);
+    }
+
+    /// The card names the relations of a facts stage by the shipped
+    /// catalogue's labels; a name or id the catalogue lacks as given.
+    #[test]
+    fn a_facts_stage_s_relations_are_named_by_their_labels() {
+        let stage = json!({ "relations": ["head-coach", "P39", "party-member", "P102"] });
+        assert_eq!(
+            relations(&stage),
+            "head coach (P286), position held (P39), `party-member`, `P102`"
+        );
+        assert_eq!(
+            relations(&json!({})),
+            "position held (P39), officeholder (P1308)"
+        );
     }
 
     /// The card names the Wikidata reading its facts are of: when, how many
