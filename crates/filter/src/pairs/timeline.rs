@@ -402,4 +402,46 @@ mod tests {
             .collect();
         assert_eq!(positions, ["Q4970706"]);
     }
+
+    #[test]
+    fn a_players_clubs_are_read_from_the_player_and_never_held_are_clubs() {
+        let player = ("Q91", "Tomas Reyna");
+        let (old, new, national) = (
+            ("Q81", "Pennock United F.C."),
+            ("Q82", "Kestrel Vale F.C."),
+            ("Q83", "Eastmarch national football team"),
+        );
+        let other = ("Q84", "Marlow Heath Athletic F.C.");
+        let t = Timelines::new(
+            [
+                fact(player, "P54", old, ("2015-07-01", Some("2020-08-15"))),
+                fact(player, "P54", new, ("2020-08-15", None)),
+                fact(player, "P54", national, ("2020-10-01", None)),
+                fact(other, "P286", ("Q92", "Greta Lind"), ("2014-07-01", None)),
+            ],
+            &Catalogue::shipped(),
+        );
+        let reading = t.reading("P54").unwrap();
+        assert!(reading.person_is_subject);
+        assert_eq!(reading.kind, "sports club");
+        // Both held in 2021, the latest started first.
+        let held: Vec<&str> = t
+            .values_on("Q91", "P54", day("2021-02-01"))
+            .iter()
+            .map(|f| f.object.id.as_str())
+            .collect();
+        assert_eq!(held, ["Q83", "Q82"]);
+        assert!(t.holds_past("Q91", "P54", "Q82", day("2021-02-01")));
+        // The club left on the handover day is not held past it.
+        assert!(!t.holds_past("Q91", "P54", "Q81", day("2020-08-15")));
+        // A club known only from its manager is one he never played for.
+        let never: Vec<&str> = t
+            .never_held("Q91", "P54", "Q82")
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect();
+        assert_eq!(never, ["Q84"]);
+        // A club's manager: the value is the person; other clubs' managers.
+        assert!(!t.reading("P286").unwrap().person_is_subject);
+    }
 }
