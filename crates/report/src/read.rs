@@ -76,27 +76,36 @@ pub struct Discovery {
     pub skipped: Vec<SkippedFile>,
 }
 
+impl Discovery {
+    /// A file of facts (`file` its name): counted per relation and listed among
+    /// the files not read as sets; a copy of one already found (its Parquet
+    /// copy) is only listed.
+    fn add_facts(&mut self, file: &str, facts: SetFile) {
+        let reason = match self.facts.iter().find(|f| f.name == facts.name) {
+            Some(copy) => format!(
+                "evolving facts: counted per relation from {}",
+                copy.path.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            None => {
+                self.facts.push(facts);
+                "evolving facts: counted per relation, not a set".into()
+            }
+        };
+        self.skipped.push(SkippedFile {
+            file: file.to_string(),
+            reason,
+        });
+    }
+}
+
 /// Finds the sets of `dir`.
 ///
 /// # Errors
 /// `dir` cannot be listed, a candidate file cannot be read, its first line is not
 /// JSON, or no set is found.
 pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(ReportError::io(dir))? {
-        let entry = entry.map_err(ReportError::io(dir))?;
-        let path = entry.path();
-        if !path.is_file() {
-            continue;
-        }
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        files.push((name.to_string(), path));
-    }
-    files.sort();
     let mut found = Discovery::default();
-    for (file, path) in files {
+    for (file, path) in files_of(dir)? {
         let (stem, format) = if let Some(stem) = file.strip_suffix(".jsonl") {
             (stem, Format::Jsonl)
         } else if let Some(stem) = file.strip_suffix(".parquet") {
@@ -144,23 +153,14 @@ pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
             Some(c) if is_pair_file(&c) => found.skipped.push(skip(
                 "minimal pairs in Parquet: their JSONL copy is counted".into(),
             )),
-            Some(c) if is_facts_file(&c) => {
-                if let Some(copy) = found.facts.iter().find(|f| f.name == stem) {
-                    let copy = copy.path.file_name().unwrap_or_default().to_string_lossy();
-                    found.skipped.push(skip(format!(
-                        "evolving facts: counted per relation from {copy}"
-                    )));
-                    continue;
-                }
-                found.skipped.push(skip(
-                    "evolving facts: counted per relation, not a set".into(),
-                ));
-                found.facts.push(SetFile {
+            Some(c) if is_facts_file(&c) => found.add_facts(
+                &file,
+                SetFile {
                     name: stem.to_string(),
                     path,
                     format,
-                });
-            }
+                },
+            ),
             Some(_) => found
                 .skipped
                 .push(skip("records have no `summary` and `document`".into())),
@@ -172,6 +172,24 @@ pub fn discover(dir: &Path) -> Result<Discovery, ReportError> {
         });
     }
     Ok(found)
+}
+
+/// The files of `dir` (not its folders), by name, sorted.
+fn files_of(dir: &Path) -> Result<Vec<(String, PathBuf)>, ReportError> {
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(ReportError::io(dir))? {
+        let entry = entry.map_err(ReportError::io(dir))?;
+        let path = entry.path();
+        if !path.is_file() {
+            continue;
+        }
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        files.push((name.to_string(), path));
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The string fields of a JSONL file's first record; `None` for a file of blank lines.
