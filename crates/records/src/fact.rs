@@ -28,12 +28,15 @@ impl EntityRef {
 /// One statement of an evolving (subject, relation) pair.
 ///
 /// For `P39` (position held) the subject is a person and the object a position; for
-/// `P1308` (officeholder) the subject is a position and the object its holder.
+/// `P1308` (officeholder) the subject is a position and the object its holder; for
+/// another relation the relation catalogue says which side is the person (`P54`:
+/// the subject, a player; `P286`: the object, a club's manager).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Fact {
     /// The entity the statement is about.
     pub subject: EntityRef,
-    /// Wikidata property id: `P39` or `P1308`.
+    /// Wikidata property id of the relation: `P39`, `P1308`, or any other the
+    /// facts stage reads (`P54`, `P286`, `P169`, `P488`, ...).
     pub relation: String,
     /// The statement's value.
     pub object: EntityRef,
