@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use tempora_engine::UsageError;
+use tempora_relations::Catalogue;
 use tempora_score::inputs::FactsFile;
 use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
 use tempora_score::predictions::{self, Columns, Dates};
@@ -61,6 +63,10 @@ pub struct ScoreArgs {
     /// Do not score the set's own summaries as the system `reference`.
     #[arg(long)]
     pub no_reference: bool,
+    /// A folder of more relation catalogue entries (`*.toml`), beside the
+    /// shipped ones: a relation it declares is judged by its role words.
+    #[arg(long, value_name = "DIR")]
+    pub catalogue: Option<PathBuf>,
 }
 
 /// Runs `tempora score`: exit 0, or 23 when a prediction's id is not in the set
@@ -81,7 +87,8 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     let facts_path = facts_file(args)?;
     let read = read_predictions(args, &systems)?;
     let facts = job::read_facts(&facts_path).map_err(failed)?;
-    let judge = Judge::new(&facts).map_err(failed)?;
+    let catalogue = Catalogue::load(args.catalogue.as_deref()).context("--catalogue")?;
+    let judge = Judge::with_catalogue(&facts, catalogue).map_err(failed)?;
     let stats = judge.stats();
     tracing::info!(
         facts = facts.len(),

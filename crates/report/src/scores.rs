@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use tempora_score::job::{SCORES_DIR, SUMMARY_JSON};
-use tempora_score::tables::{markdown, Summary, ALL_SETS};
+use tempora_score::tables::{markdown, markdown_by_relation, Summary, ALL_SETS};
 
 use crate::charts::Bars;
 use crate::error::ReportError;
@@ -206,16 +206,23 @@ not shown: {}. Score this folder (`DIR`) again: `{}`.\n\n",
     };
     let _ = write!(
         md,
-        "Every office-holder claim of each system's summaries judged at its article's date \
-against the facts ({}, {} facts) by `tempora score`. The outdated rate is the share \
-of summaries with at least one claim of an office held only before that date \
-(TempoSum's Figure 2); `reference` is the set's own summaries.
+        "Every claim of a role (an office, a club's manager or player, a company's chief) \
+in each system's summaries judged at its article's date against the facts ({}, {} facts) \
+by `tempora score`. The outdated rate is the share of summaries with at least one \
+claim of a role held only before that date (TempoSum's Figure 2); `reference` is the \
+set's own summaries.
 
 ",
         summary.facts, summary.facts_read
     );
     md.push_str(&markdown(&summary.rows));
     md.push('\n');
+    let by_relation = markdown_by_relation(&summary.rows);
+    if !by_relation.is_empty() {
+        md.push_str("By the relation of the claims (its Wikidata property):\n\n");
+        md.push_str(&by_relation);
+        md.push('\n');
+    }
     let by_system = format!("/{BY_SYSTEM}.svg");
     let (first, rest): (Vec<&String>, Vec<&String>) = charts
         .iter()

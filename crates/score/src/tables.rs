@@ -36,7 +36,31 @@ pub struct Row {
     pub never_rate: f64,
     /// `current` claims, of all claims (0 when there is none).
     pub current_share: f64,
+    /// The same figures per relation of the claims (`P39` for offices, `P286`
+    /// for a club's manager, ...; `unresolved` for claims no relation settles):
+    /// the rates are of all the row's summaries, so the relations' outdated
+    /// rates add up to at least the row's.
+    #[serde(default)]
+    pub relations: BTreeMap<String, RelationFigures>,
 }
+
+/// One relation's figures in a row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationFigures {
+    /// Claims of the relation.
+    pub claims: u64,
+    /// Claims by verdict (every verdict present, zero included).
+    pub verdicts: BTreeMap<String, u64>,
+    /// Summaries with at least one `outdated` claim of the relation, of all
+    /// summaries of the row.
+    pub outdated_rate: f64,
+    /// Summaries with at least one `never` claim of the relation, of all
+    /// summaries of the row.
+    pub never_rate: f64,
+}
+
+/// The name of the relation of claims that none settles.
+pub const UNRESOLVED: &str = "unresolved";
 
 /// Predictions that could not be scored: ids the set does not hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +223,34 @@ struct Counts {
     with_outdated: u64,
     with_never: u64,
     verdicts: BTreeMap<Verdict, u64>,
+    relations: BTreeMap<String, RelationCounts>,
+}
+
+#[derive(Debug, Default)]
+struct RelationCounts {
+    with_outdated: u64,
+    with_never: u64,
+    verdicts: BTreeMap<Verdict, u64>,
+}
+
+fn verdict_map(verdicts: &BTreeMap<Verdict, u64>) -> BTreeMap<String, u64> {
+    Verdict::ALL
+        .iter()
+        .map(|v| {
+            (
+                v.as_str().to_string(),
+                verdicts.get(v).copied().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn share(n: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 / of as f64
+    }
 }
 
 impl Counts {
@@ -207,33 +259,47 @@ impl Counts {
         self.with_claim += u64::from(!score.claims.is_empty());
         self.with_outdated += u64::from(score.has(Verdict::Outdated));
         self.with_never += u64::from(score.has(Verdict::Never));
+        let mut seen: Vec<(&str, Verdict)> = Vec::new();
         for claim in &score.claims {
             *self.verdicts.entry(claim.verdict).or_default() += 1;
+            let relation = claim.relation.as_deref().unwrap_or(UNRESOLVED);
+            let counts = self.relations.entry(relation.to_string()).or_default();
+            *counts.verdicts.entry(claim.verdict).or_default() += 1;
+            if !seen.contains(&(relation, claim.verdict)) {
+                seen.push((relation, claim.verdict));
+                counts.with_outdated += u64::from(claim.verdict == Verdict::Outdated);
+                counts.with_never += u64::from(claim.verdict == Verdict::Never);
+            }
         }
     }
 
     fn row(self, system: String, set: String) -> Row {
         let claims: u64 = self.verdicts.values().sum();
-        let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
         let current = self.verdicts.get(&Verdict::Current).copied().unwrap_or(0);
+        let summaries = self.summaries;
         Row {
             system,
             set,
-            summaries: self.summaries,
+            summaries,
             with_claim: self.with_claim,
             claims,
-            verdicts: Verdict::ALL
-                .iter()
-                .map(|v| {
-                    (
-                        v.as_str().to_string(),
-                        self.verdicts.get(v).copied().unwrap_or(0),
-                    )
+            verdicts: verdict_map(&self.verdicts),
+            outdated_rate: share(self.with_outdated, summaries),
+            never_rate: share(self.with_never, summaries),
+            current_share: share(current, claims),
+            relations: self
+                .relations
+                .into_iter()
+                .map(|(relation, c)| {
+                    let figures = RelationFigures {
+                        claims: c.verdicts.values().sum(),
+                        verdicts: verdict_map(&c.verdicts),
+                        outdated_rate: share(c.with_outdated, summaries),
+                        never_rate: share(c.with_never, summaries),
+                    };
+                    (relation, figures)
                 })
                 .collect(),
-            outdated_rate: share(self.with_outdated, self.summaries),
-            never_rate: share(self.with_never, self.summaries),
-            current_share: share(current, claims),
         }
     }
 }
@@ -264,6 +330,43 @@ pub fn markdown(rows: &[Row]) -> String {
             v("never"),
             v("unknown"),
         );
+    }
+    out
+}
+
+/// The rows per relation of their claims as a Markdown table, or nothing when
+/// every claim is of one relation.
+pub fn markdown_by_relation(rows: &[Row]) -> String {
+    let relations: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|r| r.relations.keys().map(String::as_str))
+        .collect();
+    if relations.len() < 2 {
+        return String::new();
+    }
+    let mut out = String::from(
+        "| system | set | relation | claims | outdated rate | never rate | current | outdated | former | not yet | never | unknown |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for row in rows {
+        for (relation, f) in &row.relations {
+            let v = |name: &str| f.verdicts.get(name).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {relation} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                row.system,
+                row.set,
+                f.claims,
+                percent(f.outdated_rate),
+                percent(f.never_rate),
+                v("current"),
+                v("outdated"),
+                v("former"),
+                v("not_yet"),
+                v("never"),
+                v("unknown"),
+            );
+        }
     }
     out
 }
@@ -337,6 +440,24 @@ mod tests {
             summary: String::new(),
             claims: verdicts.iter().map(|v| claim(*v)).collect(),
         }
+    }
+
+    #[test]
+    fn rows_break_down_by_relation() {
+        let mut sport = scored("a", "future", &[Verdict::Outdated, Verdict::Current]);
+        sport.claims[0].relation = Some("P286".into());
+        sport.claims[1].relation = None;
+        let office = scored("a", "future", &[Verdict::Outdated]);
+        let rows = rows([&sport, &office]);
+        let row = &rows[0];
+        assert_eq!(row.outdated_rate, 1.0);
+        let coach = &row.relations["P286"];
+        assert_eq!((coach.claims, coach.outdated_rate), (1, 0.5));
+        assert_eq!(row.relations["P39"].verdicts["outdated"], 1);
+        assert_eq!(row.relations[UNRESOLVED].verdicts["current"], 1);
+        let md = markdown_by_relation(&rows);
+        assert!(md.contains("| a | future | P286 | 1 | 50.0 % |"), "{md}");
+        assert!(markdown_by_relation(&rows[..0]).is_empty());
     }
 
     #[test]
