@@ -175,8 +175,10 @@ fn facts(md: &mut String, report: &Report) {
         return;
     }
     md.push_str(
-        "Articles naming a fact of each entity (P39 position held: person and position; \
-         P1308 officeholder: position and holder), over every set.\n\n",
+        "Articles naming a fact of each entity, over every set: the person, and the other \
+         side of their role (a position: an office, club, company or organization), as the \
+         relation catalogue says (P39 position held: person and office; P1308 \
+         officeholder: office and holder; P286 head coach: club and manager).\n\n",
     );
     entity_table(md, "Positions", "position", &report.facts.positions);
     entity_table(md, "People", "person", &report.facts.people);

@@ -320,7 +320,8 @@ fn parquet_as_json_lines(path: &Path) -> Result<Vec<u8>, ReportError> {
 /// Which side of an evolving fact an entity is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
-    /// A position (P39's object, P1308's subject).
+    /// The other side of a person's role: an office (P39's object, P1308's
+    /// subject), a club, a company or an organization.
     Position,
     /// A person (P39's subject, P1308's object).
     Person,
@@ -431,8 +432,10 @@ pub fn parse_record(line: &[u8]) -> Result<ArticleRecord, String> {
 }
 
 /// The positions and people of an article's matched facts (`[{fact: {subject,
-/// relation, object}}]`): P39's subject is a person and its object a position,
-/// P1308's subject a position and its object the holder.
+/// relation, object}}]`), the person's side as the shipped relation catalogue
+/// says: P39's subject is a person and its object a position, P1308's subject
+/// a position and its object the holder, P286's subject a club (the position)
+/// and its object the manager. A relation the catalogue lacks is left out.
 fn fact_entities(facts: &Value) -> Vec<FactEntity> {
     let Value::Array(facts) = facts else {
         return Vec::new();
@@ -440,10 +443,11 @@ fn fact_entities(facts: &Value) -> Vec<FactEntity> {
     let mut out = Vec::new();
     for matched in facts {
         let fact = matched.get("fact").unwrap_or(matched);
-        let roles = match fact.get("relation").and_then(Value::as_str) {
-            Some("P39") => [Role::Person, Role::Position],
-            Some("P1308") => [Role::Position, Role::Person],
-            _ => continue,
+        let relation = fact.get("relation").and_then(Value::as_str);
+        let roles = match relation.and_then(crate::relations::person_side) {
+            Some(tempora_relations::Side::Subject) => [Role::Person, Role::Position],
+            Some(tempora_relations::Side::Object) => [Role::Position, Role::Person],
+            None => continue,
         };
         for (side, role) in ["subject", "object"].into_iter().zip(roles) {
             let Some(entity) = fact.get(side) else {
@@ -531,6 +535,33 @@ mod tests {
         assert_eq!(r.entities[1].label, "Joe Biden");
         let n = r.novelty.unwrap();
         assert_eq!((n.overlap, n.tag.as_deref()), (12.5, Some("T_nov")));
+    }
+
+    #[test]
+    fn a_club_s_manager_is_a_person_and_the_club_a_position_and_relations_are_read() {
+        let line = br#"{"summary":"S.","document":"D.","relations":["P286"],
+            "facts":[{"fact":{"subject":{"id":"Q9","label":"Harwick Rovers F.C."},"relation":"P286",
+            "object":{"id":"Q8","label":"Edwin Mallory"}}},
+            {"fact":{"subject":{"id":"Q7"},"relation":"P102","object":{"id":"Q6"}}}]}"#;
+        let r = parse_record(line).unwrap();
+        let roles: Vec<(Role, &str)> = r
+            .entities
+            .iter()
+            .map(|e| (e.role, e.label.as_str()))
+            .collect();
+        // P102 is no shipped relation: left out.
+        assert_eq!(
+            roles,
+            [
+                (Role::Position, "Harwick Rovers F.C."),
+                (Role::Person, "Edwin Mallory")
+            ]
+        );
+        assert_eq!(r.relations, ["P286"]);
+        // A record written before `relations`: its facts' relations.
+        let older = br#"{"summary":"S.","document":"D.","facts":[{"fact":{"relation":"P39"}},
+            {"fact":{"relation":"P1308"}},{"fact":{"relation":"P39"}}]}"#;
+        assert_eq!(parse_record(older).unwrap().relations, ["P1308", "P39"]);
     }
 
     #[test]

@@ -52,13 +52,23 @@ pub struct Relations {
     pub facts: Vec<FileRelation>,
 }
 
+fn shipped() -> &'static Catalogue {
+    static SHIPPED: OnceLock<Catalogue> = OnceLock::new();
+    SHIPPED.get_or_init(Catalogue::shipped)
+}
+
 /// `head coach (P286)` where the shipped catalogue has the property, else the id.
 pub fn name(relation: &str) -> String {
-    static SHIPPED: OnceLock<Catalogue> = OnceLock::new();
-    match SHIPPED.get_or_init(Catalogue::shipped).get(relation) {
+    match shipped().get(relation) {
         Some(entry) => format!("{} ({relation})", entry.label),
         None => relation.to_string(),
     }
+}
+
+/// Which side of a fact of `relation` is the person, where the shipped
+/// catalogue has the property.
+pub fn person_side(relation: &str) -> Option<tempora_relations::Side> {
+    shipped().get(relation).map(|r| r.person)
 }
 
 /// The articles of each set per relation, and the facts of `facts_files` per
