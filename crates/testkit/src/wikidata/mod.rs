@@ -92,7 +92,7 @@ impl State {
 
     fn put(&mut self, entity: Value, bump: bool) -> Option<u64> {
         let (id, entity) = self.normalize(entity, bump)?;
-        self.store.put(&id, &entity);
+        self.store.put(&entity, self.entities.get(&id));
         let rev = entity.get("lastrevid").and_then(Value::as_u64);
         self.entities.insert(id, entity);
         rev
@@ -133,6 +133,15 @@ impl MockWikidata {
     /// # Errors
     /// When the port cannot be bound.
     pub async fn start_on(port: u16, entities: Vec<Value>) -> io::Result<Self> {
+        Self::start_with(port, entities, rdf::Rdf::Whole).await
+    }
+
+    /// Like [`MockWikidata::start_on`], the query service keeping the RDF
+    /// `rdf` says ([`rdf::Rdf::Lean`]: a large model within memory).
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub async fn start_with(port: u16, entities: Vec<Value>, rdf: rdf::Rdf) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", port)).await?;
         let addr = listener.local_addr()?;
         let last_rev = entities
@@ -147,7 +156,7 @@ impl MockWikidata {
             .unwrap_or(0);
         let mut state = State {
             entities: BTreeMap::new(),
-            store: sparql::SparqlStore::new(),
+            store: sparql::SparqlStore::new(rdf),
             clock: None,
             last_rev,
             last_page,
@@ -211,8 +220,11 @@ impl MockWikidata {
     pub fn remove_entity(&self, id: &str) -> bool {
         let id = id.to_ascii_uppercase();
         let mut state = self.shared.lock();
-        state.store.remove(&id);
-        state.entities.remove(&id).is_some()
+        let Some(old) = state.entities.remove(&id) else {
+            return false;
+        };
+        state.store.remove(&old);
+        true
     }
 
     /// The entity as the model holds it (with its `lastrevid`, `modified`, `pageid`).

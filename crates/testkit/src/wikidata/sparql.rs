@@ -4,10 +4,7 @@
 //! (a 400 with the parser's message, a 500 `TimeoutException` for a query
 //! whose result is over the configured limit).
 
-use std::collections::HashMap;
-
 use oxigraph::io::{RdfFormat, RdfSerializer};
-use oxigraph::model::Quad;
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
 use oxigraph::sparql::{QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
@@ -19,32 +16,34 @@ use crate::cdx::Answer;
 /// The entities' RDF, kept in step with the model.
 pub(crate) struct SparqlStore {
     store: Store,
-    /// Each entity's quads, to take them out when it changes.
-    quads: HashMap<String, Vec<Quad>>,
+    rdf: rdf::Rdf,
 }
 
 impl SparqlStore {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(rdf: rdf::Rdf) -> Self {
         Self {
             // An in-memory store cannot fail to open.
             store: Store::new().unwrap_or_else(|e| panic!("in-memory store: {e}")),
-            quads: HashMap::new(),
+            rdf,
         }
     }
 
-    /// Puts (or replaces) an entity's triples.
-    pub(crate) fn put(&mut self, id: &str, entity: &Value) {
-        self.remove(id);
-        let quads = rdf::entity_quads(entity);
-        for quad in &quads {
+    /// Puts an entity's triples, taking out those of `old` (its version before,
+    /// if any): an entity's triples are a function of its JSON, so they are made
+    /// again to be taken out rather than kept twice (a model of 100,000 players
+    /// would hold gigabytes of copies).
+    pub(crate) fn put(&mut self, entity: &Value, old: Option<&Value>) {
+        if let Some(old) = old {
+            self.remove(old);
+        }
+        for quad in &rdf::entity_quads_of(entity, self.rdf) {
             let _ = self.store.insert(quad);
         }
-        self.quads.insert(id.to_string(), quads);
     }
 
-    /// Takes an entity's triples out.
-    pub(crate) fn remove(&mut self, id: &str) {
-        for quad in self.quads.remove(id).unwrap_or_default() {
+    /// Takes out the triples of `entity` (as it is in the model).
+    pub(crate) fn remove(&mut self, entity: &Value) {
+        for quad in rdf::entity_quads_of(entity, self.rdf) {
             let _ = self.store.remove(&quad);
         }
     }
