@@ -69,9 +69,14 @@ fn run() -> Result<(), Box<dyn Error>> {
     let meta = FactsMeta::new(&query, Some(&dump), &read.facts);
     write_facts(&output, &read.facts, &meta)?;
     eprintln!(
-        "{} entities, {} facts; {rejected} rejected; wrote {}",
+        "{} entities, {} facts{}; {rejected} rejected; wrote {}",
         read.entities,
         read.facts.len(),
+        if read.second_pass {
+            " (second pass for object names)"
+        } else {
+            ""
+        },
         output.display()
     );
     for tally in &read.relations {

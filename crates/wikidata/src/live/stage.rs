@@ -514,12 +514,60 @@ fn set_aside(e: &LiveError) -> String {
 /// Entities a first reading is assumed to find per relation and year of
 /// starts, for the dry run (a refresh knows its last reading's count). An
 /// assumption, said as one: about 915,000 items hold a position (`P39`), and
-/// a few percent of their statements start in any one recent year.
+/// a few percent of their statements start in any one recent year; the
+/// testkit's model of `P54` at real proportions (629,000 players, 1.7 million
+/// statements) finds 19,600 a year once scaled to the real count of players.
 pub const ASSUMED_ENTITIES_PER_RELATION_YEAR: u64 = 20_000;
+
+/// The objects of the facts (clubs, positions) a reading reads for their
+/// names, per entity found: 0.28 in the testkit's model of `P54` (7,900 clubs
+/// for 28,595 players found; 48,773 clubs for some 176,000 players in the
+/// real dump). Their revisions are asked by name, 400 a query, at every reading.
+pub const ASSUMED_OBJECTS_SHARE: f64 = 0.28;
 
 /// The share of entities read again by a refresh, for the dry run: those edited
 /// since the last reading.
 pub const ASSUMED_CHANGED_SHARE: f64 = 0.05;
+
+/// The API reads and the revision queries a reading is expected to send, and
+/// what the figures rest on: a first reading reads what the discovery finds
+/// and its objects; a refresh reads the entities changed since the last
+/// reading, and asks the revisions of all its objects again.
+fn expected_reads(last: Option<&ReadingMeta>, discovery: u64) -> (u64, u64, String) {
+    let (read, objects, basis) = match last {
+        Some(meta) => {
+            let entities = meta.entities as f64;
+            let objects = entities * ASSUMED_OBJECTS_SHARE / (1.0 + ASSUMED_OBJECTS_SHARE);
+            (
+                (entities * ASSUMED_CHANGED_SHARE).ceil() as u64,
+                objects.ceil() as u64,
+                format!(
+                    "the reading of {} holds {} entities; a refresh reads those changed since (assumed {:.0}%) and new ones, and asks the revisions of its objects again (assumed {:.2} for each entity found)",
+                    meta.read_at.format("%Y-%m-%d %H:%M UTC"),
+                    meta.entities,
+                    ASSUMED_CHANGED_SHARE * 100.0,
+                    ASSUMED_OBJECTS_SHARE
+                ),
+            )
+        }
+        None => {
+            let found = ASSUMED_ENTITIES_PER_RELATION_YEAR * discovery;
+            let objects = (found as f64 * ASSUMED_OBJECTS_SHARE).ceil() as u64;
+            (
+                found + objects,
+                objects,
+                format!(
+                    "no reading yet: assumed {ASSUMED_ENTITIES_PER_RELATION_YEAR} entities found per relation and year of starts, and {ASSUMED_OBJECTS_SHARE:.2} objects for each"
+                ),
+            )
+        }
+    };
+    (
+        read.div_ceil(super::api::MAX_IDS as u64),
+        objects.div_ceil(super::REVISION_BATCH as u64),
+        basis,
+    )
+}
 
 /// What the dry run says: the queries, the entity reads and the time they take
 /// at the configured rates.
@@ -548,27 +596,8 @@ fn describe(config: &LiveConfig) -> StagePlan {
     }
     let discovery = (config.query.relations.len() * windows.len()) as u64;
     let last = reading::meta(&o.reading);
-    let mut basis = Vec::new();
-    let entities = match &last {
-        Some(meta) => {
-            basis.push(format!(
-                "the reading of {} holds {} entities; a refresh reads those changed since (assumed {:.0}%) and new ones",
-                meta.read_at.format("%Y-%m-%d %H:%M UTC"),
-                meta.entities,
-                ASSUMED_CHANGED_SHARE * 100.0
-            ));
-            (meta.entities as f64 * ASSUMED_CHANGED_SHARE).ceil() as u64
-        }
-        None => {
-            let n = ASSUMED_ENTITIES_PER_RELATION_YEAR * discovery;
-            basis.push(format!(
-                "no reading yet: assumed {ASSUMED_ENTITIES_PER_RELATION_YEAR} entities per relation and year of starts, objects included"
-            ));
-            n
-        }
-    };
-    let reads = entities.div_ceil(super::api::MAX_IDS as u64);
-    let revision_queries = entities.div_ceil(super::REVISION_BATCH as u64);
+    let (reads, revision_queries, said) = expected_reads(last.as_ref(), discovery);
+    let mut basis = vec![said];
     let query_count = discovery + revision_queries;
     if last.is_some() && o.refresh_after.is_none() {
         basis.insert(0, "the reading is used as it is (no `refresh_after`): no request unless the query changed".into());
@@ -617,5 +646,37 @@ pub fn kind() -> tempora_engine::StageKind {
         configure: |table, ctx| {
             LiveConfig::configure(table, ctx).map(|c| Box::new(c) as Box<dyn StageConfig>)
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dry_run_expects_the_objects_revisions_at_every_reading() {
+        // A first reading of one relation over 9 years of starts: what the
+        // discovery finds and its objects are read, only the objects' revisions
+        // are asked by name (the discovery gives the others').
+        let (reads, revisions, basis) = expected_reads(None, 9);
+        let found = 9 * ASSUMED_ENTITIES_PER_RELATION_YEAR;
+        let objects = (found as f64 * ASSUMED_OBJECTS_SHARE).ceil() as u64;
+        assert_eq!(reads, (found + objects).div_ceil(50));
+        assert_eq!(revisions, objects.div_ceil(400));
+        assert!(basis.starts_with("no reading yet"), "{basis}");
+        // A refresh of a reading of 36,495 entities (the P54 model's): 5% read
+        // again, and the revisions of its 7,984 objects asked again.
+        let meta = ReadingMeta {
+            read_at: Utc::now(),
+            query_endpoint: String::new(),
+            api_endpoint: String::new(),
+            cutoff: NaiveDate::from_ymd_opt(2019, 12, 31).unwrap(),
+            relations: vec!["P54".into()],
+            languages: vec!["en".into()],
+            entities: 36_495,
+            sha256: String::new(),
+        };
+        let (reads, revisions, _) = expected_reads(Some(&meta), 9);
+        assert_eq!((reads, revisions), (37, 20));
     }
 }
