@@ -272,6 +272,7 @@ mod tests {
             outdated_rate: outdated,
             never_rate: 0.0,
             current_share: 0.5,
+            relations: Default::default(),
         }
     }
 
