@@ -14,10 +14,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::temposum::{bbc, cnn, run_shipped, Lab};
+use common::temposum::{bbc, bbc_lab, cnn, run_shipped, Lab};
 use tempora_records::{Claim, MinimalPair, Verdict};
 use tempora_score::job::{read_facts, read_set, SetArticle, SetPart};
 use tempora_score::Judge;
+use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 use tempora_testkit::MockWayback;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo.toml");
@@ -539,6 +540,8 @@ struct PairFigures {
     /// names, judged as the article's office).
     titled: usize,
     misses: Vec<String>,
+    /// Pairs judged as their edit says, of all, by the relation of the fact.
+    by_relation: BTreeMap<String, (usize, usize)>,
 }
 
 impl PairFigures {
@@ -640,6 +643,12 @@ fn judge_pairs(out: &Path, pairs: &Path) -> PairFigures {
         };
         tally.1 += 1;
         tally.0 += usize::from(ok);
+        let of = figures
+            .by_relation
+            .entry(pair.fact.relation.clone())
+            .or_default();
+        of.1 += 1;
+        of.0 += usize::from(ok);
         if !ok {
             figures.misses.push(format!(
                 "{} ({:?}): {:?}: {}",
@@ -718,6 +727,36 @@ async fn the_cnn_models_pairs_are_judged_as_their_edits_say() {
     lab_pairs(cnn())
         .await
         .assert_at_least("temposum-cnn", 0.99, 10);
+}
+
+/// The BBC model with its sport and business stories: a club's manager (P286),
+/// a player's club (P54) and a company's chief executive (P169) paired and
+/// judged beside the offices, each relation on its own.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sport_and_business_pairs_are_judged_as_their_edits_say() {
+    static LAB: std::sync::OnceLock<Lab> = std::sync::OnceLock::new();
+    let lab = LAB.get_or_init(|| {
+        let spec = NewsSiteSpec {
+            first_year: 2016,
+            ..NewsSiteSpec::default()
+        };
+        bbc_lab(NewsSite::with_sport_and_business(&spec))
+    });
+    let figures = lab_pairs(lab).await;
+    figures.assert_at_least("bbc sport and business", 0.99, 10);
+    for relation in ["P286", "P54", "P169"] {
+        let of = figures
+            .by_relation
+            .get(relation)
+            .copied()
+            .unwrap_or_default();
+        println!(
+            "  {relation}: {} pairs, {} judged as their edit says",
+            of.1, of.0
+        );
+        assert!(of.1 >= 2, "{relation}: {figures:#?}");
+        assert_eq!(of.0, of.1, "{relation}: {figures:#?}");
+    }
 }
 
 /// Scoring again removes the charts `tempora report` drew of the earlier scores:
