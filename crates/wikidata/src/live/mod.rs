@@ -211,7 +211,7 @@ async fn discover_all(
 fn objects_to_read(classifier: &LineClassifier, entities: &Entities) -> Vec<String> {
     let mut objects: BTreeSet<String> = BTreeSet::new();
     for entity in entities.values() {
-        if let LineKind::Candidate(candidate) = classifier.classify(&entity.line) {
+        if let LineKind::Candidate(candidate) = classifier.classify(&entity.line()) {
             objects.extend(candidate.facts.into_iter().map(|f| f.object.id));
         }
     }
@@ -249,7 +249,7 @@ async fn object_versions(
 fn fact_keys(classifier: &LineClassifier, entities: &Entities) -> BTreeSet<String> {
     entities
         .values()
-        .filter_map(|e| match classifier.classify(&e.line) {
+        .filter_map(|e| match classifier.classify(&e.line()) {
             LineKind::Candidate(candidate) => Some(candidate.facts),
             _ => None,
         })

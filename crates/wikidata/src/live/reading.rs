@@ -158,7 +158,7 @@ pub fn store(
     gz.write_all(b"[\n").map_err(bad)?;
     let last = entities.len().saturating_sub(1);
     for (i, entity) in entities.values().enumerate() {
-        gz.write_all(&entity.line).map_err(bad)?;
+        gz.write_all(&entity.line()).map_err(bad)?;
         gz.write_all(if i == last { b"\n" } else { b",\n" })
             .map_err(bad)?;
     }
