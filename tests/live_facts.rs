@@ -141,6 +141,15 @@ async fn a_run_pins_its_reading_and_a_rerun_reads_the_pin_not_the_services() {
         "{}",
         run["cost"]
     );
+    // The facts per relation, counted as the dump's stage counts them.
+    let per_relation = ["P39", "P1308"].map(|r| stage["counters"][format!("facts {r}")].as_u64());
+    assert_eq!(
+        per_relation.iter().flatten().sum::<u64>(),
+        stage["counters"]["facts"].as_u64().unwrap(),
+        "{}",
+        stage["counters"]
+    );
+    assert!(stage["metrics"]["relations"]["P1308"]["statements"].as_u64() > Some(0));
 
     // A rerun reads the pin: not one request, the same bytes.
     wd.log().clear();
