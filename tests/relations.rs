@@ -11,6 +11,8 @@ use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
+use common::wikidata::entity_line;
+
 fn tempora() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tempora"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -29,51 +31,12 @@ fn exited(o: &Output, code: i32) -> String {
 }
 
 /// A Wikidata time qualifier of a day.
-fn day(property: &str, date: &str) -> Value {
-    json!([{
-        "snaktype": "value", "property": property, "datatype": "time",
-        "datavalue": { "type": "time", "value": {
-            "time": format!("+{date}T00:00:00Z"), "timezone": 0, "before": 0, "after": 0,
-            "precision": 11, "calendarmodel": "http://www.wikidata.org/entity/Q1985727" } },
-    }])
-}
-
-/// An entity line of our own: `statements` are (property, value, start, end).
-fn entity(id: &str, label: &str, statements: &[(&str, &str, &str, Option<&str>)]) -> String {
-    let mut claims = serde_json::Map::new();
-    for (i, (property, value, start, end)) in statements.iter().enumerate() {
-        let mut qualifiers = serde_json::Map::new();
-        qualifiers.insert("P580".into(), day("P580", start));
-        if let Some(end) = end {
-            qualifiers.insert("P582".into(), day("P582", end));
-        }
-        let statement = json!({
-            "mainsnak": { "snaktype": "value", "property": property, "datatype": "wikibase-item",
-                "datavalue": { "type": "wikibase-entityid", "value": {
-                    "entity-type": "item", "numeric-id": value[1..].parse::<u64>().unwrap(), "id": value } } },
-            "type": "statement", "qualifiers": qualifiers, "id": format!("{id}${i}"), "rank": "normal",
-        });
-        claims
-            .entry(property.to_string())
-            .or_insert_with(|| json!([]))
-            .as_array_mut()
-            .unwrap()
-            .push(statement);
-    }
-    json!({
-        "type": "item", "id": id,
-        "labels": { "en": { "language": "en", "value": label } },
-        "descriptions": {}, "aliases": {}, "claims": claims, "sitelinks": {},
-    })
-    .to_string()
-}
-
 /// A plain JSON dump of our own: a club whose manager changed in 2020
 /// (`P286`), a company whose chair changed in 2021 (`P488`), and a politician
 /// whose party changed in 2020 (`P102`, a relation no shipped entry has).
 fn write_dump(dir: &Path) -> PathBuf {
     let lines = [
-        entity(
+        entity_line(
             "Q9200001",
             "Harwick Rovers F.C.",
             &[
@@ -81,9 +44,9 @@ fn write_dump(dir: &Path) -> PathBuf {
                 ("P286", "Q9200012", "2020-06-01", None),
             ],
         ),
-        entity("Q9200011", "Ada Brennan", &[]),
-        entity("Q9200012", "Ivo Marsh", &[]),
-        entity(
+        entity_line("Q9200011", "Ada Brennan", &[]),
+        entity_line("Q9200012", "Ivo Marsh", &[]),
+        entity_line(
             "Q9200002",
             "Selby Bay Shipping",
             &[
@@ -91,9 +54,9 @@ fn write_dump(dir: &Path) -> PathBuf {
                 ("P488", "Q9200022", "2021-03-01", None),
             ],
         ),
-        entity("Q9200021", "Nora Quist", &[]),
-        entity("Q9200022", "Colm Reyes", &[]),
-        entity(
+        entity_line("Q9200021", "Nora Quist", &[]),
+        entity_line("Q9200022", "Colm Reyes", &[]),
+        entity_line(
             "Q9200031",
             "Petra Lund",
             &[
@@ -101,8 +64,8 @@ fn write_dump(dir: &Path) -> PathBuf {
                 ("P102", "Q9200042", "2020-09-01", None),
             ],
         ),
-        entity("Q9200041", "Harbour Party", &[]),
-        entity("Q9200042", "Dunmere League", &[]),
+        entity_line("Q9200041", "Harbour Party", &[]),
+        entity_line("Q9200042", "Dunmere League", &[]),
     ];
     let path = dir.join("dump.json");
     std::fs::write(&path, format!("[\n{}\n]\n", lines.join(",\n"))).unwrap();

@@ -4,7 +4,7 @@
 //! pipeline names has statements and none is warned of as missing.
 #![allow(dead_code)]
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 
 /// The model's entities, its sport and business pairs, and a chair pair.
@@ -38,4 +38,48 @@ fn chaired(mut company: Value) -> Value {
     company["aliases"] = serde_json::json!({});
     company["claims"] = serde_json::json!({ "P488": statements });
     company
+}
+
+/// A `P580`/`P582` qualifier of a day.
+pub fn day(property: &str, date: &str) -> Value {
+    json!([{
+        "snaktype": "value", "property": property, "datatype": "time",
+        "datavalue": { "type": "time", "value": {
+            "time": format!("+{date}T00:00:00Z"), "timezone": 0, "before": 0, "after": 0,
+            "precision": 11, "calendarmodel": "http://www.wikidata.org/entity/Q1985727" } },
+    }])
+}
+
+/// An entity line of our own, in the dump's shape: `statements` are (property, value, start, end).
+pub fn entity_line(
+    id: &str,
+    label: &str,
+    statements: &[(&str, &str, &str, Option<&str>)],
+) -> String {
+    let mut claims = serde_json::Map::new();
+    for (i, (property, value, start, end)) in statements.iter().enumerate() {
+        let mut qualifiers = serde_json::Map::new();
+        qualifiers.insert("P580".into(), day("P580", start));
+        if let Some(end) = end {
+            qualifiers.insert("P582".into(), day("P582", end));
+        }
+        let statement = json!({
+            "mainsnak": { "snaktype": "value", "property": property, "datatype": "wikibase-item",
+                "datavalue": { "type": "wikibase-entityid", "value": {
+                    "entity-type": "item", "numeric-id": value[1..].parse::<u64>().unwrap(), "id": value } } },
+            "type": "statement", "qualifiers": qualifiers, "id": format!("{id}${i}"), "rank": "normal",
+        });
+        claims
+            .entry(property.to_string())
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap()
+            .push(statement);
+    }
+    json!({
+        "type": "item", "id": id,
+        "labels": { "en": { "language": "en", "value": label } },
+        "descriptions": {}, "aliases": {}, "claims": claims, "sitelinks": {},
+    })
+    .to_string()
 }
