@@ -319,32 +319,7 @@ impl Judge {
     ) -> Claim {
         let person_words = &summary[found.person_start..found.person_end];
         let title_words = &summary[found.title_start..found.title_end];
-        let mut never_on = None;
-        let (office, mut judged) = match (&person, offices.offices) {
-            (Ok(p), Ok(offices)) => self.settle(*p, &offices, found.tense, day),
-            (Err(why), Ok(offices)) => match (&found.person, offices.as_slice()) {
-                (Named::Unknown, [one]) if self.holdings.lists_every_holder(*one) => (
-                    Some(*one),
-                    Judged {
-                        verdict: Verdict::Never,
-                        reason: format!(
-                            "every holder of {} is known, and {why}",
-                            self.holdings.label(*one)
-                        ),
-                        evidence: Vec::new(),
-                    },
-                ),
-                _ => (offices.first().copied(), unknown(why.clone())),
-            },
-            (Ok(p), Err(none)) => match self.never_on_entity(*p, found) {
-                Some((entity, judged)) => {
-                    never_on = Some(entity);
-                    (None, judged)
-                }
-                None => (None, unknown(none.reason)),
-            },
-            (Err(_), Err(none)) => (None, unknown(none.reason)),
-        };
+        let (office, never_on, mut judged) = self.resolve(found, &person, offices.offices, day);
         if let Some(by) = offices.by {
             judged.reason = format!("{by}: {}", judged.reason);
         }
@@ -391,6 +366,38 @@ impl Judge {
             reason: judged.reason,
             holders_at_date,
             evidence: judged.evidence,
+        }
+    }
+
+    /// The role a written claim is of and its verdict: (the role, the entity
+    /// a role of the facts' never was on, the verdict).
+    fn resolve(
+        &self,
+        found: &Found,
+        person: &Result<u32, String>,
+        offices: Result<Vec<u32>, NoOffice>,
+        day: NaiveDate,
+    ) -> (Option<u32>, Option<u32>, Judged) {
+        match (person, offices) {
+            (Ok(p), Ok(offices)) => {
+                let (office, judged) = self.settle(*p, &offices, found.tense, day);
+                (office, None, judged)
+            }
+            (Err(why), Ok(offices)) => match (&found.person, offices.as_slice()) {
+                (Named::Unknown, [one]) if self.holdings.lists_every_holder(*one) => {
+                    let reason = format!(
+                        "every holder of {} is known, and {why}",
+                        self.holdings.label(*one)
+                    );
+                    (Some(*one), None, never(reason))
+                }
+                _ => (offices.first().copied(), None, unknown(why.clone())),
+            },
+            (Ok(p), Err(none)) => match self.never_on_entity(*p, found) {
+                Some((entity, judged)) => (None, Some(entity), judged),
+                None => (None, None, unknown(none.reason)),
+            },
+            (Err(_), Err(none)) => (None, None, unknown(none.reason)),
         }
     }
 
@@ -806,6 +813,14 @@ impl NoOffice {
 
 fn found_title<'a>(lexicon: &'a Lexicon, found: &Found) -> &'a str {
     lexicon.title(found.title).map_or("", |t| t.text.as_str())
+}
+
+fn never(reason: String) -> Judged {
+    Judged {
+        verdict: Verdict::Never,
+        reason,
+        evidence: Vec::new(),
+    }
 }
 
 fn unknown(reason: String) -> Judged {
