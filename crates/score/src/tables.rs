@@ -311,10 +311,9 @@ pub fn markdown(rows: &[Row]) -> String {
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
-        let v = |name: &str| row.verdicts.get(name).copied().unwrap_or(0);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             row.system,
             row.set,
             row.summaries,
@@ -323,12 +322,7 @@ pub fn markdown(rows: &[Row]) -> String {
             percent(row.outdated_rate),
             percent(row.never_rate),
             percent(row.current_share),
-            v("current"),
-            v("outdated"),
-            v("former"),
-            v("not_yet"),
-            v("never"),
-            v("unknown"),
+            verdict_cells(&row.verdicts),
         );
     }
     out
@@ -350,25 +344,31 @@ pub fn markdown_by_relation(rows: &[Row]) -> String {
     );
     for row in rows {
         for (relation, f) in &row.relations {
-            let v = |name: &str| f.verdicts.get(name).copied().unwrap_or(0);
             let _ = writeln!(
                 out,
-                "| {} | {} | {relation} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {relation} | {} | {} | {} | {} |",
                 row.system,
                 row.set,
                 f.claims,
                 percent(f.outdated_rate),
                 percent(f.never_rate),
-                v("current"),
-                v("outdated"),
-                v("former"),
-                v("not_yet"),
-                v("never"),
-                v("unknown"),
+                verdict_cells(&f.verdicts),
             );
         }
     }
     out
+}
+
+/// The counts of the verdicts the tables show, as cells: current, outdated,
+/// former, not yet, never, unknown.
+fn verdict_cells(verdicts: &BTreeMap<String, u64>) -> String {
+    [
+        "current", "outdated", "former", "not_yet", "never", "unknown",
+    ]
+    .iter()
+    .map(|name| verdicts.get(*name).copied().unwrap_or(0).to_string())
+    .collect::<Vec<_>>()
+    .join(" | ")
 }
 
 /// A share as a percentage with one decimal: `12.5 %`.
