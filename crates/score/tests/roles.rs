@@ -324,3 +324,27 @@ words = [{ word = "backer", plural = "backers" }]
     let shipped = Judge::new(facts.iter()).unwrap();
     assert!(claims(&shipped, "Harwick Regatta backer Ada Vell", "2019-01-01").is_empty());
 }
+
+#[test]
+fn the_facts_order_changes_nothing() {
+    let summaries = [
+        ("United manager Lena Farr", "2019-03-01"),
+        ("harwick rovers manager jo ward has left.", "2019-03-01"),
+        ("Dunmere striker Tobias Wren scored twice.", "2018-02-01"),
+        ("Selby Foods boss Ann Ward", "2020-01-10"),
+        ("says manager Edwin Tallow.", "2019-03-01"),
+    ];
+    let judged = |facts: &[Fact]| {
+        let judge = Judge::new(facts.iter()).unwrap();
+        summaries
+            .iter()
+            .flat_map(|(text, on)| claims(&judge, text, on))
+            .collect::<Vec<_>>()
+    };
+    let mut facts = facts();
+    let forward = judged(&facts);
+    facts.reverse();
+    assert_eq!(forward, judged(&facts));
+    facts.rotate_left(4);
+    assert_eq!(forward, judged(&facts));
+}
