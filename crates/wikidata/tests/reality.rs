@@ -66,20 +66,7 @@ fn putins_22_statements_give_21_facts() {
 /// The facts, entity and candidate counts of `path` with `cutoff`, read with no
 /// rejection.
 fn read_whole(path: &std::path::Path, cutoff: &str) -> (Vec<tempora_records::Fact>, u64, u64) {
-    let mut rejected = Vec::new();
-    let query = tempora_wikidata::FactsQuery {
-        cutoff: cutoff.parse().unwrap(),
-        ..common::query(OnError::Fail)
-    };
-    let read = tempora_wikidata::read_facts(
-        path.to_str().unwrap(),
-        &query,
-        &tempora_engine::StageStats::default(),
-        &std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        &mut |r| rejected.push(r),
-    )
-    .unwrap();
-    assert!(rejected.is_empty(), "{rejected:?}");
+    let read = common::read_clean(path, &["P39", "P1308"], cutoff);
     (read.facts, read.entities, read.candidates)
 }
 

@@ -47,6 +47,28 @@ pub fn read(dump: &Path, on_error: OnError) -> (Result<FactsRead, WikidataError>
     (result, rejected)
 }
 
+/// Reads `dump` with `relations` at `cutoff` (English names, failing on a malformed
+/// line); any rejection fails the test.
+pub fn read_clean(dump: &Path, relations: &[&str], cutoff: &str) -> FactsRead {
+    let query = FactsQuery {
+        relations: relations.iter().map(|r| r.to_string()).collect(),
+        cutoff: cutoff.parse().unwrap(),
+        ..query(OnError::Fail)
+    };
+    let mut rejected = Vec::new();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let read = read_facts(
+        dump.to_str().unwrap(),
+        &query,
+        &StageStats::default(),
+        &cancel,
+        &mut |r| rejected.push(r),
+    )
+    .unwrap();
+    assert!(rejected.is_empty(), "{rejected:?}");
+    read
+}
+
 /// gzip members, one per part, like Wikimedia's dumps.
 pub fn gzip_members(parts: &[&str]) -> Vec<u8> {
     let mut out = Vec::new();
