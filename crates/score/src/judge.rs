@@ -384,7 +384,12 @@ impl Judge {
                 (office, None, judged)
             }
             (Err(why), Ok(offices)) => match (&found.person, offices.as_slice()) {
-                (Named::Unknown, [one]) if self.holdings.lists_every_holder(*one) => {
+                // Offices keep their earlier rule (an unknown name is `unknown`):
+                // only a role on an entity takes the whole list as evidence.
+                (Named::Unknown, [one])
+                    if self.holdings.lists_every_holder(*one)
+                        && self.holdings.role_on(*one).is_some() =>
+                {
                     let reason = format!(
                         "every holder of {} is known, and {why}",
                         self.holdings.label(*one)

@@ -266,6 +266,20 @@ fn someone_the_facts_never_name_never_held_a_role_whose_every_holder_is_listed()
     // The second word a surname of someone the facts hold (Ann Ward).
     let c = one("harwick rovers manager jo ward has left.", "2019-03-01");
     assert_eq!((c.1, c.4), (None, Verdict::Never));
+    // An office keeps its rule: a name the facts do not hold is unknown there.
+    let mayor = entity("Q400", "Mayor of Harwick", &[]);
+    let mut with_office = facts();
+    with_office.push(fact(
+        &mayor,
+        "P1308",
+        &entity("Q401", "Ada Vell", &[]),
+        "2015-05-01",
+        None,
+    ));
+    let judge = Judge::new(with_office.iter()).unwrap();
+    let all = claims(&judge, "Mayor of Harwick Jo Okafor spoke.", "2019-03-01");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(all[0].verdict, Verdict::Unknown, "{all:#?}");
     // A player's club lists no player in full: unknown.
     assert_eq!(
         one("Dunmere striker Jo Okafor", "2019-03-01").4,
