@@ -10,6 +10,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::said::said;
 use common::wikidata::entity_line;
 use tempora_testkit::{Corpus, MockCapture, MockWayback};
 
@@ -139,14 +140,6 @@ fn tempora(dir: &Path, args: &[&str]) -> Output {
             .output()
             .unwrap()
     })
-}
-
-fn said(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn lines(path: &Path) -> Vec<serde_json::Value> {
