@@ -22,7 +22,8 @@ pub enum Case {
     /// "manager", "Manager", "MANAGER".
     #[default]
     Any,
-    /// Only as written: "CEO" (an acronym in lower case is another word).
+    /// Only as written: "CEO" (an acronym in lower case is another word),
+    /// except in a summary without capitals, where every word is lower case.
     Exact,
 }
 

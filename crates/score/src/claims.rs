@@ -54,7 +54,7 @@ impl Terms {
 impl Token {
     fn title(&self) -> Option<u32> {
         self.terms.iter().find_map(|t| match t {
-            Term::Title(id) => Some(*id),
+            Term::Title(id) | Term::LowercasedTitle(id) => Some(*id),
             _ => None,
         })
     }

@@ -36,6 +36,10 @@ pub enum Term {
     /// A title: a head ("prime minister"), an office's own name ("US President"),
     /// or a generic title.
     Title(u32),
+    /// A title whose case matters ("CEO"), matched in any case: it counts
+    /// only in a lowercased summary ("ceo"), where its exact spelling cannot
+    /// be.
+    LowercasedTitle(u32),
     /// A place ("UK", "Scottish", "Australia"), or an entity a role is on
     /// ("Chelsea", "Tesco"): what qualifies a title.
     Place { place: u32, exact: bool },
@@ -53,6 +57,7 @@ impl Term {
             Self::Person { exact, .. }
             | Self::Surname { exact, .. }
             | Self::Place { exact, .. } => lowercased || exact,
+            Self::LowercasedTitle(_) => lowercased,
             _ => true,
         }
     }
@@ -133,6 +138,15 @@ impl Builder {
     }
 
     fn title(&mut self, text: &str, generic: bool) -> u32 {
+        let id = self.title_without_pattern(text, generic);
+        let key = self.titles[id as usize].text.clone();
+        self.add(&key, Term::Title(id), false);
+        id
+    }
+
+    /// A title's number, its pattern left to the caller (a word whose case
+    /// matters: "CEO").
+    fn title_without_pattern(&mut self, text: &str, generic: bool) -> u32 {
         let key = text.trim().to_lowercase();
         if let Some(&id) = self.title_ids.get(&key) {
             self.titles[id as usize].generic |= generic;
@@ -145,8 +159,7 @@ impl Builder {
             generic,
             relations: Vec::new(),
         });
-        self.title_ids.insert(key.clone(), id);
-        self.add(&key, Term::Title(id), false);
+        self.title_ids.insert(key, id);
         id
     }
 
@@ -175,15 +188,25 @@ impl Builder {
         let mut words: HashMap<&str, Vec<u32>> = HashMap::new();
         for relation in catalogue.relations() {
             for word in &relation.words {
-                let id = self.title(&word.word, true);
+                let exact = word.case == Case::Exact;
+                let id = if exact {
+                    self.title_without_pattern(&word.word, true)
+                } else {
+                    self.title(&word.word, true)
+                };
                 let relations = &mut self.titles[id as usize].relations;
                 if !relations.contains(&relation.property) {
                     relations.push(relation.property.clone());
                     relations.sort();
                 }
                 for form in word.forms() {
-                    if form != self.titles[id as usize].text || word.case == Case::Exact {
-                        self.add(form, Term::Title(id), word.case == Case::Exact);
+                    if exact {
+                        // As written, and in the lower case of lowercased
+                        // system outputs ("ceo"), where every word is so.
+                        self.add(form, Term::Title(id), true);
+                        self.add(form, Term::LowercasedTitle(id), false);
+                    } else if form != self.titles[id as usize].text {
+                        self.add(form, Term::Title(id), false);
                     }
                 }
                 words.entry(&relation.property).or_default().push(id);

@@ -231,6 +231,14 @@ fn a_company_s_chief_and_an_organization_s_chair() {
         one("Selby Foods CEO Raj Pell", "2020-01-10").4,
         Verdict::Current
     );
+    // "CEO" matches as written, and lowercased in a lowercased summary; not
+    // as "Ceo" in cased text.
+    assert_eq!(
+        one("selby foods ceo raj pell", "2020-01-10").4,
+        Verdict::Current
+    );
+    let mixed = claims(&judge(), "Selby Foods Ceo Raj Pell", "2020-01-10");
+    assert!(mixed.is_empty(), "{mixed:#?}");
     let c = one("Harbour Trust's chairman Kit Moss", "2020-01-10");
     assert_eq!((c.2, c.3, c.4), (s("Q111"), s("P488"), Verdict::Current));
 }
