@@ -366,6 +366,11 @@ impl Holdings {
         self.whole_holders.contains(&role)
     }
 
+    /// Everyone who held `role` at any time, by number.
+    pub fn holders_of(&self, role: u32) -> &[u32] {
+        self.holders.get(&role).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether many hold the role at once (a club's players).
     pub fn is_shared(&self, role: u32) -> bool {
         self.shared.contains(&role)

@@ -177,7 +177,8 @@ impl Judge {
             .zip(people)
             .zip(offices)
             .map(|((f, person), offices)| {
-                let mut claim = self.claim(summary, f, person, offices, published, &offsets);
+                let mut claim =
+                    self.claim(summary, f, person, offices, (published, context), &offsets);
                 self.open_bare_role(f, &mut claim, context);
                 claim
             })
@@ -314,12 +315,13 @@ impl Judge {
         found: &Found,
         person: Result<u32, String>,
         offices: TitleOffices,
-        day: NaiveDate,
+        (day, context): (NaiveDate, &Context),
         offsets: &CharOffsets,
     ) -> Claim {
         let person_words = &summary[found.person_start..found.person_end];
         let title_words = &summary[found.title_start..found.title_end];
-        let (office, never_on, mut judged) = self.resolve(found, &person, offices.offices, day);
+        let (office, never_on, mut judged) =
+            self.resolve(found, &person, offices.offices, (day, context));
         if let Some(by) = offices.by {
             judged.reason = format!("{by}: {}", judged.reason);
         }
@@ -376,7 +378,7 @@ impl Judge {
         found: &Found,
         person: &Result<u32, String>,
         offices: Result<Vec<u32>, NoOffice>,
-        day: NaiveDate,
+        (day, context): (NaiveDate, &Context),
     ) -> (Option<u32>, Option<u32>, Judged) {
         match (person, offices) {
             (Ok(p), Ok(offices)) => {
@@ -384,11 +386,19 @@ impl Judge {
                 (office, None, judged)
             }
             (Err(why), Ok(offices)) => match (&found.person, offices.as_slice()) {
-                // Offices keep their earlier rule (an unknown name is `unknown`):
-                // only a role on an entity takes the whole list as evidence.
+                // A name the facts do not hold, in a role on an entity whose
+                // every holder they list, where the article names one of those
+                // holders (it is about that role, not another team of the same
+                // name: "england coach" of cricket beside England's football
+                // managers). Offices keep their earlier rule: `unknown`.
                 (Named::Unknown, [one])
                     if self.holdings.lists_every_holder(*one)
-                        && self.holdings.role_on(*one).is_some() =>
+                        && self.holdings.role_on(*one).is_some()
+                        && self
+                            .holdings
+                            .holders_of(*one)
+                            .iter()
+                            .any(|h| context.named.contains(h)) =>
                 {
                     let reason = format!(
                         "every holder of {} is known, and {why}",

@@ -262,18 +262,42 @@ fn no_name_no_claim_and_an_entity_not_in_the_facts_is_unknown() {
 
 #[test]
 fn someone_the_facts_never_name_never_held_a_role_whose_every_holder_is_listed() {
-    let c = one("Harwick Rovers manager Jo Okafor", "2019-03-01");
-    assert_eq!((c.1, c.2, c.4), (None, s("Q100"), Verdict::Never));
-    // Lowercased, two words after a role on an entity the facts hold.
-    let c = one("harwick rovers manager jo okafor has left.", "2019-03-01");
-    assert_eq!(
-        (c.0.as_str(), c.4),
-        ("harwick rovers manager jo okafor", Verdict::Never)
+    // Where the article names one of the role's holders (it is about Rovers'
+    // managers), a name the facts do not hold never held it.
+    let judge = judge();
+    let about_rovers = judge.context(
+        Some("Mara Quint said her Harwick Rovers side played well."),
+        [],
     );
-    assert!(claims(&judge(), "harwick rovers manager has left.", "2019-03-01").is_empty());
+    let on = |summary: &str, context: &tempora_score::Context| {
+        let all = judge.claims(summary, "2019-03-01".parse().unwrap(), context);
+        assert_eq!(all.len(), 1, "{summary}: {all:#?}");
+        (
+            all[0].person.id.clone(),
+            all[0].position.id.clone(),
+            all[0].verdict,
+        )
+    };
+    let c = on("Harwick Rovers manager Jo Okafor", &about_rovers);
+    assert_eq!(c, (None, Some("Q100".into()), Verdict::Never));
+    // Lowercased, two words after a role on an entity the facts hold.
+    let c = on("harwick rovers manager jo okafor has left.", &about_rovers);
+    assert_eq!(c.2, Verdict::Never);
+    assert!(claims(&judge, "harwick rovers manager has left.", "2019-03-01").is_empty());
     // The second word a surname of someone the facts hold (Ann Ward).
-    let c = one("harwick rovers manager jo ward has left.", "2019-03-01");
-    assert_eq!((c.1, c.4), (None, Verdict::Never));
+    let c = on("harwick rovers manager jo ward has left.", &about_rovers);
+    assert_eq!((c.0, c.2), (None, Verdict::Never));
+    // An article that names none of them may be about another team of the
+    // name (a cricket side, a youth team): unknown.
+    let elsewhere = judge.context(Some("The Harwick Rovers cricket side lost."), []);
+    assert_eq!(
+        on("Harwick Rovers manager Jo Okafor", &elsewhere).2,
+        Verdict::Unknown
+    );
+    assert_eq!(
+        one("Harwick Rovers manager Jo Okafor", "2019-03-01").4,
+        Verdict::Unknown
+    );
     // An office keeps its rule: a name the facts do not hold is unknown there.
     let mayor = entity("Q400", "Mayor of Harwick", &[]);
     let mut with_office = facts();
