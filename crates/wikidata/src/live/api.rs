@@ -33,7 +33,10 @@ pub struct ReadEntity {
 
 /// A line as a reading holds it until the reading is written: deflated (a
 /// reading of the real `P54` holds some 225,000 entities of 8.5 KB, which
-/// deflate to about a fifth), or as it is when deflating does not give it back.
+/// deflate to about a fifth), or as it is when deflating does not make it
+/// smaller. Deflate is lossless, so the line is not inflated again to check it:
+/// that would double the work on every entity read and every one of a pinned
+/// reading parsed for a refresh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Stored {
     Plain(Vec<u8>),
@@ -42,11 +45,8 @@ enum Stored {
 
 impl Stored {
     fn of(line: Vec<u8>) -> Self {
-        let deflated = deflate(&line);
-        match deflated {
-            Some(bytes) if inflate(&bytes).as_deref() == Some(line.as_slice()) => {
-                Self::Deflated(bytes)
-            }
+        match deflate(&line) {
+            Some(bytes) if bytes.len() < line.len() => Self::Deflated(bytes),
             _ => Self::Plain(line),
         }
     }
@@ -102,7 +102,7 @@ impl ReadEntity {
     pub fn line(&self) -> Vec<u8> {
         match &self.line {
             Stored::Plain(line) => line.clone(),
-            // Deflated only when it inflated back to the line (`Stored::of`).
+            // Bytes deflated here from the line (`Stored::of`) inflate back to it.
             Stored::Deflated(bytes) => inflate(bytes).unwrap_or_default(),
         }
     }
