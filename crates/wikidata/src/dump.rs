@@ -55,9 +55,11 @@ impl FactsQuery {
                 problems.push((option, "must list at least one".to_string()));
             }
         }
-        if let Some(bad) = self.relations.iter().find(|r| {
-            !(r.starts_with('P') && r.len() > 1 && r[1..].bytes().all(|b| b.is_ascii_digit()))
-        }) {
+        if let Some(bad) = self
+            .relations
+            .iter()
+            .find(|r| !tempora_relations::is_property(r))
+        {
             problems.push((
                 "relations",
                 format!("`{bad}` is not a property id like `P39`"),
