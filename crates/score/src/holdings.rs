@@ -50,17 +50,18 @@ pub struct Holdings {
     whole_holders: HashSet<u32>,
     /// People whose every role of a relation the facts list (subjects of P39
     /// facts, of P54 facts), with that relation.
-    whole_offices: HashSet<(u32, Arc<str>)>,
+    whole_offices: HashSet<(u32, u32)>,
+    /// Every relation the facts and their roles name, each once (claims and
+    /// statements share these strings), with its catalogue label.
+    relations: Vec<(Arc<str>, String)>,
     /// The relation of each role, as the catalogue's role names it (`P39` for
-    /// offices).
-    relation_of: HashMap<u32, Arc<str>>,
+    /// offices), by its place in `relations`.
+    relation_of: HashMap<u32, u32>,
     /// The roles on an entity ("manager of Chelsea F.C."): the entity they are
     /// on, by number.
     role_on: HashMap<u32, u32>,
     /// Roles whose holders share them (a club's players).
     shared: HashSet<u32>,
-    /// The catalogue's label of each relation of a role on an entity.
-    relation_labels: HashMap<Arc<str>, String>,
 }
 
 /// A holding as one fact states it, read through the catalogue.
@@ -187,18 +188,16 @@ impl Holdings {
         );
         for x in held {
             let (p, o) = (h.numbers[x.person.id.as_str()], h.numbers[&x.role]);
-            let relation: Arc<str> = Arc::from(x.relation.property.as_str());
+            let relation = h.intern(x.relation);
             if x.person_is_subject {
-                h.whole_offices.insert((p, relation.clone()));
+                h.whole_offices.insert((p, relation));
             } else {
                 h.whole_holders.insert(o);
             }
             h.add_names(p, x.person);
-            if x.is_office() {
-                h.add_names(o, x.other);
-            } else {
-                let on = h.numbers[x.other.id.as_str()];
-                h.add_names(on, x.other);
+            let on = h.numbers[x.other.id.as_str()];
+            h.add_names(on, x.other);
+            if !x.is_office() {
                 h.role_on.insert(o, on);
                 if x.relation.shared {
                     h.shared.insert(o);
@@ -207,10 +206,12 @@ impl Holdings {
             h.relation_of.insert(o, relation);
             h.holders.entry(o).or_default().push(p);
             h.offices.entry(p).or_default().push(o);
+            let stated = catalogue.get(&x.fact.relation).unwrap_or(x.relation);
+            let stated = h.intern(stated);
             let statement = Evidence {
-                relation: Arc::from(x.fact.relation.as_str()),
+                relation: h.relations[stated as usize].0.clone(),
                 person: h.ids[p as usize].clone(),
-                position: Arc::from(x.other.id.as_str()),
+                position: h.ids[on as usize].clone(),
                 start: x.fact.start.as_deref().map(Arc::from),
                 end: x.fact.end.as_deref().map(Arc::from),
             };
@@ -278,11 +279,7 @@ impl Holdings {
     fn finish(&mut self, catalogue: &Catalogue) {
         // A role on an entity is labelled as the catalogue names it.
         for (&role, &on) in &self.role_on {
-            let relation = catalogue.get(&self.relation_of[&role]);
-            if let Some(r) = relation {
-                self.relation_labels
-                    .insert(self.relation_of[&role].clone(), r.label.clone());
-            }
+            let relation = catalogue.get(&self.relations[self.relation_of[&role] as usize].0);
             let other = self.labels[on as usize]
                 .clone()
                 .unwrap_or_else(|| self.ids[on as usize].to_string());
@@ -331,13 +328,7 @@ impl Holdings {
             self.role_on.contains_key(&role),
             self.relation_of.get(&role),
         ) {
-            (true, Some(relation)) => {
-                let label = self
-                    .relation_labels
-                    .get(relation)
-                    .map_or(&**relation, String::as_str);
-                format!("{label} statement")
-            }
+            (true, Some(&r)) => format!("{} statement", self.relations[r as usize].1),
             _ => "office".into(),
         }
     }
@@ -345,7 +336,29 @@ impl Holdings {
     /// The relation a role is of (`P39` for offices, `P286` for a club's
     /// manager).
     pub fn relation_of(&self, role: u32) -> Option<&Arc<str>> {
-        self.relation_of.get(&role)
+        self.relation_of
+            .get(&role)
+            .map(|&r| &self.relations[r as usize].0)
+    }
+
+    /// The number of a catalogue relation, interned once: its id and label.
+    fn intern(&mut self, relation: &Relation) -> u32 {
+        match self.relation_number(&relation.property) {
+            Some(n) => n,
+            None => {
+                let id = Arc::from(relation.property.as_str());
+                self.relations.push((id, relation.label.clone()));
+                (self.relations.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The number of a relation the facts name (a handful: a scan).
+    fn relation_number(&self, relation: &str) -> Option<u32> {
+        self.relations
+            .iter()
+            .position(|(id, _)| **id == *relation)
+            .map(|n| n as u32)
     }
 
     /// The entity a role is on, for a role on an entity (the club of "manager
@@ -357,7 +370,8 @@ impl Holdings {
     /// Whether the facts list every role of `relation` that `person` held
     /// (the person is the subject of its facts).
     pub fn lists_every_role(&self, person: u32, relation: &str) -> bool {
-        self.whole_offices.contains(&(person, Arc::from(relation)))
+        self.relation_number(relation)
+            .is_some_and(|r| self.whole_offices.contains(&(person, r)))
     }
 
     /// Whether the facts list every holder of `role` (its other side is the
@@ -380,9 +394,13 @@ impl Holdings {
     pub fn roles_on_entities(&self) -> impl Iterator<Item = (u32, &str, u32)> + '_ {
         let mut roles: Vec<(u32, u32)> = self.role_on.iter().map(|(&r, &on)| (r, on)).collect();
         roles.sort_unstable();
-        roles
-            .into_iter()
-            .map(|(role, on)| (role, self.relation_of[&role].as_ref(), on))
+        roles.into_iter().map(|(role, on)| {
+            (
+                role,
+                &*self.relations[self.relation_of[&role] as usize].0,
+                on,
+            )
+        })
     }
 
     /// The names of entity `n` (label first).
@@ -498,7 +516,7 @@ impl Holdings {
             } else if self
                 .relation_of
                 .get(&office)
-                .is_some_and(|r| self.whole_offices.contains(&(person, r.clone())))
+                .is_some_and(|&r| self.whole_offices.contains(&(person, r)))
             {
                 Some(format!(
                     "every {} of {who} is known",

@@ -177,10 +177,7 @@ impl Judge {
             .zip(people)
             .zip(offices)
             .map(|((f, person), offices)| {
-                let mut claim =
-                    self.claim(summary, f, person, offices, (published, context), &offsets);
-                self.open_bare_role(f, &mut claim, context);
-                claim
+                self.claim(summary, f, person, offices, (published, context), &offsets)
             })
             .collect();
         for token in &tokens {
@@ -322,6 +319,9 @@ impl Judge {
         let title_words = &summary[found.title_start..found.title_end];
         let (office, never_on, mut judged) =
             self.resolve(found, &person, offices.offices, (day, context));
+        if let (Ok(p), Some(o)) = (&person, office) {
+            self.open_bare_role(found, (*p, o), &mut judged, context);
+        }
         if let Some(by) = offices.by {
             judged.reason = format!("{by}: {}", judged.reason);
         }
@@ -346,8 +346,8 @@ impl Judge {
                 .lexicon
                 .title(found.title)
                 .and_then(|t| match t.relations.as_slice() {
-                    [one] => Some(one.as_str().into()),
-                    [] => Some("P39".into()),
+                    [one] => Some(one.clone()),
+                    [] => self.lexicon.office_relation.clone(),
                     _ => None,
                 }),
         };
@@ -420,41 +420,36 @@ impl Judge {
     /// settled: the facts list some of their roles, not every one (they hold a
     /// club's managers, not a manager's clubs), so "manager X" may be of a club
     /// the facts do not hold. Outdated or not yet by the one held is then open.
-    fn open_bare_role(&self, found: &Found, claim: &mut Claim, context: &Context) {
+    fn open_bare_role(
+        &self,
+        found: &Found,
+        (person, role): (u32, u32),
+        judged: &mut Judged,
+        context: &Context,
+    ) {
         if !found.places.is_empty()
-            || !matches!(claim.verdict, Verdict::Outdated | Verdict::NotYet)
+            || !matches!(judged.verdict, Verdict::Outdated | Verdict::NotYet)
             || self
                 .lexicon
                 .title(found.title)
                 .is_none_or(|t| t.relations.is_empty())
+            || context.offices.contains(&role)
         {
             return;
         }
-        let (Some(person), Some(relation)) = (
-            claim
-                .person
-                .id
-                .as_deref()
-                .and_then(|id| self.holdings.number(id)),
-            claim.relation.as_deref(),
-        ) else {
+        let Some(relation) = self.holdings.relation_of(role) else {
             return;
         };
-        let in_article = claim.evidence.iter().any(|e| {
-            self.holdings
-                .number(&format!("{relation}:{}", e.position))
-                .is_some_and(|role| context.offices.contains(&role))
-        });
-        if in_article || self.holdings.lists_every_role(person, relation) {
+        if self.holdings.lists_every_role(person, relation) {
             return;
         }
-        claim.verdict = Verdict::Unknown;
-        claim.reason = format!(
+        judged.verdict = Verdict::Unknown;
+        judged.reason = format!(
             "the summary does not name whose {} it means, and the facts do not list every {relation} \
              statement of {} (of them: {})",
             found_title(&self.lexicon, found),
-            claim.person.label,
-            claim.reason
+            self.holdings.label(person),
+            judged.reason
         );
     }
 

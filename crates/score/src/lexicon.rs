@@ -14,6 +14,7 @@
 //! case. Titles and markers match in any case ("Prime Minister", "prime minister").
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use tempora_filter::conflicts::matcher::{Matcher, MatcherBuilder, NameUse};
 use tempora_filter::conflicts::positions::unqualified_forms;
@@ -85,7 +86,7 @@ pub struct Title {
     pub generic: bool,
     /// The relations of the roles the title names (`P39` for offices, `P286`
     /// for "manager"), sorted: "boss" is a club's and a company's.
-    pub relations: Vec<String>,
+    pub relations: Vec<Arc<str>>,
 }
 
 /// The matcher and what its terms mean.
@@ -98,6 +99,10 @@ pub struct Lexicon {
     pub(crate) places: Vec<String>,
     /// The entity each entity qualifier stands for, by place number.
     pub(crate) place_entities: HashMap<u32, u32>,
+    /// The relation of a title with no role word of the catalogue (an office's
+    /// head, a generic political title): the catalogue's office relation
+    /// (`P39`), the one whose other side names itself.
+    pub(crate) office_relation: Option<Arc<str>>,
 }
 
 /// Collects the terms before the matcher is built.
@@ -195,8 +200,8 @@ impl Builder {
                     self.title(&word.word, true)
                 };
                 let relations = &mut self.titles[id as usize].relations;
-                if !relations.contains(&relation.property) {
-                    relations.push(relation.property.clone());
+                if !relations.iter().any(|r| **r == *relation.property) {
+                    relations.push(Arc::from(relation.property.as_str()));
                     relations.sort();
                 }
                 for form in word.forms() {
@@ -364,6 +369,7 @@ impl Builder {
                 .iter()
                 .map(|(&entity, &place)| (place, entity))
                 .collect(),
+            office_relation: None,
         })
     }
 }
@@ -388,7 +394,13 @@ impl Lexicon {
         for honorific in HONORIFICS {
             b.add(honorific, Term::Honorific, false);
         }
-        b.build()
+        let mut lexicon = b.build()?;
+        lexicon.office_relation = catalogue
+            .relations()
+            .iter()
+            .find(|r| r.words.is_empty() && r.inverse_of.is_none())
+            .map(|r| Arc::from(r.property.as_str()));
+        Ok(lexicon)
     }
 
     /// Title number `n`.
