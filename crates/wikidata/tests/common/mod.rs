@@ -34,16 +34,20 @@ pub fn query(on_error: OnError) -> FactsQuery {
 
 /// Reads `dump`, collecting rejections.
 pub fn read(dump: &Path, on_error: OnError) -> (Result<FactsRead, WikidataError>, Vec<Rejection>) {
+    read_with(dump, &query(on_error))
+}
+
+/// Reads `dump` with `query`, collecting rejections.
+fn read_with(
+    dump: &Path,
+    query: &FactsQuery,
+) -> (Result<FactsRead, WikidataError>, Vec<Rejection>) {
     let mut rejected = Vec::new();
     let stats = StageStats::default();
     let cancel = Arc::new(AtomicBool::new(false));
-    let result = read_facts(
-        dump.to_str().unwrap(),
-        &query(on_error),
-        &stats,
-        &cancel,
-        &mut |r| rejected.push(r),
-    );
+    let result = read_facts(dump.to_str().unwrap(), query, &stats, &cancel, &mut |r| {
+        rejected.push(r)
+    });
     (result, rejected)
 }
 
@@ -55,16 +59,8 @@ pub fn read_clean(dump: &Path, relations: &[&str], cutoff: &str) -> FactsRead {
         cutoff: cutoff.parse().unwrap(),
         ..query(OnError::Fail)
     };
-    let mut rejected = Vec::new();
-    let cancel = Arc::new(AtomicBool::new(false));
-    let read = read_facts(
-        dump.to_str().unwrap(),
-        &query,
-        &StageStats::default(),
-        &cancel,
-        &mut |r| rejected.push(r),
-    )
-    .unwrap();
+    let (read, rejected) = read_with(dump, &query);
+    let read = read.unwrap();
     assert!(rejected.is_empty(), "{rejected:?}");
     read
 }
