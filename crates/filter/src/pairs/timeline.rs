@@ -55,15 +55,6 @@ impl Reading {
             },
         }
     }
-
-    /// The person and the other side of `fact`.
-    fn sides<'f>(&self, fact: &'f Fact) -> (&'f EntityRef, &'f EntityRef) {
-        if self.person_is_subject {
-            (&fact.subject, &fact.object)
-        } else {
-            (&fact.object, &fact.subject)
-        }
-    }
 }
 
 /// The facts indexed by pair and by entity.
@@ -76,14 +67,17 @@ pub struct Timelines {
     /// Every entity by id, with its names (the first reference with a label).
     entities: HashMap<String, EntityRef>,
     /// For each family and other side (a position, a club), everyone who held it.
-    holders: HashMap<(String, String), BTreeSet<String>>,
+    holders: HashMap<String, HashMap<String, BTreeSet<String>>>,
     /// For each family and person, every other side they held.
-    held: HashMap<(String, String), BTreeSet<String>>,
+    held: HashMap<String, HashMap<String, BTreeSet<String>>>,
     /// Each family's other sides, sorted by id.
     others: HashMap<String, BTreeSet<String>>,
     /// The other sides of each kind, over every family of that kind (a club
     /// known from its manager is one a player may never have played for).
     of_kind: HashMap<String, BTreeSet<String>>,
+    /// The kind words of every other side (`kind_words`), found once when the
+    /// facts are indexed rather than for every article.
+    kind_words: HashMap<String, Vec<String>>,
 }
 
 impl Timelines {
@@ -98,28 +92,36 @@ impl Timelines {
                 .entry(fact.relation.clone())
                 .or_insert_with(|| Reading::of(catalogue, &fact.relation));
             let (family, kind) = (reading.family.clone(), reading.kind.clone());
-            let (person, other) = reading.sides(&fact);
+            // A relation the catalogue lacks: its value (the object) is the person.
+            let (person, other) = catalogue
+                .sides(&fact)
+                .unwrap_or((&fact.object, &fact.subject));
             for entity in [person, other] {
                 let known = t.entities.get(&entity.id);
                 if known.is_none_or(|k| k.label.is_none() && entity.label.is_some()) {
                     t.entities.insert(entity.id.clone(), entity.clone());
                 }
             }
-            t.holders
-                .entry((family.clone(), other.id.clone()))
+            let (person, other) = (&person.id, &other.id);
+            let holders = t.holders.entry(family.clone()).or_default();
+            holders
+                .entry(other.clone())
                 .or_default()
-                .insert(person.id.clone());
-            t.held
-                .entry((family.clone(), person.id.clone()))
+                .insert(person.clone());
+            let held = t.held.entry(family.clone()).or_default();
+            held.entry(person.clone())
                 .or_default()
-                .insert(other.id.clone());
-            t.others.entry(family).or_default().insert(other.id.clone());
-            t.of_kind.entry(kind).or_default().insert(other.id.clone());
+                .insert(other.clone());
+            t.others.entry(family).or_default().insert(other.clone());
+            t.of_kind.entry(kind).or_default().insert(other.clone());
             t.pairs
                 .entry((fact.subject.id.clone(), fact.relation.clone()))
                 .or_default()
                 .push(fact);
         }
+        let others = t.others.values().flatten();
+        let kind_words = others.map(|id| (id.clone(), kind_words(&t.entities, id)));
+        t.kind_words = kind_words.collect();
         t
     }
 
@@ -208,18 +210,19 @@ impl Timelines {
         let Some(reading) = self.readings.get(relation) else {
             return Vec::new();
         };
-        let family = reading.family.clone();
+        let holders = self.holders.get(&reading.family);
         let (other, excluded, pool) = if reading.person_is_subject {
+            let held = self.held.get(&reading.family);
             (
                 stated,
-                self.held.get(&(family, subject.to_string())),
+                held.and_then(|h| h.get(subject)),
                 self.of_kind.get(&reading.kind),
             )
         } else {
             (
                 subject,
-                self.holders.get(&(family.clone(), subject.to_string())),
-                self.others.get(&family),
+                holders.and_then(|h| h.get(subject)),
+                self.others.get(&reading.family),
             )
         };
         let kind = self.kind_words(other);
@@ -233,8 +236,11 @@ impl Timelines {
             let values: Vec<&String> = if reading.person_is_subject {
                 vec![p]
             } else {
-                let key = (reading.family.clone(), p.clone());
-                self.holders.get(&key).into_iter().flatten().collect()
+                holders
+                    .and_then(|h| h.get(p))
+                    .into_iter()
+                    .flatten()
+                    .collect()
             };
             for v in values {
                 if excluded.is_some_and(|e| e.contains(v)) || v == stated {
@@ -264,19 +270,24 @@ impl Timelines {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// The heads and qualifiers of a position, lower case: what makes two
-    /// positions the same kind.
-    fn kind_words(&self, position: &str) -> Vec<String> {
-        let Some(entity) = self.entities.get(position) else {
-            return Vec::new();
-        };
-        let names: Vec<&str> = entity.names().collect();
-        unqualified_forms(&names)
-            .into_iter()
-            .flat_map(|f| std::iter::once(f.head).chain(f.qualifiers))
-            .map(|w| w.to_lowercase())
-            .collect()
+    /// The kind words of an other side (see [`kind_words`]).
+    fn kind_words(&self, other: &str) -> &[String] {
+        self.kind_words.get(other).map_or(&[], Vec::as_slice)
     }
+}
+
+/// The heads and qualifiers of a position, lower case: what makes two
+/// positions the same kind.
+fn kind_words(entities: &HashMap<String, EntityRef>, position: &str) -> Vec<String> {
+    let Some(entity) = entities.get(position) else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = entity.names().collect();
+    unqualified_forms(&names)
+        .into_iter()
+        .flat_map(|f| std::iter::once(f.head).chain(f.qualifiers))
+        .map(|w| w.to_lowercase())
+        .collect()
 }
 
 /// Whether `fact` had not ended before `day` (an end that is not a date is no end).
