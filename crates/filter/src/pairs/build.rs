@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 use tempora_records::{Article, EditedFact, EntityRef, Fact, FactError, MinimalPair, TextField};
-use tempora_relations::Case;
+use tempora_relations::{Case, RoleWord};
 
 use super::edit::{
     name_form, occurrences, occurs_in, person_form, position_form, Edit, Occurrence,
@@ -290,12 +290,17 @@ fn replaceable<'a>(
     })
 }
 
-/// Whether `text` is one of the relation's role words (singular), in its case.
-fn is_role_word(text: &str, reading: &Reading) -> bool {
-    reading.words.iter().any(|w| match w.case {
+/// Whether `text` is the role word `w` (singular), in its case.
+fn is_word(text: &str, w: &RoleWord) -> bool {
+    match w.case {
         Case::Any => w.word.eq_ignore_ascii_case(text),
         Case::Exact => w.word == text,
-    })
+    }
+}
+
+/// Whether `text` is one of the relation's role words (singular), in its case.
+fn is_role_word(text: &str, reading: &Reading) -> bool {
+    reading.words.iter().any(|w| is_word(text, w))
 }
 
 /// Whether `rest` starts with a space and one of the relation's role words,
@@ -308,14 +313,11 @@ fn role_word_at(rest: &str, reading: &Reading) -> bool {
         let Some(head) = rest.get(..w.word.len()) else {
             return false;
         };
-        let same = match w.case {
-            Case::Any => head.eq_ignore_ascii_case(&w.word),
-            Case::Exact => head == w.word,
-        };
-        same && !rest[w.word.len()..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || c == '-')
+        is_word(head, w)
+            && !rest[w.word.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '-')
     })
 }
 
