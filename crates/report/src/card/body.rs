@@ -223,15 +223,15 @@ fn relations(stage: &Value) -> String {
     let Some(Value::Array(given)) = stage.get("relations") else {
         return DEFAULT_RELATIONS.into();
     };
-    let catalogue = tempora_relations::Catalogue::shipped();
+    let catalogue = crate::relations::shipped();
     given
         .iter()
         .map(|v| {
             let given = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            let property = match catalogue.resolve(std::slice::from_ref(&given)) {
-                Ok(ids) => ids.into_iter().next(),
-                Err(_) => None,
-            };
+            let property = catalogue
+                .resolve(std::slice::from_ref(&given))
+                .ok()
+                .and_then(|ids| ids.into_iter().next());
             match property.filter(|p| catalogue.get(p).is_some()) {
                 Some(p) => crate::relations::name(&p),
                 None => code(&given),
@@ -435,56 +435,62 @@ fn exclusions(run: &RunJson, name: &str, stage: &Value) -> String {
     }
 }
 
+/// Articles counted by (`source`, the value of another column).
+type BySource = BTreeMap<(String, String), u64>;
+
 /// Articles per source and section, and per source and what their summaries
 /// are (`summary_source`), from the sets' Parquet files.
 fn sources_and_sections(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
-    let listed = |counts: BTreeMap<(String, String), u64>| {
+    let listed = |counts: &BySource| {
         counts
             .iter()
             .map(|((source, value), n)| format!("{} {} ({n})", code(source), code(value)))
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let [sections, summaries] = count_by_source(dir, configs, ["section", "summary_source"])?;
     let _ = writeln!(
         md,
         "- **Sources and sections** (articles): {}.",
-        listed(count_pairs(dir, configs, "section")?)
+        listed(&sections)
     );
     let _ = writeln!(
         md,
         "- **Reference summaries** (articles, by source and `summary_source`; \"Fields\" \
          below says what each is): {}.",
-        listed(count_pairs(dir, configs, "summary_source")?)
+        listed(&summaries)
     );
     Ok(())
 }
 
-/// The sets' articles counted by `source` and the text column `column` (empty
-/// where a record has no value), from their Parquet files.
-fn count_pairs(
+/// The sets' articles counted by `source` and each text column of `columns`
+/// (empty where a record has no value), from their Parquet files: each file's
+/// `source` is read once.
+fn count_by_source<const N: usize>(
     dir: &Path,
     configs: &[Config],
-    column: &str,
-) -> Result<BTreeMap<(String, String), u64>, CardError> {
-    let mut counts: BTreeMap<(String, String), u64> = BTreeMap::new();
-    for file in configs
-        .iter()
-        .filter(|c| c.name == "sets")
-        .flat_map(|c| &c.splits)
-        .flat_map(|(_, f)| f)
-    {
-        let path = dir.join(&file.path);
+    columns: [&str; N],
+) -> Result<[BySource; N], CardError> {
+    let mut counts: [BySource; N] = std::array::from_fn(|_| BTreeMap::new());
+    for file in parquet_files(dir, configs, |c| c.name == "sets") {
+        let path = &file.path;
         let read = |name: &str| {
-            let f = std::fs::File::open(&path).map_err(CardError::io(&path))?;
+            let f = std::fs::File::open(path).map_err(CardError::io(path))?;
             tempora_sink::parquet::read_text_column(f, name).map_err(|e| CardError::NotOutput {
                 path: path.clone(),
                 reason: format!("cannot read column `{name}`: {e}"),
             })
         };
-        for (source, value) in read("source")?.into_iter().zip(read(column)?) {
-            *counts
-                .entry((source.unwrap_or_default(), value.unwrap_or_default()))
-                .or_default() += 1;
+        let sources = read("source")?;
+        for (column, counts) in columns.iter().zip(&mut counts) {
+            for (source, value) in sources.iter().zip(read(column)?) {
+                *counts
+                    .entry((
+                        source.clone().unwrap_or_default(),
+                        value.unwrap_or_default(),
+                    ))
+                    .or_default() += 1;
+            }
         }
     }
     Ok(counts)
