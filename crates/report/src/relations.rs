@@ -52,7 +52,8 @@ pub struct Relations {
     pub facts: Vec<FileRelation>,
 }
 
-fn shipped() -> &'static Catalogue {
+/// The shipped relation catalogue, loaded once.
+pub(crate) fn shipped() -> &'static Catalogue {
     static SHIPPED: OnceLock<Catalogue> = OnceLock::new();
     SHIPPED.get_or_init(Catalogue::shipped)
 }
@@ -170,33 +171,42 @@ pub fn markdown(md: &mut String, relations: &Relations) {
             "Articles per set and relation of their evolving facts (an article's `relations`; \
              one with facts of two relations counts under each). A set's part of some \
              relations, its sport or its politics, is its articles whose `relations` hold \
-             them.\n\n| set | relation | articles |\n|---|---|---:|\n",
+             them.\n\n",
         );
-        for r in &relations.articles {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} |",
-                cell(&r.set),
-                cell(&r.name),
-                r.articles
-            );
-        }
-        md.push('\n');
+        let rows = relations.articles.iter();
+        table(
+            md,
+            ["set", "articles"],
+            rows.map(|r| (cell(&r.set), &r.name, r.articles)),
+        );
     }
     if !relations.facts.is_empty() {
         md.push_str("Evolving facts per relation, in each facts file:\n\n");
-        md.push_str("| file | relation | facts |\n|---|---|---:|\n");
-        for r in &relations.facts {
-            let _ = writeln!(
-                md,
-                "| `{}` | {} | {} |",
-                cell(&r.file),
-                cell(&r.name),
-                r.facts
-            );
-        }
-        md.push('\n');
+        let rows = relations.facts.iter();
+        table(
+            md,
+            ["file", "facts"],
+            rows.map(|r| (format!("`{}`", cell(&r.file)), &r.name, r.facts)),
+        );
     }
+}
+
+/// A table of `rows` (what is counted, the relation's name, the count) under
+/// `heads` (the first column's and the count's).
+fn table<'a>(
+    md: &mut String,
+    heads: [&str; 2],
+    rows: impl Iterator<Item = (String, &'a String, usize)>,
+) {
+    let _ = writeln!(
+        md,
+        "| {} | relation | {} |\n|---|---|---:|",
+        heads[0], heads[1]
+    );
+    for (what, relation, n) in rows {
+        let _ = writeln!(md, "| {what} | {} | {n} |", cell(relation));
+    }
+    md.push('\n');
 }
 
 #[cfg(test)]
