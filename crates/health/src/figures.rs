@@ -175,12 +175,9 @@ impl Tally {
             FACTS_READ.into(),
             stage["records_out"].as_u64().unwrap_or(0),
         );
-        for (name, n) in stage["counters"].as_object().into_iter().flatten() {
-            if let Some(RelationFacts(relation)) = RelationFacts::parse(name) {
-                let n = n.as_u64().unwrap_or(0);
-                add(counts, format!("{RELATION_FACTS} {relation}"), n);
-            }
-        }
+        per_relation(counts, stage, RELATION_FACTS, |name| {
+            RelationFacts::parse(name).map(|r| r.0)
+        });
         let refresh = Refresh::deserialize(&stage["metrics"][Refresh::METRIC]);
         if let Ok(refresh) = refresh {
             add(counts, ENTITIES_CHANGED.into(), refresh.changed as u64);
@@ -190,16 +187,9 @@ impl Tally {
 
     /// The `conflicts` stage: the articles it kept with a fact of each relation.
     fn relation_articles(&mut self, stage: &Value) {
-        for (name, n) in stage["counters"].as_object().into_iter().flatten() {
-            if let Some(RelationArticles(relation)) = RelationArticles::parse(name) {
-                let n = n.as_u64().unwrap_or(0);
-                add(
-                    &mut self.figures.counts,
-                    format!("{RELATION_ARTICLES} {relation}"),
-                    n,
-                );
-            }
-        }
+        per_relation(&mut self.figures.counts, stage, RELATION_ARTICLES, |name| {
+            RelationArticles::parse(name).map(|r| r.0)
+        });
     }
 
     /// The `split` stage: the articles each set selected.
@@ -271,4 +261,19 @@ impl Tally {
 
 fn add(map: &mut BTreeMap<String, u64>, key: String, n: u64) {
     *map.entry(key).or_default() += n;
+}
+
+/// Adds each of `stage`'s counters that `relation` reads as one relation's to
+/// the figure `figure` of that relation (`facts read P54`).
+fn per_relation<'a>(
+    map: &mut BTreeMap<String, u64>,
+    stage: &'a Value,
+    figure: &str,
+    relation: impl Fn(&'a str) -> Option<&'a str>,
+) {
+    for (name, n) in stage["counters"].as_object().into_iter().flatten() {
+        if let Some(relation) = relation(name) {
+            add(map, format!("{figure} {relation}"), n.as_u64().unwrap_or(0));
+        }
+    }
 }

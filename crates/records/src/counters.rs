@@ -62,9 +62,6 @@ impl<'a> ExtractCount<'a> {
 pub struct RelationFacts<'a>(pub &'a str);
 
 impl<'a> RelationFacts<'a> {
-    /// The kinds of stage that count these.
-    pub const STAGE_KINDS: [&'static str; 2] = FACT_SOURCE_KINDS;
-
     const PREFIX: &'static str = "facts ";
 
     /// The counter's name in `run.json`.
