@@ -197,18 +197,20 @@ impl JsonSchemaDocs {
         if values.is_empty() || stated {
             return own;
         }
-        if values.iter().any(|(_, doc)| doc.is_some()) {
-            let values: Vec<String> = values
-                .iter()
-                .map(|(v, doc)| match doc {
-                    Some(doc) => format!("`{v}`: {}", value_doc(doc)),
-                    None => format!("`{v}`"),
-                })
-                .collect();
-            return format!("{own} One of {}.", values.join("; "));
-        }
-        let values: Vec<String> = values.iter().map(|(v, _)| format!("`{v}`")).collect();
-        format!("{own} One of {}.", values.join(", "))
+        // Values told by what they mean are set apart by semicolons.
+        let separator = if values.iter().any(|(_, doc)| doc.is_some()) {
+            "; "
+        } else {
+            ", "
+        };
+        let values: Vec<String> = values
+            .iter()
+            .map(|(v, doc)| match doc {
+                Some(doc) => format!("`{v}`: {}", value_doc(doc)),
+                None => format!("`{v}`"),
+            })
+            .collect();
+        format!("{own} One of {}.", values.join(separator))
     }
 }
 
