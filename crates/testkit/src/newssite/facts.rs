@@ -1,6 +1,8 @@
 //! The model's evolving pairs (a position whose holder changed) and the
 //! Wikidata facts the `wikidata` stage would write of them.
 
+use super::story::Desk;
+
 /// An evolving pair of the model: a position, its holder until `changed`, and after.
 pub(super) struct Pair {
     pub(super) position: (&'static str, &'static str),
@@ -48,6 +50,12 @@ pub(super) struct RolePair {
     /// `P286` (club -> manager), `P54` (player -> club), `P169` (company ->
     /// chief executive).
     pub(super) relation: &'static str,
+    /// The person is the pair's subject (a player), not its value (a manager).
+    pub(super) person_is_subject: bool,
+    /// The word news writes the role with: "manager", "striker".
+    pub(super) role: &'static str,
+    /// The desk whose stories name the pair.
+    pub(super) desk: Desk,
     pub(super) subject: Named,
     pub(super) before: Named,
     pub(super) after: Named,
@@ -73,6 +81,9 @@ impl RolePair {
 pub(super) const ROLES: [RolePair; 3] = [
     RolePair {
         relation: "P286",
+        person_is_subject: false,
+        role: "manager",
+        desk: Desk::Sport,
         subject: Named {
             id: "Q9100041",
             label: "Harwick Rovers F.C.",
@@ -93,6 +104,9 @@ pub(super) const ROLES: [RolePair; 3] = [
     },
     RolePair {
         relation: "P54",
+        person_is_subject: true,
+        role: "striker",
+        desk: Desk::Sport,
         subject: Named {
             id: "Q9100051",
             label: "Callum Yeo",
@@ -113,6 +127,9 @@ pub(super) const ROLES: [RolePair; 3] = [
     },
     RolePair {
         relation: "P169",
+        person_is_subject: false,
+        role: "chief executive",
+        desk: Desk::Business,
         subject: Named {
             id: "Q9100061",
             label: "Selby Foods plc",

@@ -21,22 +21,16 @@ impl<'a> Cast<'a> {
     /// The cast of `pair` on the day `value` held: the person is the value
     /// (a manager, a chief executive) or the subject (a player).
     fn of(pair: &'a RolePair, value: &'a Named) -> Self {
-        let (person, other) = match pair.relation {
-            "P54" => (&pair.subject, value),
-            _ => (value, &pair.subject),
-        };
-        let names = |n: &'a Named| n.aliases.first().copied().unwrap_or(n.label);
-        let short = other.aliases.last().copied().unwrap_or(other.label);
-        let role = match pair.relation {
-            "P54" => "striker",
-            "P169" => "chief executive",
-            _ => "manager",
+        let (person, other) = if pair.person_is_subject {
+            (&pair.subject, value)
+        } else {
+            (value, &pair.subject)
         };
         Self {
             person: person.label,
-            other: names(other),
-            short,
-            role,
+            other: other.aliases.first().copied().unwrap_or(other.label),
+            short: other.aliases.last().copied().unwrap_or(other.label),
+            role: pair.role,
         }
     }
 }
@@ -59,11 +53,7 @@ pub(super) fn role_story(
         short,
         role,
     } = cast;
-    let desk = if pair.relation == "P169" {
-        Desk::Business
-    } else {
-        Desk::Sport
-    };
+    let desk = pair.desk;
     let event = match desk {
         Desk::Business => format!("the future of its site in {place}"),
         _ => format!("Saturday's match in {place}"),
