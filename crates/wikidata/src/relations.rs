@@ -69,28 +69,25 @@ pub fn resolve(
 ) -> Result<Vec<String>, Vec<OptionError>> {
     let catalogue = Catalogue::load(catalogue)
         .map_err(|e| vec![OptionError::at("catalogue", e.to_string())])?;
-    let mut ids: Vec<String> = Vec::new();
-    let mut unknown = Vec::new();
-    for (index, name) in names.iter().enumerate() {
-        match catalogue.resolve(std::slice::from_ref(name)) {
-            Ok(resolved) => {
-                for id in resolved {
-                    if !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                }
-            }
-            Err(e) => unknown.push(OptionError::at(
-                &format!("relations[{index}]"),
-                e.to_string(),
-            )),
-        }
+    let unknown = |index: usize, e: tempora_relations::UnknownRelation| {
+        OptionError::at(&format!("relations[{index}]"), e.to_string())
+    };
+    // Every unknown name is said, at its index (the catalogue's `resolve` stops
+    // at the first); the ids, in order and each once, are the catalogue's.
+    let problems: Vec<OptionError> = names
+        .iter()
+        .enumerate()
+        .filter_map(|(index, name)| {
+            let e = catalogue.resolve(std::slice::from_ref(name)).err()?;
+            Some(unknown(index, e))
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems);
     }
-    if unknown.is_empty() {
-        Ok(ids)
-    } else {
-        Err(unknown)
-    }
+    catalogue
+        .resolve(names)
+        .map_err(|e| vec![unknown(e.index, e)])
 }
 
 #[cfg(test)]
