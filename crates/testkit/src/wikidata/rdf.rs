@@ -255,13 +255,9 @@ pub enum Rdf {
     Lean,
 }
 
-/// The quads of one entity, in the default graph. Empty for JSON that is not an entity.
-pub fn entity_quads(entity: &Value) -> Vec<Quad> {
-    entity_quads_of(entity, Rdf::Whole)
-}
-
-/// The quads of one entity, whole or [`Rdf::Lean`].
-pub fn entity_quads_of(entity: &Value, rdf: Rdf) -> Vec<Quad> {
+/// The quads of one entity, in the default graph, whole or [`Rdf::Lean`].
+/// Empty for JSON that is not an entity.
+pub fn entity_quads(entity: &Value, rdf: Rdf) -> Vec<Quad> {
     let mut triples: Vec<(NamedOrBlankNode, NamedNode, Term)> = Vec::new();
     let Some(id) = entity.get("id").and_then(Value::as_str) else {
         return Vec::new();

@@ -36,14 +36,14 @@ impl SparqlStore {
         if let Some(old) = old {
             self.remove(old);
         }
-        for quad in &rdf::entity_quads_of(entity, self.rdf) {
+        for quad in &rdf::entity_quads(entity, self.rdf) {
             let _ = self.store.insert(quad);
         }
     }
 
     /// Takes out the triples of `entity` (as it is in the model).
     pub(crate) fn remove(&mut self, entity: &Value) {
-        for quad in rdf::entity_quads_of(entity, self.rdf) {
+        for quad in rdf::entity_quads(entity, self.rdf) {
             let _ = self.store.remove(&quad);
         }
     }
