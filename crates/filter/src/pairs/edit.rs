@@ -94,10 +94,7 @@ pub fn person_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option
 pub fn name_form(mention: &str, stated: &EntityRef, new: &EntityRef) -> Option<String> {
     let new_label = new.label.as_deref()?;
     let begins = |label: &str, name: &str| {
-        label.len() > name.len()
-            && label.is_char_boundary(name.len())
-            && label[..name.len()].eq_ignore_ascii_case(name)
-            && label[name.len()..].starts_with(' ')
+        strip_prefix_ci(label, name).is_some_and(|rest| rest.starts_with(' '))
     };
     if !stated.label.as_deref().is_some_and(|l| begins(l, mention)) {
         return Some(new_label.to_string());
@@ -369,6 +366,13 @@ fn capitalized(word: &str) -> String {
 
 fn last_word(name: &str) -> &str {
     name.rsplit(' ').next().unwrap_or(name)
+}
+
+/// `s` without `prefix` at its start, compared ASCII case folded.
+fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// `s` without `suffix` at its end, compared ASCII case folded.
