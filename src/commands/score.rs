@@ -228,9 +228,10 @@ fn no_folder_in_predictions(args: &ScoreArgs) -> Outcome {
     if let Some(dir) = args.predictions.iter().find(|p| p.is_dir()) {
         return folder("predictions file", dir);
     }
-    let named = args.systems.iter().map(Path::new);
-    if let Some(dir) = named.filter(|_| args.set.is_none()).find(|p| p.is_dir()) {
-        return folder("system's name", dir);
+    if args.set.is_none() {
+        if let Some(dir) = args.systems.iter().map(Path::new).find(|p| p.is_dir()) {
+            return folder("system's name", dir);
+        }
     }
     Ok(())
 }
