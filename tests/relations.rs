@@ -30,7 +30,6 @@ fn exited(o: &Output, code: i32) -> String {
     err
 }
 
-/// A Wikidata time qualifier of a day.
 /// A plain JSON dump of our own: a club whose manager changed in 2020
 /// (`P286`), a company whose chair changed in 2021 (`P488`), and a politician
 /// whose party changed in 2020 (`P102`, a relation no shipped entry has).

@@ -4,9 +4,12 @@
 //! are extracted by its profile, its edition's URL is the same story when the
 //! exclusion list is compared, and the dataset card cites its dataset.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
+use common::said::said;
 use tempora_testkit::{Corpus, MockCapture, MockWayback};
 
 const PROFILE: &str = r#"
@@ -150,11 +153,7 @@ async fn a_made_up_site_is_added_as_a_profile_and_nothing_else() {
             .output()
             .unwrap()
     });
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = said(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
 
     let future = lines(&dir.path().join("out/future.jsonl"));
