@@ -10,6 +10,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::jsonl::lines;
 use common::said::said;
 use common::wikidata::entity_line;
 use tempora_testkit::{Corpus, MockCapture, MockWayback};
@@ -140,14 +141,6 @@ fn tempora(dir: &Path, args: &[&str]) -> Output {
             .output()
             .unwrap()
     })
-}
-
-fn lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn write_inputs(dir: &Path) {

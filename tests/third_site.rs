@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
+use common::jsonl::lines;
 use common::said::said;
 use tempora_testkit::{Corpus, MockCapture, MockWayback};
 
@@ -101,14 +101,6 @@ inputs = ["split.in_distribution", "split.future"]
 path = "{{split}}.parquet"
 "#
     )
-}
-
-fn lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,6 +2,7 @@
 
 pub mod crawl_model;
 pub mod demo;
+pub mod jsonl;
 pub mod nightly;
 pub mod order;
 pub mod said;
