@@ -35,13 +35,13 @@ fn chaired(mut company: Value) -> Value {
     }
     company["id"] = ID.into();
     company["labels"]["en"]["value"] = "Selby Bay Harbour Trust".into();
-    company["aliases"] = serde_json::json!({});
-    company["claims"] = serde_json::json!({ "P488": statements });
+    company["aliases"] = json!({});
+    company["claims"] = json!({ "P488": statements });
     company
 }
 
 /// A `P580`/`P582` qualifier of a day.
-pub fn day(property: &str, date: &str) -> Value {
+fn day(property: &str, date: &str) -> Value {
     json!([{
         "snaktype": "value", "property": property, "datatype": "time",
         "datavalue": { "type": "time", "value": {
