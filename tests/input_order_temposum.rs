@@ -16,9 +16,10 @@ mod common;
 use std::time::Duration;
 
 use common::order::{published_content, same_files, INPUT_RECORDS};
-use common::temposum::{bbc, cnn, run_shipped, run_shipped_listing, Lab};
+use common::temposum::{bbc, bbc_lab, cnn, run_shipped, run_shipped_listing, Lab};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use tempora_testkit::newssite::{NewsSite, NewsSiteSpec};
 use tempora_testkit::{MockWayback, Reorder, RequestKind};
 
 /// The longest delay of a page's replay: enough to reorder fetches four at a
@@ -169,4 +170,48 @@ fn temposum_bbc_publishes_the_same_bytes_whatever_the_order_of_its_listings_rows
 #[test]
 fn temposum_cnn_publishes_the_same_bytes_whatever_the_order_of_its_listings_rows() {
     publishes_the_same_bytes_whatever_the_order_of_the_listings(cnn(), &[7]);
+}
+
+/// The BBC model with its sport and business stories: clubs' managers, players'
+/// clubs and companies' chiefs beside the offices.
+fn sport() -> &'static Lab {
+    static LAB: std::sync::OnceLock<Lab> = std::sync::OnceLock::new();
+    LAB.get_or_init(|| {
+        let spec = NewsSiteSpec {
+            first_year: 2016,
+            ..NewsSiteSpec::default()
+        };
+        bbc_lab(NewsSite::with_sport_and_business(&spec))
+    })
+}
+
+#[test]
+fn sport_and_business_sets_publish_the_same_bytes_whatever_the_order() {
+    publishes_the_same_bytes_whatever_the_order(sport(), 2);
+}
+
+/// The second run people make on the same folder (the same command again, as
+/// after a failure) publishes what one fresh run does, relations and their
+/// counts included.
+#[test]
+fn a_second_run_on_the_same_state_publishes_what_a_fresh_run_does() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let lab = sport();
+    let fresh = run(&runtime, lab, None);
+    let server = runtime
+        .block_on(MockWayback::start(lab.corpus.clone()))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    run_shipped(lab, &server.endpoint(), dir.path());
+    run_shipped(lab, &server.endpoint(), dir.path());
+    let again = published_content(&dir.path().join("out"), &INPUT_RECORDS);
+    if let Err(e) = same_files(&again, &fresh) {
+        panic!("a second run on the same state: {e}");
+    }
+    let future = String::from_utf8_lossy(&fresh["future.jsonl"]).to_string();
+    assert!(future.contains("\"P286\""), "the sport part is published");
 }
