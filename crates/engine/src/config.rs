@@ -27,6 +27,9 @@ pub struct PipelineFile {
     pub lines: KeyLines,
     /// The `--set KEY.PATH=VALUE` overrides, as given.
     pub overrides: Vec<String>,
+    /// The run day and the dates written relative to it, once
+    /// [`PipelineFile::resolve_dates`] resolved them (`run.json`'s `dates`).
+    pub dates: Option<crate::dates::RunDates>,
 }
 
 /// The line where each key path (`stages.split.sets[1].from`) is written.
@@ -108,7 +111,10 @@ fn record_value(
 pub struct PipelineSettings {
     /// Pipeline name (default: the file name without `.toml`).
     pub name: Option<String>,
-    /// Knowledge cutoff: stages default their dates to it.
+    /// Knowledge cutoff: stages default their dates to it. Written `YYYY-MM-DD`
+    /// or relative to the run (`run - 365 days`, see [`crate::dates`]), which
+    /// [`PipelineFile::resolve_dates`] turns into a date before it is read.
+    #[serde(deserialize_with = "cutoff_date")]
     pub cutoff: NaiveDate,
     /// Output directory (default `out/<name>`), relative to the working directory.
     pub out: Option<PathBuf>,
@@ -129,6 +135,17 @@ pub struct PipelineSettings {
     /// files ([`crate::StageConfig::hold_back`]).
     #[serde(default, rename = "release")]
     _release: serde::de::IgnoredAny,
+}
+
+/// The cutoff as a date, or a message that lists the forms it takes.
+fn cutoff_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<NaiveDate, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map_err(|_| {
+        serde::de::Error::custom(format!(
+            "`{text}` is not a date: write {}",
+            crate::dates::cutoff_forms()
+        ))
+    })
 }
 
 const fn default_channel_capacity() -> usize {
@@ -193,6 +210,7 @@ impl PipelineFile {
             problems,
             lines: KeyLines::of(&read),
             overrides: overrides.to_vec(),
+            dates: None,
         })
     }
 
@@ -455,7 +473,7 @@ fn located_error(path: &str, message: String) -> ConfigError {
 }
 
 /// `dddd-dd-dd`: meant as a date, so it must be one.
-fn looks_like_date(s: &str) -> bool {
+pub(crate) fn looks_like_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
         && b[4] == b'-'

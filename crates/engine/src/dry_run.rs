@@ -13,6 +13,7 @@ use std::fmt::{self, Write as _};
 
 use crate::context::PipelineContext;
 use crate::cost::{thousands, Requests};
+use crate::dates::RunDates;
 use crate::describe::{DescribeContext, StagePlan};
 use crate::error::ConfigError;
 use crate::plan::Plan;
@@ -43,6 +44,8 @@ pub struct DryRun {
     pub stages: Vec<DescribedStage>,
     /// Problems of the environment found by validation (the run cannot start).
     pub problems: Vec<ConfigError>,
+    /// The run day and the dates written relative to it, when resolved.
+    pub dates: Option<RunDates>,
 }
 
 impl DryRun {
@@ -94,6 +97,7 @@ impl DryRun {
             context: plan.context.clone(),
             stages,
             problems,
+            dates: plan.dates.clone(),
         }
     }
 
@@ -128,6 +132,9 @@ impl fmt::Display for DryRun {
             self.context.cutoff,
             self.context.out.display()
         )?;
+        if let Some(dates) = &self.dates {
+            dates_of_the_run(f, dates)?;
+        }
         writeln!(f, "\nsets, by publication date ([pipeline.sets]):")?;
         for w in self.context.windows.windows() {
             writeln!(f, "  {w}")?;
@@ -190,6 +197,26 @@ impl fmt::Display for DryRun {
         }
         Ok(())
     }
+}
+
+/// The run day, and each date written relative to it with what it became.
+fn dates_of_the_run(f: &mut fmt::Formatter<'_>, dates: &RunDates) -> fmt::Result {
+    if dates.relative.is_empty() {
+        return writeln!(
+            f,
+            "\nrun day {} (UTC); no date is written relative to it",
+            dates.run_day
+        );
+    }
+    writeln!(
+        f,
+        "\ndates relative to the run, resolved on run day {} (UTC):",
+        dates.run_day
+    )?;
+    for d in &dates.relative {
+        writeln!(f, "  {} = {:?} -> {}", d.key, d.written, d.value)?;
+    }
+    Ok(())
 }
 
 fn settings(list: &[(String, String)]) -> String {

@@ -77,6 +77,11 @@ pub struct RunReport {
     pub command_line: Vec<String>,
     /// The `--set` overrides, as given and as applied.
     pub overrides: Vec<AppliedOverride>,
+    /// The run day and every date written relative to it, as written and as
+    /// resolved (see [`crate::dates`]); absent when the file's dates were not
+    /// resolved (a pipeline run by the engine alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dates: Option<crate::dates::RunDates>,
     /// The run's name, its start in UTC (`2026-11-23T023015Z`, see [`crate::runs`]).
     pub run: String,
     /// How the run ended.
@@ -212,6 +217,7 @@ impl RunReport {
             dirty: options.dirty,
             command_line: options.command_line.clone(),
             overrides,
+            dates: None,
             run: String::new(),
             status: RunStatus::Failed,
             completed: false,
@@ -247,6 +253,7 @@ impl RunReport {
             started_at,
         );
         report.run = context.run.label().to_string();
+        report.dates = plan.dates.clone();
         report.cost = CrawlCost::declared(&plan.request_kinds);
         report
     }
@@ -299,6 +306,7 @@ pub fn record_refused(
     check_writable(&out).ok()?;
     let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
     report.cost = CrawlCost::declared(&registry.request_kinds());
+    report.dates = file.dates.clone();
     report.error = Some(StageFailure {
         stage: None,
         message: errors.to_string(),

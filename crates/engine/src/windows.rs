@@ -58,9 +58,7 @@ impl FromStr for Bound {
             "after_cutoff" => Ok(Self::AfterCutoff),
             _ => NaiveDate::parse_from_str(s, "%Y-%m-%d")
                 .map(Self::Date)
-                .map_err(|_| {
-                    format!("`{s}` is not a date (YYYY-MM-DD), `cutoff` or `after_cutoff`")
-                }),
+                .map_err(|_| format!("`{s}` is not a date: write {}", crate::dates::bound_forms())),
         }
     }
 }
@@ -96,8 +94,9 @@ pub struct SetSpec {
     /// Name of the set: the output port (`inputs = ["split.<name>"]`) and the value
     /// written to the article's `split` field. Letters, digits, `_` and `-`.
     pub name: String,
-    /// First publication day in the set (inclusive): `YYYY-MM-DD`, `"cutoff"` or
-    /// `"after_cutoff"` (the day after `pipeline.cutoff`). Absent: open start.
+    /// First publication day in the set (inclusive): `YYYY-MM-DD`, `"cutoff"`,
+    /// `"after_cutoff"` (the day after `pipeline.cutoff`) or a date relative to
+    /// the run (`"run_month - 1 month"`, see [`crate::dates`]). Absent: open start.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub from: Option<Bound>,
@@ -111,8 +110,9 @@ pub struct SetSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub struct SetBounds {
-    /// First publication day in the set (inclusive): `YYYY-MM-DD`, `"cutoff"` or
-    /// `"after_cutoff"` (the day after `pipeline.cutoff`). Absent: open start.
+    /// First publication day in the set (inclusive): `YYYY-MM-DD`, `"cutoff"`,
+    /// `"after_cutoff"` (the day after `pipeline.cutoff`) or a date relative to
+    /// the run (`"run_month - 1 month"`, see [`crate::dates`]). Absent: open start.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub from: Option<Bound>,

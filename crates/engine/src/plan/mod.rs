@@ -113,6 +113,9 @@ pub struct Plan {
     /// The kinds of request the registry's stage kinds declare: `run.json`'s
     /// `cost` names each, sent or not.
     pub request_kinds: Vec<RequestKind>,
+    /// The run day and the dates resolved against it, when the file's dates
+    /// were resolved ([`PipelineFile::resolve_dates`]): `run.json`'s `dates`.
+    pub dates: Option<crate::dates::RunDates>,
 }
 
 impl Plan {
@@ -217,6 +220,7 @@ impl Plan {
                 stages,
                 resolved: file.table,
                 request_kinds: registry.request_kinds(),
+                dates: file.dates,
             },
             errors,
         ))
