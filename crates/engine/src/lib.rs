@@ -55,7 +55,7 @@ pub use options::{parse_options, OptionError};
 pub use peers::{Peer, Peers};
 pub use plan::{Additions, Plan};
 pub use progress::ProgressMode;
-pub use registry::{InRebuild, Port, Registry, Role, SideInput, StageConfig, StageKind};
+pub use registry::{InRebuild, Port, ReadPort, Registry, Role, SideInput, StageConfig, StageKind};
 pub use rejected::Rejected;
 pub use run_options::{Derive, Derived, Review, RunOptions, Verdict};
 pub use run_report::{record_refused, RunReport, RunStatus, Warning};

@@ -81,6 +81,18 @@ impl Port {
     }
 }
 
+/// What one input of a stage carries, as the plan resolved it (see
+/// [`StageConfig::read_ports`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadPort {
+    /// The kind of its records.
+    pub kind: RecordKind,
+    /// The sets of `[pipeline.sets]` whose records it carries, sorted: the set
+    /// of a set port ([`Port::set`]), else every set read by the stages before
+    /// it, through their inputs (not side inputs).
+    pub sets: Vec<String>,
+}
+
 /// A side input: the whole output of another stage's port, delivered before the stage starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SideInput {
@@ -105,6 +117,11 @@ pub trait StageConfig: AsAny + Send {
     fn link(&mut self, _peers: &Peers<'_>) -> Vec<OptionError> {
         Vec::new()
     }
+
+    /// Told, once the graph is checked, what each of its inputs carries, in the
+    /// order of `inputs` (an input naming no port is left out): a sink writes an
+    /// empty file for a set that brings nothing. Default: ignores it.
+    fn read_ports(&mut self, _ports: &[ReadPort]) {}
 
     /// What this stage shares with the stages that name it instead of writing
     /// their own (a wayback stage's Archive options): they read it through

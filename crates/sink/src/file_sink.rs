@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_engine::spill::{Keyed, Spill};
 use tempora_engine::{
-    Batch, Emitted, OptionError, Peers, PipelineContext, Port, Stage, StageConfig, StageError,
-    Transform, TransformStage,
+    Batch, Emitted, OptionError, Peers, PipelineContext, Port, ReadPort, Stage, StageConfig,
+    StageError, Transform, TransformStage,
 };
 use tempora_records::RecordKind;
 
@@ -87,6 +87,8 @@ pub(crate) struct SinkConfig {
     pub(crate) format: &'static dyn FileFormat,
     pub(crate) options: SinkOptions,
     pub(crate) template: PathTemplate,
+    /// What its inputs carry, as the plan told it.
+    pub(crate) read: Vec<ReadPort>,
 }
 
 impl SinkConfig {
@@ -104,6 +106,7 @@ impl SinkConfig {
             format,
             options,
             template,
+            read: Vec::new(),
         })
     }
 }
@@ -155,6 +158,10 @@ impl StageConfig for SinkConfig {
             .collect()
     }
 
+    fn read_ports(&mut self, ports: &[ReadPort]) {
+        self.read = ports.to_vec();
+    }
+
     fn writes(&self) -> Vec<(String, String)> {
         vec![("path".to_string(), self.options.path.clone())]
     }
@@ -201,12 +208,47 @@ impl StageConfig for SinkConfig {
                 .map(crate::release::Withhold::load)
                 .transpose()
                 .map_err(StageError::input)?,
+            empty_kind: self
+                .read
+                .first()
+                .map(|p| p.kind)
+                .filter(|kind| self.read.iter().all(|p| p.kind == *kind)),
         };
-        // A fixed path is written even when no record arrives: an empty result is a result.
-        if let Some(path) = sink.template.fixed_path() {
+        for path in self.empty_files(&sink.template) {
             sink.open(&path)?;
         }
         Ok(Box::new(TransformStage(sink)))
+    }
+}
+
+impl SinkConfig {
+    /// The files written even when no record arrives, for an empty result is a
+    /// result: a fixed path; or, for a path whose only record field is `{split}`,
+    /// the file of every set the inputs carry. With a withheld part, a file of
+    /// sets has its withheld twin too, so each file of a set has both halves,
+    /// either of them empty.
+    fn empty_files(&self, template: &PathTemplate) -> Vec<PathBuf> {
+        let sets: std::collections::BTreeSet<&str> = self
+            .read
+            .iter()
+            .flat_map(|p| p.sets.iter().map(String::as_str))
+            .collect();
+        let public: Vec<PathBuf> = match template.fixed_path() {
+            Some(path) => vec![path],
+            None => sets
+                .iter()
+                .filter_map(|set| template.for_set(set))
+                .collect(),
+        };
+        let twins = if self.options.withhold.is_some() && !sets.is_empty() {
+            public
+                .iter()
+                .map(|p| Path::new(crate::release::DIR).join(p))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        public.into_iter().chain(twins).collect()
     }
 }
 
@@ -219,6 +261,9 @@ struct FileSink {
     files: BTreeMap<PathBuf, OpenFile>,
     /// What is held back (`[pipeline.release]`): written under `withheld/`.
     withhold: Option<crate::release::Withhold>,
+    /// The one kind of record its inputs carry, if they carry one: a file that
+    /// receives no record is written with it (a Parquet file's schema).
+    empty_kind: Option<RecordKind>,
 }
 
 struct OpenFile {
@@ -309,9 +354,10 @@ impl FileSink {
             return Ok(());
         }
         let mut lines = lines;
+        let kind = file.kind.or(self.empty_kind);
         if !self
             .format
-            .write(&path, file.kind, &mut lines, file.tmp.as_file())?
+            .write(&path, kind, &mut lines, file.tmp.as_file())?
         {
             return Ok(());
         }

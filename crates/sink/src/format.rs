@@ -42,7 +42,8 @@ pub trait FileFormat: std::fmt::Debug + Send + Sync {
         false
     }
 
-    /// Writes `lines`, records of `kind` (`None` when no record came), to `file`,
+    /// Writes `lines`, records of `kind` (`None` when no record came and the
+    /// sink's inputs carry records of several kinds), to `file`,
     /// the temporary file of `path`. Returns whether there is a file to publish.
     ///
     /// # Errors
@@ -128,9 +129,10 @@ impl FileFormat for Parquet {
         file: &File,
     ) -> Result<bool, StageError> {
         let Some(kind) = kind else {
-            // The sink is not told its input's kind: with no record, no schema,
-            // and no file (nor a count in run.json that would name one).
-            tracing::info!(path = %path.display(), "no records: no Parquet file written");
+            // Inputs of several kinds and no record: no schema to write, so no
+            // file (nor a count in run.json that would name one). Inputs of one
+            // kind give it, and an empty file with its schema.
+            tracing::info!(path = %path.display(), "no records of a known kind: no Parquet file written");
             return Ok(false);
         };
         let mut read_error = None;

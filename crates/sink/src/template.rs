@@ -96,6 +96,27 @@ impl PathTemplate {
             .map(PathBuf::from)
     }
 
+    /// The file of the set `set`, for a template (with `{run}` and `{date}` filled
+    /// by [`PathTemplate::for_run`]) whose only record field is `{split}`: the file
+    /// a sink writes empty when the set brings nothing. `None` for a template
+    /// without `{split}` or with another field (`{source}`, `{novelty}`,
+    /// `{relation}`, `{kind}`: their values come only with records).
+    pub fn for_set(&self, set: &str) -> Option<PathBuf> {
+        let mut path = String::new();
+        let mut named = false;
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => path.push_str(t),
+                Part::Field(f) if f == "split" => {
+                    path.push_str(&sanitize(set));
+                    named = true;
+                }
+                Part::Field(_) | Part::Run(_) => return None,
+            }
+        }
+        named.then(|| PathBuf::from(path))
+    }
+
     /// The template with `{run}` and `{date}` filled for `run`.
     pub fn for_run(&self, run: &RunId) -> Self {
         let parts = self
@@ -374,6 +395,37 @@ mod tests {
         );
         let missing = PathTemplate::parse("{split}/x.jsonl").unwrap();
         assert!(missing.existing_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn only_a_template_named_by_the_set_alone_has_a_file_per_set() {
+        use chrono::TimeZone;
+        let run = RunId::new(
+            chrono::Utc
+                .with_ymd_and_hms(2026, 11, 23, 2, 30, 15)
+                .unwrap(),
+        );
+        let set = |t: &str| {
+            PathTemplate::parse(t)
+                .unwrap()
+                .for_run(&run)
+                .for_set("future")
+        };
+        assert_eq!(
+            set("{split}.parquet"),
+            Some(PathBuf::from("future.parquet"))
+        );
+        assert_eq!(
+            set("runs/{date}/{split}/{split}.jsonl"),
+            Some(PathBuf::from("runs/2026-11-23/future/future.jsonl"))
+        );
+        assert_eq!(set("novelty/{split}.{novelty}.parquet"), None);
+        assert_eq!(set("{source}/{split}.jsonl"), None);
+        assert_eq!(set("{kind}.jsonl"), None);
+        assert_eq!(set("facts.parquet"), None);
+        // Not bound to a run: the run's fields are unknown yet.
+        let unbound = PathTemplate::parse("{run}/{split}.jsonl").unwrap();
+        assert_eq!(unbound.for_set("future"), None);
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! what its reader accepts, and there is no cycle), and putting the stages in an
 //! order where every producer precedes its consumers.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::error::ConfigError;
-use crate::registry::{Port, Registry};
+use crate::registry::{Port, ReadPort, Registry};
 
 use super::configure::Unconfigured;
 use super::{PlannedStage, PortRef};
@@ -163,6 +163,64 @@ pub(super) fn check_sets_read(
     }
 }
 
+/// Tells each stage what its inputs carry ([`StageConfig::read_ports`]): each
+/// input's record kind and the sets whose records reach it. An input naming no
+/// port (reported by [`check_graph`]) is left out.
+///
+/// [`StageConfig::read_ports`]: crate::registry::StageConfig::read_ports
+pub(super) fn tell_read_ports(stages: &mut [PlannedStage]) {
+    let told: Vec<Vec<ReadPort>> = {
+        let by_name: HashMap<&str, &PlannedStage> =
+            stages.iter().map(|s| (s.name.as_str(), s)).collect();
+        stages
+            .iter()
+            .map(|s| {
+                let ports = s.inputs.iter().filter_map(|r| port_of(&by_name, r));
+                ports
+                    .map(|(stage, port)| read_port(&by_name, stage, port))
+                    .collect()
+            })
+            .collect()
+    };
+    for (stage, ports) in stages.iter_mut().zip(told) {
+        stage.config.read_ports(&ports);
+    }
+}
+
+/// The stage and port `r` names, if both exist.
+fn port_of<'a>(
+    by_name: &HashMap<&str, &'a PlannedStage>,
+    r: &PortRef,
+) -> Option<(&'a PlannedStage, &'a Port)> {
+    let stage = *by_name.get(r.stage.as_str())?;
+    let port = stage.outputs.iter().find(|p| p.name == r.port)?;
+    Some((stage, port))
+}
+
+/// What `port` of `stage` carries: its kind, and the set ports it is or that
+/// lie before it, through the inputs of every stage between (a cycle, reported
+/// elsewhere, is walked once).
+fn read_port(
+    by_name: &HashMap<&str, &PlannedStage>,
+    stage: &PlannedStage,
+    port: &Port,
+) -> ReadPort {
+    let mut sets = BTreeSet::new();
+    let mut walked = HashSet::new();
+    let mut todo = vec![(stage, port)];
+    while let Some((stage, port)) = todo.pop() {
+        if port.set {
+            sets.insert(port.name.clone());
+        } else if walked.insert(stage.name.as_str()) {
+            todo.extend(stage.inputs.iter().filter_map(|r| port_of(by_name, r)));
+        }
+    }
+    ReadPort {
+        kind: port.kind,
+        sets: sets.into_iter().collect(),
+    }
+}
+
 pub(super) fn topological_order(
     stages: Vec<PlannedStage>,
     errors: &mut Vec<ConfigError>,
@@ -220,7 +278,98 @@ pub(super) fn topological_order(
 
 #[cfg(test)]
 mod tests {
+    use tempora_records::RecordKind;
+
+    use crate::builtin::test_kinds;
+    use crate::config::PipelineFile;
+    use crate::context::PipelineContext;
+    use crate::error::StageError;
+    use crate::peers::AsAny as _;
     use crate::plan::tests::{messages, validate};
+    use crate::plan::Plan;
+    use crate::registry::{InRebuild, Port, ReadPort, Registry, Role, StageConfig, StageKind};
+    use crate::stage::Stage;
+
+    /// A source of two sets and a port of no set, or a sink that keeps what it
+    /// was told its inputs carry.
+    struct Told(Vec<ReadPort>, bool);
+
+    impl StageConfig for Told {
+        fn outputs(&self) -> Vec<Port> {
+            if !self.1 {
+                return Vec::new();
+            }
+            vec![
+                Port::set("a", RecordKind::Article),
+                Port::set("b", RecordKind::Article),
+                Port::named("rest", RecordKind::Article),
+            ]
+        }
+        fn read_ports(&mut self, ports: &[ReadPort]) {
+            self.0 = ports.to_vec();
+        }
+        fn build(&self, _: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+            Err(StageError::internal("not built"))
+        }
+    }
+
+    fn kind(name: &'static str, role: Role, configure: crate::registry::ConfigureFn) -> StageKind {
+        StageKind {
+            name,
+            about: "",
+            role,
+            accepts: &RecordKind::ALL,
+            emits: "",
+            requests: &[],
+            in_rebuild: InRebuild::Runs,
+            incremental_option: None,
+            options: || schemars::schema_for!(()),
+            configure,
+        }
+    }
+
+    #[test]
+    fn a_stage_is_told_the_kind_and_the_sets_each_input_carries() {
+        let mut kinds = test_kinds();
+        kinds.extend([
+            kind("sets", Role::Source, |_, _| {
+                Ok(Box::new(Told(Vec::new(), true)))
+            }),
+            kind("told", Role::Sink, |_, _| {
+                Ok(Box::new(Told(Vec::new(), false)))
+            }),
+        ]);
+        let text = r#"
+[pipeline]
+cutoff = 2019-12-31
+[stages.split]
+kind = "sets"
+[stages.one]
+kind = "test-pass"
+inputs = ["split.a"]
+[stages.both]
+kind = "test-pass"
+inputs = ["one", "split.b", "split.rest"]
+[stages.gen]
+kind = "test-generate"
+count = 1
+[stages.write]
+kind = "told"
+inputs = ["both", "split.b", "split.rest", "gen"]
+"#;
+        let file = PipelineFile::parse("p.toml", text, &[]).unwrap();
+        let plan = Plan::new(file, &Registry::new(kinds)).unwrap();
+        let write = plan.stages.iter().find(|s| s.name == "write").unwrap();
+        let told = &(*write.config).as_any().downcast_ref::<Told>().unwrap().0;
+        let sets: Vec<Vec<&str>> = told
+            .iter()
+            .map(|p| p.sets.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(sets, [vec!["a", "b"], vec!["b"], vec![], vec![]]);
+        let kinds: Vec<RecordKind> = told.iter().map(|p| p.kind).collect();
+        use RecordKind::{Article, Capture};
+        assert_eq!(kinds, [Capture, Article, Article, Capture]);
+    }
 
     #[test]
     fn cycles_are_found_and_name_their_stages() {

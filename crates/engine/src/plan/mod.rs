@@ -192,6 +192,7 @@ impl Plan {
             .map(|t| t.keys().map(String::as_str).collect())
             .unwrap_or_default();
         check_graph(&stages, &unconfigured, &declared, registry, &mut errors);
+        graph::tell_read_ports(&mut stages);
         let written = context.windows.is_written();
         graph::check_sets_read(&stages, &unconfigured, written, &mut errors);
         check_files(&stages, &mut errors);

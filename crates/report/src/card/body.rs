@@ -37,7 +37,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     release(&mut md, run, &text);
     super::health::render(&mut md, dir, run);
     loading(&mut md, configs);
-    sets(&mut md, run, configs);
+    sets(&mut md, dir, run, configs)?;
     super::withheld::render(&mut md, dir);
     // A rebuilt set is the original's: its card says how that was built.
     let origin = run.value.get("rebuilt_from").map(|pinned| RunJson {
@@ -147,8 +147,13 @@ fn rebuild(md: &mut String, configs: &[Config]) {
 
 fn loading(md: &mut String, configs: &[Config]) {
     md.push_str("## Loading\n\n```python\nimport datasets\n");
-    md.push_str("sets = datasets.load_dataset(\"PATH\")            # the default config: the sets as splits\n");
-    for c in configs.iter().filter(|c| c.name != "sets") {
+    let default = articles_config(configs);
+    if default == "sets" {
+        md.push_str("sets = datasets.load_dataset(\"PATH\")            # the default config: the sets as splits\n");
+    } else {
+        md.push_str("manifest = datasets.load_dataset(\"PATH\")        # the default config: the articles without their text\n");
+    }
+    for c in configs.iter().filter(|c| c.name != default) {
         let _ = writeln!(md, "{0} = datasets.load_dataset(\"PATH\", \"{0}\")", c.name);
     }
     md.push_str("```\n\n`PATH` is this folder, or `USER/REPO` once it is on the Hub.\n\n");
@@ -169,7 +174,7 @@ fn loading(md: &mut String, configs: &[Config]) {
     md.push('\n');
 }
 
-fn sets(md: &mut String, run: &RunJson, configs: &[Config]) {
+fn sets(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Result<(), CardError> {
     md.push_str("## What the sets are\n\n");
     let _ =
         writeln!(
@@ -181,12 +186,7 @@ fn sets(md: &mut String, run: &RunJson, configs: &[Config]) {
          `sets[\"future\"].filter(lambda a: bool({{\"P54\", \"P286\"}} & set(a[\"relations\"])))`.\n",
         code(run.text("/config/pipeline/cutoff").unwrap_or("(not stated)"))
     );
-    let rows: BTreeMap<&str, u64> = configs
-        .iter()
-        .filter(|c| c.name == "sets")
-        .flat_map(|c| &c.splits)
-        .map(|(split, files)| (split.as_str(), files.iter().map(|f| f.rows).sum()))
-        .collect();
+    let rows = articles_per_set(dir, configs)?;
     md.push_str("| set | from | to | articles |\n|---|---|---|---:|\n");
     for window in run.windows() {
         let day = |d: &Option<String>| d.as_deref().map_or_else(|| "open".into(), cell);
@@ -200,6 +200,45 @@ fn sets(md: &mut String, run: &RunJson, configs: &[Config]) {
         );
     }
     md.push('\n');
+    Ok(())
+}
+
+/// The config whose files list the articles: the sets, or in a folder without
+/// them (`tempora publish`'s), the manifest.
+fn articles_config(configs: &[Config]) -> &'static str {
+    if configs.iter().any(|c| c.name == "sets") {
+        "sets"
+    } else {
+        "manifest"
+    }
+}
+
+/// The articles per set: the sets' rows, or the manifest's per `split`.
+fn articles_per_set(dir: &Path, configs: &[Config]) -> Result<BTreeMap<String, u64>, CardError> {
+    let mut rows = BTreeMap::new();
+    if articles_config(configs) == "sets" {
+        for c in configs.iter().filter(|c| c.name == "sets") {
+            for (split, files) in &c.splits {
+                *rows.entry(split.clone()).or_default() += files.iter().map(|f| f.rows).sum::<u64>();
+            }
+        }
+        return Ok(rows);
+    }
+    for file in parquet_files(dir, configs, |c| c.name == "manifest") {
+        for split in read_column(&file.path, "split")? {
+            *rows.entry(split.unwrap_or_default()).or_default() += 1;
+        }
+    }
+    Ok(rows)
+}
+
+/// A text column of a Parquet file of the folder.
+fn read_column(path: &Path, name: &str) -> Result<Vec<Option<String>>, CardError> {
+    let f = std::fs::File::open(path).map_err(CardError::io(path))?;
+    tempora_sink::parquet::read_text_column(f, name).map_err(|e| CardError::NotOutput {
+        path: path.to_path_buf(),
+        reason: format!("cannot read column `{name}`: {e}"),
+    })
 }
 
 /// A stage option as text: a string, or a list of strings joined.
@@ -244,22 +283,10 @@ fn relations(stage: &Value) -> String {
 /// The card's line for a `wikidata-live` stage: as of which reading of
 /// Wikidata's services, pinned where, and whether this run could refresh it.
 fn live_facts(md: &mut String, run: &RunJson, name: &str, stage: &Value) {
-    let reading = run
-        .value
-        .get("stages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|s| s.get("name").and_then(Value::as_str) == Some(name))
-        .and_then(|s| s.pointer("/metrics/reading"));
-    let Some(reading) = reading else {
+    let Some(reading) = live_reading(run, name) else {
         return;
     };
-    let read_at = reading
-        .get("read_at")
-        .and_then(Value::as_str)
-        .map(|t| t.get(..16).unwrap_or(t).replace('T', " ") + " UTC")
-        .unwrap_or_else(|| "(not stated)".into());
+    let read_at = read_at(reading).unwrap_or_else(|| "(not stated)".into());
     let entities = reading.get("entities").and_then(Value::as_u64).unwrap_or(0);
     let file = inputs(run, name, "reading").join(", ");
     let endpoints = ["query_endpoint", "api_endpoint"]
@@ -295,17 +322,85 @@ fn live_facts(md: &mut String, run: &RunJson, name: &str, stage: &Value) {
     md.push('\n');
 }
 
-/// The input files `run.json` lists for a stage's option, with date and checksum.
-fn inputs(run: &RunJson, stage: &str, key: &str) -> Vec<String> {
+/// The `reading` metric of the `wikidata-live` stage `name`: when Wikidata's
+/// services were read, how many entities, the pinned file's SHA-256.
+fn live_reading<'a>(run: &'a RunJson, name: &str) -> Option<&'a Value> {
+    run.value
+        .get("stages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|s| s.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|s| s.pointer("/metrics/reading"))
+}
+
+/// A reading's time as the card writes it (`2026-11-28 02:31 UTC`).
+fn read_at(reading: &Value) -> Option<String> {
+    reading
+        .get("read_at")
+        .and_then(Value::as_str)
+        .map(|t| t.get(..16).unwrap_or(t).replace('T', " ") + " UTC")
+}
+
+/// The facts a run judged by, one per facts stage: a `wikidata-live` stage's
+/// reading (its time and SHA-256), a `wikidata` stage's dump (its SHA-256).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FactsReading {
+    /// The stage.
+    pub stage: String,
+    /// When the live services were read (`2026-11-28 02:31 UTC`); `None` for a dump.
+    pub read_at: Option<String>,
+    /// The file read (the pinned reading, the dump), as `run.json` names it.
+    pub file: Option<String>,
+    /// Its SHA-256, where `run.json` records it.
+    pub sha256: Option<String>,
+}
+
+/// The facts readings of `run`, in the order of its stages.
+pub(super) fn facts_readings(run: &RunJson) -> Vec<FactsReading> {
+    let text = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let mut out = Vec::new();
+    for (name, stage) in run.config_stages() {
+        let (option, live) = match stage.get("kind").and_then(Value::as_str) {
+            Some("wikidata") => ("dump", None),
+            Some("wikidata-live") => ("reading", live_reading(run, name)),
+            _ => continue,
+        };
+        let input = input_entries(run, name, option).next();
+        out.push(FactsReading {
+            stage: name.clone(),
+            read_at: live.and_then(read_at),
+            file: text(input, "path").or_else(|| text(Some(stage), option)),
+            sha256: text(live, "sha256").or_else(|| text(input, "sha256")),
+        });
+    }
+    out
+}
+
+/// The entries of `run.json`'s `inputs` for a stage's option.
+fn input_entries<'a>(
+    run: &'a RunJson,
+    stage: &'a str,
+    key: &'a str,
+) -> impl Iterator<Item = &'a Value> {
     run.value
         .get("inputs")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|i| {
+        .filter(move |i| {
             i.get("stage").and_then(Value::as_str) == Some(stage)
                 && i.get("option").and_then(Value::as_str) == Some(key)
         })
+}
+
+/// The input files `run.json` lists for a stage's option, with date and checksum.
+fn inputs(run: &RunJson, stage: &str, key: &str) -> Vec<String> {
+    input_entries(run, stage, key)
         .map(|i| {
             let text = |k: &str| i.get(k).and_then(Value::as_str).unwrap_or("");
             let modified = text("modified");
@@ -472,15 +567,9 @@ fn count_by_source<const N: usize>(
     columns: [&str; N],
 ) -> Result<[BySource; N], CardError> {
     let mut counts: [BySource; N] = std::array::from_fn(|_| BTreeMap::new());
-    for file in parquet_files(dir, configs, |c| c.name == "sets") {
-        let path = &file.path;
-        let read = |name: &str| {
-            let f = std::fs::File::open(path).map_err(CardError::io(path))?;
-            tempora_sink::parquet::read_text_column(f, name).map_err(|e| CardError::NotOutput {
-                path: path.clone(),
-                reason: format!("cannot read column `{name}`: {e}"),
-            })
-        };
+    let articles = articles_config(configs);
+    for file in parquet_files(dir, configs, |c| c.name == articles) {
+        let read = |name: &str| read_column(&file.path, name);
         let sources = read("source")?;
         for (column, counts) in columns.iter().zip(&mut counts) {
             for (source, value) in sources.iter().zip(read(column)?) {

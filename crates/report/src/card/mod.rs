@@ -29,7 +29,8 @@
 mod body;
 mod health;
 pub mod layout;
-mod text;
+pub mod releases;
+pub(crate) mod text;
 mod withheld;
 pub mod yaml;
 
@@ -38,7 +39,7 @@ use std::path::{Path, PathBuf};
 use tempora_sink::features::Feature;
 
 use crate::ReportError;
-use layout::{Config, RunJson};
+use layout::{Config, DataFile, RunJson};
 use yaml::Yaml;
 
 /// The line that marks a card written by Tempora (a `README.md` without it is
@@ -99,20 +100,7 @@ pub struct Card {
 /// See [`CardError`]: what is wrong, naming the file.
 pub fn build_card(dir: &Path) -> Result<Card, CardError> {
     let run = RunJson::read(dir)?;
-    let readme = dir.join("README.md");
-    match std::fs::read_to_string(&readme) {
-        Ok(text) if !text.contains(MARKER) => {
-            return Err(CardError::NotOutput {
-                path: readme,
-                reason: "a README.md that `tempora card` did not write: move it away first, \
-                         the card replaces it"
-                    .into(),
-            })
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(CardError::io(&readme)(e)),
-    }
+    check_readme(dir)?;
     let configs = layout::read_configs(dir, &run)?;
     let front = yaml::render(&front_matter(&run, &configs));
     let body = body::render(dir, &run, &configs)?;
@@ -122,27 +110,48 @@ pub fn build_card(dir: &Path) -> Result<Card, CardError> {
     })
 }
 
+/// Refuses a `README.md` in `dir` that `tempora card` did not write.
+///
+/// # Errors
+/// It is there without [`MARKER`], or cannot be read.
+fn check_readme(dir: &Path) -> Result<(), CardError> {
+    let readme = dir.join("README.md");
+    match std::fs::read_to_string(&readme) {
+        Ok(text) if !text.contains(MARKER) => Err(CardError::NotOutput {
+            path: readme,
+            reason: "a README.md that `tempora card` did not write: move it away first, \
+                     the card replaces it"
+                .into(),
+        }),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(CardError::io(&readme)(e)),
+    }
+}
+
 /// Writes `dir/README.md`, the dataset card; nothing when a check fails.
 ///
 /// # Errors
 /// See [`build_card`]; or the card cannot be written.
 pub fn write_card(dir: &Path) -> Result<Card, CardError> {
     let card = build_card(dir)?;
-    let readme = dir.join("README.md");
-    crate::write_atomically(&readme, card.text.as_bytes()).map_err(|e| match e {
-        ReportError::Io { path, source } => CardError::Io { path, source },
-        other => CardError::Report(other),
-    })?;
+    write_readme(dir, &card.text)?;
     Ok(card)
 }
 
-fn front_matter(run: &RunJson, configs: &[Config]) -> Yaml {
-    let name = run.text("/pipeline").unwrap_or("tempora");
-    let mut entries = vec![
-        (
-            "pretty_name".to_string(),
-            Yaml::text(format!("{name} (Tempora future test sets)")),
-        ),
+/// Writes `dir/README.md` atomically.
+fn write_readme(dir: &Path, text: &str) -> Result<(), CardError> {
+    let readme = dir.join("README.md");
+    crate::write_atomically(&readme, text.as_bytes()).map_err(|e| match e {
+        ReportError::Io { path, source } => CardError::Io { path, source },
+        other => CardError::Report(other),
+    })
+}
+
+/// The front matter's opening entries: the name and what the dataset is.
+fn heading_entries(pretty_name: String) -> Vec<(String, Yaml)> {
+    vec![
+        ("pretty_name".to_string(), Yaml::text(pretty_name)),
         ("license".into(), Yaml::text("other")),
         (
             "task_categories".into(),
@@ -156,60 +165,80 @@ fn front_matter(run: &RunJson, configs: &[Config]) -> Yaml {
                     .to_vec(),
             ),
         ),
-    ];
+    ]
+}
+
+fn front_matter(run: &RunJson, configs: &[Config]) -> Yaml {
+    let name = run.text("/pipeline").unwrap_or("tempora");
+    let mut entries = heading_entries(format!("{name} (Tempora future test sets)"));
     let has_sets = configs.iter().any(|c| c.name == "sets");
     let config_list = configs
         .iter()
         .map(|c| {
-            let mut entries = vec![("config_name".to_string(), Yaml::text(c.name))];
-            if c.name == "sets" || (!has_sets && configs.len() == 1) {
-                entries.push(("default".into(), Yaml::Flag(true)));
-            }
-            let data_files = c
-                .splits
-                .iter()
-                .map(|(split, files)| {
-                    let paths = files.iter().map(|f| Yaml::text(&f.path)).collect();
-                    Yaml::map([("split", Yaml::text(split)), ("path", Yaml::List(paths))])
-                })
-                .collect();
-            entries.push(("data_files".into(), Yaml::List(data_files)));
-            Yaml::Map(entries)
+            // Without the sets (a folder of `tempora publish`), the manifest.
+            let default =
+                c.name == "sets" || (!has_sets && (configs.len() == 1 || c.name == "manifest"));
+            config_yaml(c.name, default, &c.splits)
         })
         .collect();
     entries.push(("configs".into(), Yaml::List(config_list)));
     let info = configs
         .iter()
-        .map(|c| {
-            let splits: Vec<Yaml> = c
-                .splits
-                .iter()
-                .map(|(split, files)| {
-                    Yaml::map([
-                        ("name", Yaml::text(split)),
-                        (
-                            "num_bytes",
-                            Yaml::Count(files.iter().map(|f| f.bytes).sum()),
-                        ),
-                        (
-                            "num_examples",
-                            Yaml::Count(files.iter().map(|f| f.rows).sum()),
-                        ),
-                    ])
-                })
-                .collect();
-            let size: u64 = c.splits.iter().flat_map(|(_, f)| f).map(|f| f.bytes).sum();
-            Yaml::map([
-                ("config_name", Yaml::text(c.name)),
-                ("features", features_yaml(c.features())),
-                ("splits", Yaml::List(splits)),
-                ("download_size", Yaml::Count(size)),
-                ("dataset_size", Yaml::Count(size)),
-            ])
-        })
+        .map(|c| info_yaml(c.name, c.features(), &c.splits))
         .collect();
     entries.push(("dataset_info".into(), Yaml::List(info)));
     Yaml::Map(entries)
+}
+
+/// A config of the front matter's `configs`: its name, whether it is the
+/// default, and each split's files.
+fn config_yaml(name: &str, default: bool, splits: &[(String, Vec<DataFile>)]) -> Yaml {
+    let mut entries = vec![("config_name".to_string(), Yaml::text(name))];
+    if default {
+        entries.push(("default".into(), Yaml::Flag(true)));
+    }
+    let data_files = splits
+        .iter()
+        .map(|(split, files)| {
+            let paths = files.iter().map(|f| Yaml::text(&f.path)).collect();
+            Yaml::map([("split", Yaml::text(split)), ("path", Yaml::List(paths))])
+        })
+        .collect();
+    entries.push(("data_files".into(), Yaml::List(data_files)));
+    Yaml::Map(entries)
+}
+
+/// A config of the front matter's `dataset_info`: its features, and each
+/// split's rows and bytes.
+fn info_yaml(
+    name: &str,
+    features: &[(String, Feature)],
+    splits: &[(String, Vec<DataFile>)],
+) -> Yaml {
+    let split_list: Vec<Yaml> = splits
+        .iter()
+        .map(|(split, files)| {
+            Yaml::map([
+                ("name", Yaml::text(split)),
+                (
+                    "num_bytes",
+                    Yaml::Count(files.iter().map(|f| f.bytes).sum()),
+                ),
+                (
+                    "num_examples",
+                    Yaml::Count(files.iter().map(|f| f.rows).sum()),
+                ),
+            ])
+        })
+        .collect();
+    let size: u64 = splits.iter().flat_map(|(_, f)| f).map(|f| f.bytes).sum();
+    Yaml::map([
+        ("config_name", Yaml::text(name)),
+        ("features", features_yaml(features)),
+        ("splits", Yaml::List(split_list)),
+        ("download_size", Yaml::Count(size)),
+        ("dataset_size", Yaml::Count(size)),
+    ])
 }
 
 /// Features as the Hub writes them: `- name: x` with `dtype`, `list` or `struct`.
