@@ -116,7 +116,8 @@ struct RevealedFile {
     path: String,
     /// SHA-256 of its bytes (hex).
     sha256: String,
-    /// Its records.
+    /// Its records (`rows`, as the release's commitment names them).
+    #[serde(alias = "rows")]
     records: u64,
 }
 
@@ -126,6 +127,9 @@ struct RevealedFile {
 struct Reveal {
     /// The release.
     release: String,
+    /// When it was revealed (UTC, RFC 3339).
+    #[serde(default)]
+    at: Option<String>,
     /// The release's key (hex).
     key: String,
     /// Its withheld files.
@@ -659,14 +663,22 @@ fn withheld_cell(release: &Release) -> String {
         (None, Some(Value::Number(n))) => n.as_f64().unwrap_or(0.0),
         _ => return "none".into(),
     };
-    let state = match (&release.reveal, &release.config) {
-        (None, _) => "not yet revealed",
-        (Some(_), Some(c)) if c.splits.iter().any(|(s, _)| s.ends_with("_withheld")) => {
-            "revealed (`*_withheld` splits)"
-        }
-        (Some(_), _) => "revealed (its files are not in this folder)",
+    let Some(reveal) = &release.reveal else {
+        return format!("{:.0}%, not yet revealed", share * 100.0);
     };
-    format!("{:.0}%, {state}", share * 100.0)
+    let on = reveal.at.as_deref().map_or_else(String::new, |at| {
+        format!(" on {}", at.get(..10).unwrap_or(at))
+    });
+    let splits = release
+        .config
+        .as_ref()
+        .is_some_and(|c| c.splits.iter().any(|(s, _)| s.ends_with("_withheld")));
+    let files = if splits {
+        "the `*_withheld` splits"
+    } else {
+        "its files are not in this folder"
+    };
+    format!("{:.0}%, revealed{on} ({files})", share * 100.0)
 }
 
 /// The facts readings of a release: when and which bytes.
