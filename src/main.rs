@@ -61,6 +61,9 @@ enum Command {
     /// Publish the part of the sets a run held back (`[pipeline.release]`), once
     /// each withheld file and the key match what the folder committed to.
     Reveal(commands::reveal::RevealArgs),
+    /// Write a folder to publish, with none of the publishers' text: the manifest,
+    /// the facts, the scores without text, `run.json` and a card of its own.
+    Publish(commands::publish::PublishArgs),
     /// Write the dataset report of an output directory (report.md, report.json, charts).
     Report(commands::report::ReportArgs),
     /// Write the dataset card (README.md) of an output folder: Hugging Face configs,
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         Command::Score(args) => commands::score::run(&args),
         Command::Rebuild(args) => commands::rebuild::run(&args),
         Command::Reveal(args) => commands::reveal::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Publish(args) => commands::publish::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Card(args) => commands::card::run(&args).map(|()| ExitCode::SUCCESS),
     };

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod facts;
 pub mod novelty;
 pub mod pairs;
+pub mod publish;
 pub mod rebuild;
 pub mod report;
 pub mod reveal;

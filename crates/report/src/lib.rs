@@ -33,6 +33,7 @@ pub mod error;
 pub mod fragments;
 pub mod markdown;
 pub mod pairs;
+pub mod publish;
 pub mod read;
 pub mod relations;
 pub mod run_info;

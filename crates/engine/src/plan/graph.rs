@@ -284,7 +284,6 @@ mod tests {
     use crate::config::PipelineFile;
     use crate::context::PipelineContext;
     use crate::error::StageError;
-    use crate::peers::AsAny as _;
     use crate::plan::tests::{messages, validate};
     use crate::plan::Plan;
     use crate::registry::{InRebuild, Port, ReadPort, Registry, Role, StageConfig, StageKind};

@@ -219,7 +219,8 @@ fn articles_per_set(dir: &Path, configs: &[Config]) -> Result<BTreeMap<String, u
     if articles_config(configs) == "sets" {
         for c in configs.iter().filter(|c| c.name == "sets") {
             for (split, files) in &c.splits {
-                *rows.entry(split.clone()).or_default() += files.iter().map(|f| f.rows).sum::<u64>();
+                *rows.entry(split.clone()).or_default() +=
+                    files.iter().map(|f| f.rows).sum::<u64>();
             }
         }
         return Ok(rows);
@@ -986,7 +987,7 @@ mod tests {
             value: json!({ "config": { "pipeline": pipeline, "stages": {} } }),
         };
         let mut md = String::new();
-        sets(&mut md, &run, &[]);
+        sets(&mut md, Path::new("."), &run, &[]).unwrap();
         md.lines()
             .skip_while(|l| !l.starts_with("| set |"))
             .skip(2)

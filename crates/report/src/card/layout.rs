@@ -3,7 +3,7 @@
 //! whose path template names them, grouped into configs and splits; and the
 //! checks that the files agree with `run.json`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize as _;
@@ -316,7 +316,8 @@ pub fn read_configs(dir: &Path, run: &RunJson) -> Result<Vec<Config>, CardError>
             .or_default()
             .push(placed.file);
     }
-    check_written_files(dir, &files, &written, revealed)?;
+    let manifest = grouped.keys().any(|(_, name)| *name == "manifest");
+    check_written_files(dir, run, &files, &written, revealed, manifest)?;
     Ok(into_configs(grouped, &run.set_names()))
 }
 
@@ -443,27 +444,93 @@ fn config_order(name: &str) -> usize {
 }
 
 /// Checks that every file `run.json` says was written is among `files` (the
-/// withheld part only once revealed).
+/// withheld part only once revealed). A folder of the manifest without the
+/// publishers' text (`tempora publish`'s, `manifest` says it has the manifest)
+/// may lack the files that hold the text, and only those: the files of a stage
+/// whose records no file of the folder holds (the sets, the pairs); one whose
+/// records another file of the folder holds without text (the facts) must be
+/// there.
 ///
 /// # Errors
-/// The first written file that is missing.
+/// The first written file that is missing and may not be; a file of the folder
+/// cannot be read.
 fn check_written_files(
     dir: &Path,
+    run: &RunJson,
     files: &[String],
     written: &BTreeMap<String, (String, u64)>,
     revealed: bool,
+    manifest: bool,
 ) -> Result<(), CardError> {
-    for (file, (stage, count)) in written {
-        if !files.iter().any(|f| f == file) && (revealed || !file.starts_with(WITHHELD)) {
-            return Err(CardError::Disagrees {
-                path: dir.join(file),
-                reason: format!(
-                    "run.json says stage `{stage}` wrote {count} rows to it, but it is missing"
-                ),
-            });
+    let missing: Vec<(&String, &(String, u64))> = written
+        .iter()
+        .filter(|(file, _)| {
+            !files.iter().any(|f| f == *file) && (revealed || !file.starts_with(WITHHELD))
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let without_text = manifest && super::text::files_with_text(dir)?.is_empty();
+    let kept = if without_text {
+        inputs_kept(dir, run)
+    } else {
+        BTreeSet::new()
+    };
+    let lacking = missing.iter().find(|(_, (stage, _))| {
+        !without_text || sink_input(run, stage).is_some_and(|input| kept.contains(input))
+    });
+    let Some((file, (stage, count))) = lacking else {
+        return Ok(());
+    };
+    let mut reason =
+        format!("run.json says stage `{stage}` wrote {count} rows to it, but it is missing");
+    if without_text {
+        reason.push_str(
+            " (a folder without the publishers' text may lack the files that hold it, not \
+             this one: another file of its stage's input is here)",
+        );
+    }
+    Err(CardError::Disagrees {
+        path: dir.join(file),
+        reason,
+    })
+}
+
+/// The input (`stage` or `stage.port`) of the sink `stage` of `run.json`.
+fn sink_input<'a>(run: &'a RunJson, stage: &str) -> Option<&'a str> {
+    run.value
+        .pointer("/config/stages")
+        .and_then(|stages| stages.get(stage))
+        .and_then(|s| s.pointer("/inputs/0"))
+        .and_then(Value::as_str)
+}
+
+/// The inputs of the sinks whose files (as `run.json`'s `file X` counters name
+/// them) are in `dir`: what some file of the folder holds.
+fn inputs_kept<'a>(dir: &Path, run: &'a RunJson) -> BTreeSet<&'a str> {
+    let mut kept = BTreeSet::new();
+    for stage in run
+        .value
+        .get("stages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = stage.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let counters = stage.get("counters").and_then(Value::as_object);
+        let here = counters
+            .into_iter()
+            .flatten()
+            .filter_map(|(counter, _)| FileWritten::parse(counter))
+            .any(|file| dir.join(file).is_file());
+        if let Some(input) = sink_input(run, name).filter(|_| here) {
+            kept.insert(input);
         }
     }
-    Ok(())
+    kept
 }
 
 /// The configs of the grouped files, in rank order, their splits in the order

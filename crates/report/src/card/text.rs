@@ -41,12 +41,19 @@ const REFERENCE: &str = tempora_score::job::REFERENCE;
 
 /// The files of a folder that hold the publishers' text, relative, sorted.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct TextFiles {
+pub(crate) struct TextFiles {
     /// The outputs: sets, pairs, pages, scores, ... (what a rebuild makes again).
     pub outputs: Vec<String>,
     /// The runs' own records (`rejected.jsonl`, `runs/*/rejected.jsonl`): what a
     /// run rejected, which another run of the same sets (a rebuild) need not.
     pub records: Vec<String>,
+}
+
+impl TextFiles {
+    /// Whether no file holds the publishers' text, outputs or records.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.outputs.is_empty() && self.records.is_empty()
+    }
 }
 
 /// The run's own records among the files: they are the run's, not the sets'.
@@ -83,8 +90,11 @@ fn statement(files: &[String], manifest: bool) -> String {
         if manifest {
             md.push_str(
                 ": the `manifest` config names each article by its capture in the Internet \
-                 Archive, and the sets are rebuilt from it (below)",
+                 Archive, without its text. Whoever wants the sets makes them from it (see \
+                 Rebuilding the sets below; `PATH` is this folder):\n\n\
+                 ```sh\ntempora rebuild PATH/manifest.jsonl --out sets --contact you@example.org\n```\n\n",
             );
+            return md;
         }
         md.push_str(".\n\n");
         return md;
@@ -101,7 +111,9 @@ fn statement(files: &[String], manifest: bool) -> String {
         md.push_str(
             " The manifest files alone (`manifest.jsonl` or `manifest.parquet`, with \
              `manifest.inputs.json` and `manifest.facts.jsonl`) hold none of it, and the \
-             sets are rebuilt from them (below).",
+             sets are rebuilt from them (below): `tempora publish PATH --to DIR` copies them, \
+             with the facts and a card of their own, to a folder `DIR` that holds no text, to \
+             share where these files may not be.",
         );
     }
     md.push_str("\n\n");
@@ -114,7 +126,7 @@ fn statement(files: &[String], manifest: bool) -> String {
 ///
 /// # Errors
 /// A file cannot be read, or a Parquet file's footer or column cannot.
-pub(super) fn files_with_text(dir: &Path) -> Result<TextFiles, CardError> {
+pub(crate) fn files_with_text(dir: &Path) -> Result<TextFiles, CardError> {
     let files =
         tempora_sink::release::relative_files(dir, Path::new("")).map_err(CardError::io(dir))?;
     let (mut outputs, mut records) = (BTreeSet::new(), BTreeSet::new());
@@ -148,7 +160,7 @@ fn per_run_pattern(relative: &str) -> String {
 }
 
 /// Whether the file at `path` (`relative` in the folder) holds the publishers' text.
-fn holds_text(path: &Path, relative: &str) -> Result<bool, CardError> {
+pub(crate) fn holds_text(path: &Path, relative: &str) -> Result<bool, CardError> {
     if relative.ends_with(".warc") || relative.ends_with(".warc.gz") {
         return Ok(true);
     }

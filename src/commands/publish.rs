@@ -1,0 +1,52 @@
+//! `tempora publish OUT --to DIR`: the folder a lab can publish, with none of
+//! the publishers' text (the manifest, the facts, the commitment, the scores
+//! without text, `run.json`) and its own card.
+
+use std::path::PathBuf;
+
+use tempora_engine::UsageError;
+use tempora_report::card::CardError;
+use tempora_report::publish::{publish_folder, PublishError};
+
+use crate::exit::Outcome;
+
+/// Write a folder to publish, with none of the publishers' text: the manifest,
+/// the facts, the withheld part's commitment, the scores that hold no text,
+/// `run.json` and a card that says how to rebuild the sets from the manifest.
+#[derive(Debug, clap::Args)]
+pub struct PublishArgs {
+    /// The output folder of `tempora run`.
+    pub out: PathBuf,
+    /// The folder to write: a new one, or an empty one.
+    #[arg(long)]
+    pub to: PathBuf,
+}
+
+/// Runs `tempora publish`: writes the folder and prints its files and configs.
+///
+/// # Errors
+/// `OUT` is no output folder or `DIR` is not empty (bad usage); see
+/// [`publish_folder`] for the rest. Nothing is written then.
+pub fn run(args: &PublishArgs) -> Outcome {
+    super::output_folder(&args.out)?;
+    let published = publish_folder(&args.out, &args.to).map_err(|e| match e {
+        PublishError::NotEmpty { .. } | PublishError::Card(CardError::NotOutput { .. }) => {
+            crate::exit::Failure::from(UsageError::new(e.to_string()))
+        }
+        other => crate::exit::Failure::from(
+            anyhow::Error::new(other)
+                .context(format!("publishable folder of {}", args.out.display())),
+        ),
+    })?;
+    super::card::print_card(&published.card);
+    println!(
+        "wrote {} ({} files and README.md, {} bytes; {} bytes in {}), with none of the \
+         publishers' text",
+        args.to.display(),
+        published.files.len(),
+        published.bytes,
+        published.source_bytes,
+        args.out.display()
+    );
+    Ok(())
+}
