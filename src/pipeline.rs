@@ -26,6 +26,10 @@ pub struct PipelineArgs {
     /// `--set pipeline.sets.future.to=2024-12-31` (the value is TOML, else a string).
     #[arg(long = "set", value_name = "KEY.PATH=VALUE")]
     pub set: Vec<String>,
+    /// The run day (UTC) that dates written relative to the run count from
+    /// (`cutoff = "run - 365 days"`); default: today.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub as_of: Option<chrono::NaiveDate>,
 }
 
 /// How progress is shown.
@@ -70,7 +74,8 @@ fn bad_file(e: &ConfigErrors) -> ExitCode {
 
 /// `args`' file prepared, or the exit code of its refusal (said on stderr).
 fn prepared(args: &PipelineArgs) -> Result<Prepared, ExitCode> {
-    crate::prepare::load(&args.pipeline, &args.set, false).map_err(|r| bad_file(r.errors()))
+    crate::prepare::load(&args.pipeline, &args.set, args.as_of, false)
+        .map_err(|r| bad_file(r.errors()))
 }
 
 /// `tempora run --dry-run`: the plan, even when input files or variables are
@@ -99,7 +104,7 @@ fn dry_run(args: &RunArgs) -> anyhow::Result<ExitCode> {
 /// `tempora validate`: every problem at once, exit 2 when there is any.
 pub fn validate(args: &PipelineArgs) -> ExitCode {
     match prepared(args).and_then(|p| p.runnable().map_err(|r| bad_file(&r.errors))) {
-        Ok(Prepared { plan, .. }) => {
+        Ok(Prepared { plan, dates, .. }) => {
             println!(
                 "{}: ok ({} stages, cutoff {}, output in {})",
                 plan.file,
@@ -107,6 +112,9 @@ pub fn validate(args: &PipelineArgs) -> ExitCode {
                 plan.context.cutoff,
                 plan.context.out.display()
             );
+            if !dates.relative.is_empty() {
+                println!("dates relative to the run: {dates}");
+            }
             ExitCode::SUCCESS
         }
         Err(code) => code,
@@ -141,7 +149,8 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
     if args.dry_run {
         return Ok(dry_run(args)?);
     }
-    let loaded = crate::prepare::load(&args.pipeline.pipeline, &args.pipeline.set, args.rebuild);
+    let given = &args.pipeline;
+    let loaded = crate::prepare::load(&given.pipeline, &given.set, given.as_of, args.rebuild);
     let prepared = match loaded {
         Ok(prepared) => prepared,
         Err(Refusal::Unread(e)) => return Ok(bad_file(&e)),

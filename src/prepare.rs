@@ -6,8 +6,9 @@
 //! `--dry-run` lists is what `run` runs, and every command reports the same
 //! problems.
 
+use chrono::NaiveDate;
 use tempora_engine::plan::PlannedStage;
-use tempora_engine::{Additions, ConfigError, ConfigErrors, PipelineFile, Plan};
+use tempora_engine::{Additions, ConfigError, ConfigErrors, PipelineFile, Plan, RunDates};
 use tempora_health::HealthSettings;
 use tempora_sink::release::WithholdOption;
 
@@ -29,6 +30,12 @@ pub struct Prepared {
     pub manifest: bool,
     /// The file as read, for the record of a refused run.
     file: PipelineFile,
+    /// The run day and the dates written relative to it, as resolved on it.
+    pub dates: RunDates,
+    /// The file as loaded, its relative dates not resolved: what
+    /// [`prepare_on`] prepares again on another day (a release's recorded one).
+    #[allow(dead_code)] // For the monthly release's rerun, which reads it.
+    pub unresolved: PipelineFile,
 }
 
 /// A file that cannot run: every problem, and the file they are in.
@@ -46,7 +53,28 @@ pub struct Refused {
 ///
 /// # Errors
 /// Any problem of the file itself.
-pub fn prepare(mut file: PipelineFile, rebuild: bool) -> Result<Prepared, Refused> {
+pub fn prepare(file: PipelineFile, rebuild: bool) -> Result<Prepared, Refused> {
+    prepare_on(file, today(), rebuild)
+}
+
+/// Today in UTC: the run day unless the command line names one (`--as-of`).
+pub fn today() -> NaiveDate {
+    chrono::Utc::now().date_naive()
+}
+
+/// [`prepare`] with the file's dates relative to the run resolved on `day`
+/// first, so everything after reads plain dates ([`Prepared::dates`] says
+/// what they became; [`Prepared::unresolved`] keeps the file as loaded).
+///
+/// # Errors
+/// Any problem of the file itself, an unreadable relative date among them.
+pub fn prepare_on(
+    mut file: PipelineFile,
+    day: NaiveDate,
+    rebuild: bool,
+) -> Result<Prepared, Refused> {
+    let unresolved = file.clone();
+    let dates = file.resolve_dates(day);
     let health = crate::health::settings(&mut file);
     let release = crate::release::settings(&mut file);
     let added = std::cell::Cell::new(false);
@@ -68,6 +96,8 @@ pub fn prepare(mut file: PipelineFile, rebuild: bool) -> Result<Prepared, Refuse
             release,
             manifest: added.get(),
             file,
+            dates,
+            unresolved,
         }),
         Err(errors) => Err(Refused {
             errors,
@@ -77,7 +107,7 @@ pub fn prepare(mut file: PipelineFile, rebuild: bool) -> Result<Prepared, Refuse
 }
 
 /// Loads and prepares the file at `path` with `overrides` (`--set`), as
-/// [`prepare`].
+/// [`prepare_on`] on the run day `as_of`, else today.
 ///
 /// # Errors
 /// The file cannot be read or is not TOML (no file to record then), or any
@@ -85,10 +115,11 @@ pub fn prepare(mut file: PipelineFile, rebuild: bool) -> Result<Prepared, Refuse
 pub fn load(
     path: &std::path::Path,
     overrides: &[String],
+    as_of: Option<NaiveDate>,
     rebuild: bool,
 ) -> Result<Prepared, Refusal> {
     let file = PipelineFile::load(path, overrides).map_err(Refusal::Unread)?;
-    prepare(file, rebuild).map_err(Refusal::Refused)
+    prepare_on(file, as_of.unwrap_or_else(today), rebuild).map_err(Refusal::Refused)
 }
 
 /// Why a file named on the command line does not run.

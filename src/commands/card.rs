@@ -44,9 +44,12 @@ pub fn print_card(card: &Card) {
     for config in &card.configs {
         println!("{}: {}", config.name, splits_line(&config.splits));
     }
+    for set in &card.empty_sets {
+        println!("{}: empty, {}", set.name, set.why());
+    }
 }
 
-/// One line per release: its config's splits and rows, or that it has no file.
+/// One line per release: its config's splits and rows, or that it has no article.
 pub fn print_collection_card(card: &CollectionCard) {
     for config in &card.configs {
         println!(
@@ -57,7 +60,7 @@ pub fn print_collection_card(card: &CollectionCard) {
         );
     }
     for name in &card.without_files {
-        println!("{name}: no file to load");
+        println!("{name}: no article (no config)");
     }
 }
 

@@ -13,8 +13,10 @@
 //!   published folder without the publishers' text does), the paths under the
 //!   release's folder; once revealed, the withheld counterpart of each of those
 //!   files is the split `<split>_withheld` (the public splits stay as they
-//!   are, so a split's name says which part it is). The newest release is the
-//!   default. `dataset_info` per config, as the single folder's card gives it.
+//!   are, so a split's name says which part it is). A split without rows is
+//!   left out, and a release with no row has no config (the table says "no
+//!   article"): `datasets` cannot load an empty split. The newest release is
+//!   the default. `dataset_info` per config, as the single folder's card gives it.
 //! - The body: what the collection is, a table of every release newest first
 //!   (its articles per set, withheld share and reveal, facts reading, whether
 //!   its folder holds the publishers' text), how to load and rebuild one.
@@ -171,7 +173,7 @@ pub struct ReleaseConfig {
 pub struct CollectionCard {
     /// One config per release that has files, newest first; the first is the default.
     pub configs: Vec<ReleaseConfig>,
-    /// The releases with no file to load, newest first.
+    /// The releases with no row to load (no config), newest first.
     pub without_files: Vec<String>,
     /// The whole `README.md`.
     pub text: String,
@@ -434,7 +436,8 @@ fn key_bytes(hex: &str) -> Option<Vec<u8>> {
 
 /// The config of a release: its `sets` config, else its `manifest` config,
 /// paths under the collection, with the revealed withheld files as
-/// `<split>_withheld` splits; `None` when the folder has neither.
+/// `<split>_withheld` splits, the splits without rows left out; `None` when
+/// the folder has neither or no split has rows.
 ///
 /// # Errors
 /// A revealed file that cannot be read, or whose rows or features differ from
@@ -474,6 +477,12 @@ fn release_config(release: &Release) -> Result<Option<ReleaseConfig>, CardError>
                 splits.push((format!("{split}_withheld"), withheld));
             }
         }
+    }
+    // `datasets` cannot load a split without rows ("corresponds to no data"),
+    // nor a config with one: an empty split is said in the table, not declared.
+    splits.retain(|(_, files)| files.iter().any(|f| f.rows > 0));
+    if splits.is_empty() {
+        return Ok(None);
     }
     Ok(Some(ReleaseConfig {
         name,
@@ -566,7 +575,7 @@ fn render(releases: &[Release], configs: &[ReleaseConfig]) -> String {
         cell(pipeline)
     );
     table(&mut md, releases);
-    loading(&mut md, configs);
+    loading(&mut md, releases, configs);
     withheld(&mut md, releases);
     rebuilding(&mut md, releases);
     md.push_str(
@@ -608,22 +617,45 @@ fn table(md: &mut String, releases: &[Release]) {
     md.push('\n');
 }
 
-/// A release's articles per set (its published part), or that it has none.
+/// A release's articles per set: published, and held back where its
+/// commitment says so; or that it has none.
 fn articles(release: &Release) -> String {
-    let per_set: Vec<(String, u64)> = match release.configs.iter().find(|c| c.name == "sets") {
+    let held = |path: &str| {
+        release.commitment.as_ref().map_or(0, |c| {
+            c.files
+                .iter()
+                .filter(|f| f.path.strip_prefix(WITHHELD) == Some(path))
+                .map(|f| f.rows)
+                .sum()
+        })
+    };
+    let per_set: Vec<(String, u64, u64)> = match release.configs.iter().find(|c| c.name == "sets") {
         Some(sets) => sets
             .splits
             .iter()
-            .map(|(split, files)| (split.clone(), files.iter().map(|f| f.rows).sum()))
+            .map(|(split, files)| {
+                let rows = files.iter().map(|f| f.rows).sum();
+                (
+                    split.clone(),
+                    rows,
+                    files.iter().map(|f| held(&f.path)).sum(),
+                )
+            })
             .collect(),
-        None => manifest_sets(release),
+        None => manifest_sets(release)
+            .into_iter()
+            .map(|(set, n)| (set, n, 0))
+            .collect(),
     };
-    if per_set.iter().all(|(_, n)| *n == 0) {
+    if per_set.iter().all(|(_, n, w)| *n == 0 && *w == 0) {
         return "no article".into();
     }
     per_set
         .iter()
-        .map(|(set, n)| format!("{} {n}", cell(set)))
+        .map(|(set, n, w)| match w {
+            0 => format!("{} {n}", cell(set)),
+            w => format!("{} {n} (+{w} withheld)", cell(set)),
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -704,10 +736,21 @@ fn facts_cell(readings: &[FactsReading]) -> String {
 }
 
 /// How to load a release, and each config's splits.
-fn loading(md: &mut String, configs: &[ReleaseConfig]) {
+fn loading(md: &mut String, releases: &[Release], configs: &[ReleaseConfig]) {
     md.push_str("## Loading\n\n");
+    let empty: Vec<String> = releases
+        .iter()
+        .filter(|r| r.config.is_none())
+        .map(|r| code(&r.name.to_string()))
+        .collect();
+    if !empty.is_empty() {
+        let _ = writeln!(
+            md,
+            "A release with no article has no config (`datasets` loads no empty split): {}.\n",
+            empty.join(", ")
+        );
+    }
     let Some(newest) = configs.first() else {
-        md.push_str("No release holds a file to load yet.\n\n");
         return;
     };
     let one = configs.last().map_or(newest.name.as_str(), |c| &c.name);
@@ -720,7 +763,8 @@ fn loading(md: &mut String, configs: &[ReleaseConfig]) {
          its sets as splits (`future`, ...), or, for a folder published without the publishers' \
          text, its `manifest` (split `train`: each article as its capture in the Internet \
          Archive). A release's withheld part, once revealed, is the `<split>_withheld` splits \
-         of the same config, beside the published splits, which stay as they were.\n",
+         of the same config, beside the published splits, which stay as they were. A split \
+         without rows is left out of its config.\n",
         code(&newest.name),
         one.replace('"', "'"),
     );
