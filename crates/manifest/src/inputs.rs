@@ -48,6 +48,11 @@ pub struct ManifestInputs {
     pub declared: BTreeMap<String, String>,
     /// The facts file beside the manifest, when the pipeline had facts.
     pub facts: Option<String>,
+    /// The run day and the dates written relative to it, as written and as
+    /// resolved, as `run.json` records them (`config` holds the resolved ones).
+    /// Absent from the pins of a run that recorded none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dates: Option<Value>,
 }
 
 impl ManifestInputs {
@@ -78,6 +83,7 @@ impl ManifestInputs {
             inputs: run.get("inputs").cloned().unwrap_or(Value::Null),
             declared,
             facts: facts.then(|| FACTS_FILE.to_string()),
+            dates: run.get("dates").cloned(),
         }
     }
 
@@ -176,10 +182,28 @@ mod tests {
         });
         let pinned = pins(run);
         assert_eq!(pinned.config["pipeline"], serde_json::json!({"name": "p"}));
+        // Pins written before the run recorded its dates are read as before.
+        assert_eq!(pinned.dates, None);
+        let text = serde_json::to_string(&pinned).unwrap();
+        assert!(!text.contains("dates"), "{text}");
         let dir = tempfile::tempdir().unwrap();
         pinned.write(dir.path()).unwrap();
         let back = ManifestInputs::beside(&dir.path().join(MANIFEST_FILE)).unwrap();
         assert_eq!(back, pinned);
+    }
+
+    #[test]
+    fn the_pins_record_the_dates_relative_to_the_run() {
+        let dates = serde_json::json!({ "run_day": "2020-01-31", "relative": [
+            { "key": "pipeline.cutoff", "written": "run_month - 1 day", "value": "2019-12-31" }
+        ] });
+        let run = serde_json::json!({ "config": {}, "dates": dates });
+        let pinned = pins(run);
+        assert_eq!(pinned.dates.as_ref(), Some(&dates));
+        let dir = tempfile::tempdir().unwrap();
+        pinned.write(dir.path()).unwrap();
+        let back = ManifestInputs::beside(&dir.path().join(MANIFEST_FILE)).unwrap();
+        assert_eq!(back.dates, Some(dates));
     }
 
     #[test]

@@ -419,6 +419,24 @@ fn inputs(run: &RunJson, stage: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
+/// The line of the dates the pipeline wrote relative to the run, when it
+/// wrote any: the run day, and each as written and as the run resolved it.
+fn relative_dates(md: &mut String, run: &RunJson) {
+    let dates = run
+        .value
+        .get("dates")
+        .and_then(|d| serde_json::from_value::<tempora_engine::RunDates>(d.clone()).ok())
+        .filter(|d| !d.relative.is_empty());
+    if let Some(dates) = dates {
+        let _ = writeln!(
+            md,
+            "- **Dates relative to the run** (run day {}): {}.",
+            dates.run_day,
+            dates.lines().join("; ")
+        );
+    }
+}
+
 fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Result<(), CardError> {
     md.push_str("## How they were built\n\n");
     let cutoff = run
@@ -429,6 +447,7 @@ fn built(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resu
         "- **Knowledge cutoff**: {}; the windows above.",
         code(cutoff)
     );
+    relative_dates(md, run);
     sources_and_sections(md, dir, configs)?;
     for (name, stage) in run.stages_of("wikidata") {
         let dump = inputs(run, name, "dump");
@@ -1029,6 +1048,33 @@ mod tests {
             "future": { "from": "next_week" },
         } }));
         assert_eq!(unknown, ["| future | next_week | open | 0 |"]);
+    }
+
+    /// A run that wrote dates relative to it says so under "How they were
+    /// built", with its run day; one that wrote none says nothing of them.
+    #[test]
+    fn the_dates_relative_to_the_run_are_said_with_the_run_day() {
+        let line = |dates: Value| {
+            let run = RunJson {
+                path: "run.json".into(),
+                value: json!({ "dates": dates }),
+            };
+            let mut md = String::new();
+            relative_dates(&mut md, &run);
+            md
+        };
+        let said = line(json!({ "run_day": "2026-11-29", "relative": [
+            { "key": "pipeline.cutoff", "written": "run - 365 days", "value": "2025-11-29" },
+            { "key": "pipeline.sets.future.from", "written": "run_month", "value": "2026-11-01" },
+        ] }));
+        assert_eq!(
+            said,
+            "- **Dates relative to the run** (run day 2026-11-29): `pipeline.cutoff` = \
+             `run - 365 days` -> 2025-11-29; `pipeline.sets.future.from` = `run_month` -> \
+             2026-11-01.\n"
+        );
+        assert_eq!(line(json!({ "run_day": "2026-11-29", "relative": [] })), "");
+        assert_eq!(line(Value::Null), "");
     }
 
     /// The card names the relations of a facts stage by the shipped
