@@ -271,3 +271,75 @@ fn folder_bytes(dir: &Path) -> Result<u64, PublishError> {
     }
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// An output folder whose run wrote `facts.jsonl` (lines `facts`) and
+    /// `rejected.jsonl`, with no Parquet file.
+    fn folder(facts: &[Value]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let run = json!({
+            "run": "2026-11-01T000000Z", "status": "completed",
+            "config": { "stages": { "write_facts": { "kind": "jsonl", "inputs": ["facts"],
+                                                     "path": "facts.jsonl" } } },
+            "stages": [{ "name": "write_facts", "kind": "jsonl",
+                         "counters": { "file facts.jsonl": facts.len(),
+                                       "file ../elsewhere.jsonl": 1 } }],
+        });
+        std::fs::write(dir.path().join("run.json"), run.to_string()).unwrap();
+        let lines: String = facts.iter().map(|f| format!("{f}\n")).collect();
+        std::fs::write(dir.path().join("facts.jsonl"), lines).unwrap();
+        std::fs::write(
+            dir.path().join("rejected.jsonl"),
+            "{\"stage\":\"x\",\"reason\":\"y\",\"record\":{\"title\":\"Our headline\"}}\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    fn fact() -> Value {
+        json!({ "subject": { "id": "Q1", "label": "Ann Example" }, "relation": "P39",
+                "object": { "id": "Q2", "label": "Mayor of Sample" }, "start": "2019",
+                "end": null, "rank": "normal", "valid_at_cutoff": true, "pair_changed": null })
+    }
+
+    #[test]
+    fn the_facts_are_found_by_their_sink_and_kind_and_nothing_else_is() {
+        let dir = folder(&[fact()]);
+        let files = files_to_publish(dir.path(), &RunJson::read(dir.path()).unwrap()).unwrap();
+        assert_eq!(files, ["facts.jsonl", "run.json"]);
+    }
+
+    #[test]
+    fn a_file_of_a_kept_kind_that_carries_text_is_refused_and_nothing_is_written() {
+        let mut with_text = fact();
+        with_text["title"] = json!("A headline written by a publisher");
+        let dir = folder(&[fact(), with_text]);
+        let dst = dir.path().join("published");
+        let err = publish_folder(dir.path(), &dst).unwrap_err();
+        assert!(
+            matches!(&err, PublishError::HoldsText { path } if path.ends_with("facts.jsonl")),
+            "{err}"
+        );
+        assert!(!dst.exists());
+    }
+
+    #[test]
+    fn a_card_that_cannot_be_made_leaves_no_folder_behind() {
+        let dir = folder(&[fact()]);
+        let dst = dir.path().join("published");
+        let err = publish_folder(dir.path(), &dst).unwrap_err();
+        assert!(err.to_string().contains("no Parquet files"), "{err}");
+        assert!(!dst.exists());
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
