@@ -1,6 +1,6 @@
 """Checks that a Tempora output directory loads in Python as users load it.
 
-Usage: python tests/python/check_outputs.py OUT_DIR
+Usage: python tests/python/check_outputs.py OUT_DIR [PUBLISHED_DIR]
 
 Every .jsonl and .parquet file under OUT_DIR is loaded with pyarrow, pandas and
 Hugging Face `datasets`. The Parquet files of one record kind (told by their
@@ -9,6 +9,11 @@ the three; every Parquet file must hold the values of the JSONL file beside it
 (same name), row by row and field by field (dates compared as ISO strings, times
 as instants). The sets' articles carry the relations of their facts, and a
 filter on `relations` takes a part of them in `datasets` and pandas alike.
+PUBLISHED_DIR, when given, is OUT_DIR as `tempora publish OUT_DIR --to
+PUBLISHED_DIR` wrote it: it loads as a user loads it (`load_dataset(DIR)` gives
+the manifest, its default config, one row per article of the sets; the `facts`
+config the facts), its card's configs load as declared, and no file of it holds a
+field of the publishers' text.
 Exits 1 with one line per problem, naming file, row and field.
 """
 
@@ -168,9 +173,9 @@ def concatenate(columns, loaded):
     print(f"ok  {len(loaded)} Parquet files of columns {columns[:3]}...: {rows} rows")
 
 
-def check_card(out):
+def check_card(out, default="sets"):
     """The card's configs load with one call each, with the declared features and
-    sizes, and those are the Parquet files' own."""
+    sizes, and those are the Parquet files' own; `default` is the default config."""
     readme = out / "README.md"
     if not readme.exists():
         problem(f"{readme}: no dataset card")
@@ -178,8 +183,8 @@ def check_card(out):
     meta = DatasetCard.load(readme).data.to_dict()
     configs = {c["config_name"]: c for c in meta.get("configs", [])}
     infos = {i["config_name"]: i for i in meta.get("dataset_info", [])}
-    if [n for n, c in configs.items() if c.get("default")] != ["sets"]:
-        problem(f"{readme}: `sets` is not the one default config: {list(configs)}")
+    if [n for n, c in configs.items() if c.get("default")] != [default]:
+        problem(f"{readme}: `{default}` is not the one default config: {list(configs)}")
     for name, config in configs.items():
         info = infos.get(name)
         if info is None:
@@ -187,7 +192,7 @@ def check_card(out):
             continue
         declared = datasets.Features._from_yaml_list(info["features"])
         sizes = {s["name"]: s for s in info["splits"]}
-        loaded = datasets.load_dataset(str(out)) if name == "sets" else \
+        loaded = datasets.load_dataset(str(out)) if name == default else \
             datasets.load_dataset(str(out), name)
         splits = [f["split"] for f in config["data_files"]]
         if list(loaded) != splits:
@@ -208,7 +213,7 @@ def check_card(out):
                                     or loaded[split].features != declared):
                 problem(f"{readme}: {name}/{split} loads {loaded[split].num_rows} rows with "
                         f"{loaded[split].features}")
-        print(f"ok  load_dataset({str(out)!r}{'' if name == 'sets' else ', ' + repr(name)}): "
+        print(f"ok  load_dataset({str(out)!r}{'' if name == default else ', ' + repr(name)}): "
               + ", ".join(f"{s} {d.num_rows}" for s, d in loaded.items()))
 
 
@@ -236,8 +241,43 @@ def check_relations(out):
               f"{offices.num_rows} of offices")
 
 
+# The fields of a record that hold the publishers' text (an article's, a pair's,
+# a page's): a published folder has none of them.
+TEXT_FIELDS = ("title", "summary", "document", "article", "reference_summary", "body")
+
+
+def check_published(out, published):
+    """The folder `tempora publish` wrote: it loads as users load it, the manifest
+    by default with one row per article of the sets, and holds no text field."""
+    check_card(published, default="manifest")
+    for path in sorted(published.rglob("*.jsonl")) + sorted(published.rglob("*.parquet")):
+        if path.suffix == ".parquet":
+            fields = set(pq.read_schema(path).names)
+        else:
+            fields = set().union(*(row.keys() for row in json_rows(path)))
+        held = sorted(fields & set(TEXT_FIELDS))
+        if held:
+            problem(f"{path}: a published file with the publishers' text: {held}")
+    manifest = datasets.load_dataset(str(published))
+    if list(manifest) != ["train"]:
+        problem(f"{published}: load_dataset gives {list(manifest)}, not the manifest's train")
+        return
+    rows = manifest["train"]
+    sets = datasets.load_dataset(str(out))
+    want = sorted((split, a["source"], a["id"]) for split, d in sets.items() for a in d)
+    got = sorted((r["split"], r["source"], r["id"]) for r in rows)
+    if got != want:
+        problem(f"{published}: the manifest lists {got}, the sets hold {want}")
+    held = sorted(set(rows.column_names) & set(TEXT_FIELDS))
+    if held:
+        problem(f"{published}: the manifest loads with text fields {held}")
+    facts = datasets.load_dataset(str(published), "facts")["train"]
+    print(f"ok  {published}: the manifest of {rows.num_rows} articles, "
+          f"{facts.num_rows} facts, no text")
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     out = Path(sys.argv[1])
     datasets.disable_progress_bars()
@@ -255,6 +295,8 @@ def main():
         concatenate(columns, loaded)
     check_card(out)
     check_relations(out)
+    if len(sys.argv) == 3:
+        check_published(out, Path(sys.argv[2]))
     print(f"{len(jsonl)} JSONL and {len(parquet)} Parquet files in {out}, "
           f"{len(kinds)} record kinds in Parquet")
     if problems:
