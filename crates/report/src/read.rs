@@ -218,16 +218,12 @@ fn first_record_fields(path: &Path) -> Result<Option<Vec<String>>, ReportError> 
     Ok(None)
 }
 
-/// The column names of a Parquet file; `None` when it has no rows.
+/// The column names of a Parquet file, with or without rows (a set with no
+/// article is published as a file of its columns and no rows).
 fn parquet_columns(path: &Path) -> Result<Option<Vec<String>>, ReportError> {
     let file = File::open(path).map_err(ReportError::io(path))?;
     let mut reader =
         tempora_sink::parquet::checked_reader(file).map_err(|e| parquet_error(path, &e))?;
-    let rows = tempora_sink::parquet::guarded(|| reader.num_rows())
-        .map_err(|e| parquet_error(path, &e))?;
-    if rows == 0 {
-        return Ok(None);
-    }
     let schema = reader.schema().map_err(|e| parquet_error(path, &e))?;
     Ok(Some(schema.iter_names().map(|n| n.to_string()).collect()))
 }

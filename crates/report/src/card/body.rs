@@ -11,7 +11,7 @@ use tempora_extract::SiteProfile;
 use tempora_records::RecordKind;
 
 use super::layout::{Config, RunJson};
-use super::CardError;
+use super::{CardError, EmptySet};
 use crate::markdown::{cell, code};
 use crate::read::{Format, SetFile};
 
@@ -200,7 +200,47 @@ fn sets(md: &mut String, dir: &Path, run: &RunJson, configs: &[Config]) -> Resul
         );
     }
     md.push('\n');
+    let empty = empty_of(run, configs, &rows);
+    if !empty.is_empty() {
+        md.push_str("Sets with no article, published as files with no rows:\n\n");
+        for set in &empty {
+            let _ = writeln!(md, "- {}: {}.", code(&set.name), set.why());
+        }
+        md.push('\n');
+    }
     Ok(())
+}
+
+/// The sets of the pipeline with no article (their files have no rows), when
+/// the folder lists articles (the sets or the manifest).
+///
+/// # Errors
+/// A manifest file cannot be read.
+pub(super) fn empty_sets(
+    dir: &Path,
+    run: &RunJson,
+    configs: &[Config],
+) -> Result<Vec<EmptySet>, CardError> {
+    Ok(empty_of(run, configs, &articles_per_set(dir, configs)?))
+}
+
+/// The sets with no article among `rows` (articles per set).
+fn empty_of(run: &RunJson, configs: &[Config], rows: &BTreeMap<String, u64>) -> Vec<EmptySet> {
+    if !configs
+        .iter()
+        .any(|c| c.name == "sets" || c.name == "manifest")
+    {
+        return Vec::new();
+    }
+    let day = |d: Option<String>| d.unwrap_or_else(|| "open".into());
+    run.windows()
+        .into_iter()
+        .filter(|w| rows.get(&w.name).copied().unwrap_or(0) == 0)
+        .map(|w| EmptySet {
+            name: w.name,
+            window: format!("{} to {}", day(w.from), day(w.to)),
+        })
+        .collect()
 }
 
 /// The config whose files list the articles: the sets, or in a folder without

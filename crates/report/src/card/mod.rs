@@ -90,8 +90,27 @@ impl CardError {
 pub struct Card {
     /// The configs it declares.
     pub configs: Vec<Config>,
+    /// The sets with no article, published as files with no rows.
+    pub empty_sets: Vec<EmptySet>,
     /// The whole `README.md`.
     pub text: String,
+}
+
+/// A set of the pipeline with no article in its window: its files are
+/// published with no rows, and the card and the run's summary say so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmptySet {
+    /// The set's name.
+    pub name: String,
+    /// Its window of publication days, `2030-01-01 to open`.
+    pub window: String,
+}
+
+impl EmptySet {
+    /// Why it is empty, in words: `no article in its window (2030-01-01 to open)`.
+    pub fn why(&self) -> String {
+        format!("no article in its window ({})", self.window)
+    }
 }
 
 /// Builds the card of `dir` without writing anything.
@@ -106,6 +125,7 @@ pub fn build_card(dir: &Path) -> Result<Card, CardError> {
     let body = body::render(dir, &run, &configs)?;
     Ok(Card {
         text: format!("---\n{front}---\n\n{MARKER}\n\n{body}"),
+        empty_sets: body::empty_sets(dir, &run, &configs)?,
         configs,
     })
 }
