@@ -898,11 +898,14 @@ fn a_cutoff_that_is_not_a_date_names_the_format() {
             .output()
             .unwrap();
         let err = failed(&o, 2);
+        let value = given.trim_start_matches("pipeline.cutoff=");
         assert!(
-            err.contains("pipeline.cutoff: not a date"),
+            err.contains(&format!("pipeline.cutoff: `{value}` is not a date")),
             "{given}: {err}"
         );
         assert!(err.contains("YYYY-MM-DD"), "{given}: {err}");
+        // The forms relative to the run are named too.
+        assert!(err.contains("`run - 365 days`"), "{given}: {err}");
     }
 }
 

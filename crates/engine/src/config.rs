@@ -139,10 +139,14 @@ pub struct PipelineSettings {
 
 /// The cutoff as a date, or a message that lists the forms it takes.
 fn cutoff_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<NaiveDate, D::Error> {
-    let text = String::deserialize(d)?;
-    text.parse().map_err(|_| {
+    let value = toml::Value::deserialize(d)?;
+    let date = value.as_str().and_then(|text| text.parse().ok());
+    date.ok_or_else(|| {
+        let written = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string);
         serde::de::Error::custom(format!(
-            "`{text}` is not a date: write {}",
+            "`{written}` is not a date: write {}",
             crate::dates::cutoff_forms()
         ))
     })
