@@ -384,7 +384,7 @@ fn attach_reveals(dir: &Path, releases: &mut [Release]) -> Result<(), CardError>
 /// # Errors
 /// The release holds nothing back, or any of the above differs.
 fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), CardError> {
-    let refuse = |reason: String| CardError::Disagrees {
+    let refuse = |reason: String| CardError::NotOutput {
         path: path.to_path_buf(),
         reason,
     };
@@ -414,7 +414,7 @@ fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), C
         if on_disk.is_file()
             && sha256_file(&on_disk).map_err(CardError::io(&on_disk))? != file.sha256
         {
-            return Err(CardError::Disagrees {
+            return Err(CardError::NotOutput {
                 path: on_disk,
                 reason: format!("its SHA-256 is not the one {} reveals", path.display()),
             });
@@ -503,7 +503,7 @@ fn withheld_file(
     revealed: &RevealedFile,
     config_features: &[(String, Feature)],
 ) -> Result<DataFile, CardError> {
-    let disagrees = |reason: String| CardError::Disagrees {
+    let disagrees = |reason: String| CardError::NotOutput {
         path: path.to_path_buf(),
         reason,
     };
@@ -768,20 +768,24 @@ fn loading(md: &mut String, releases: &[Release], configs: &[ReleaseConfig]) {
         code(&newest.name),
         one.replace('"', "'"),
     );
-    md.push_str("| config | from | split | rows | files |\n|---|---|---|---:|---|\n");
+    // One row per release: a collection grows by a release a month.
+    md.push_str("| config | from | splits (rows) |\n|---|---|---|\n");
     for c in configs {
-        for (split, files) in &c.splits {
-            let rows: u64 = files.iter().map(|f| f.rows).sum();
-            let names: Vec<String> = files.iter().map(|f| code(&f.path)).collect();
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {rows} | {} |",
-                code(&c.name),
-                c.from,
-                cell(split),
-                names.join(", ")
-            );
-        }
+        let splits: Vec<String> = c
+            .splits
+            .iter()
+            .map(|(split, files)| {
+                let rows: u64 = files.iter().map(|f| f.rows).sum();
+                format!("{} ({rows})", cell(split))
+            })
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            code(&c.name),
+            c.from,
+            splits.join(", ")
+        );
     }
     md.push('\n');
 }
@@ -805,8 +809,10 @@ fn withheld(md: &mut String, releases: &[Release]) {
 
 /// How to rebuild a release from its manifest.
 fn rebuilding(md: &mut String, releases: &[Release]) {
+    // The newest release with articles to rebuild.
     let Some(release) = releases
         .iter()
+        .filter(|r| r.config.is_some())
         .find(|r| r.configs.iter().any(|c| c.name == "manifest"))
     else {
         return;
