@@ -12,6 +12,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::demo::demo_with;
+use common::said::said;
 use serde_json::{json, Value};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/demo-golden");
@@ -34,18 +35,22 @@ fn tempora(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The stdout of `tempora ARGS` with RELATIVE's overrides, which must succeed.
+fn succeeds_relative(args: &[&str]) -> String {
+    let mut args = args.to_vec();
+    args.extend(RELATIVE);
+    let o = tempora(&args);
+    assert!(o.status.success(), "{}", said(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Runs the demo in `dir` with the relative dates on run day `day`; its output folder.
 fn run_demo(dir: &Path, day: &str) -> std::path::PathBuf {
     let file = demo_with(dir, "");
     let mut args = vec!["run", file.as_str(), "--progress", "off", "--as-of", day];
     args.extend(RELATIVE);
     let o = tempora(&args);
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", said(&o));
     dir.join("out")
 }
 
@@ -118,15 +123,7 @@ fn relative_dates_are_resolved_once_recorded_everywhere_and_publish_the_same_byt
 
 #[test]
 fn another_day_resolves_other_dates_and_validate_says_them() {
-    let mut args = vec!["validate", "pipelines/demo.toml", "--as-of", "2026-03-15"];
-    args.extend(RELATIVE);
-    let o = tempora(&args);
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = succeeds_relative(&["validate", "pipelines/demo.toml", "--as-of", "2026-03-15"]);
     assert!(text.contains("cutoff 2026-02-28"), "{text}");
     assert!(
         text.contains(
@@ -174,21 +171,14 @@ fn validate_refuses_an_expression_it_cannot_read_with_its_key_path() {
 
 #[test]
 fn the_dry_run_prints_the_run_day_and_each_date_with_what_was_written() {
-    let mut args = vec![
+    let dry_run = [
         "run",
         "pipelines/demo.toml",
         "--dry-run",
         "--as-of",
         "2026-03-15",
     ];
-    args.extend(RELATIVE);
-    let o = tempora(&args);
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let text = succeeds_relative(&dry_run);
     assert!(text.contains(": cutoff 2026-02-28, output in"), "{text}");
     assert!(
         text.contains(
@@ -201,13 +191,7 @@ fn the_dry_run_prints_the_run_day_and_each_date_with_what_was_written() {
     assert!(text.contains("`future` (2026-03-01 to open)"), "{text}");
 
     // Plain dates: the run day, and that nothing counts from it.
-    let o = tempora(&[
-        "run",
-        "pipelines/demo.toml",
-        "--dry-run",
-        "--as-of",
-        "2026-03-15",
-    ]);
+    let o = tempora(&dry_run);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("run day 2026-03-15 (UTC); no date is written relative to it"),
