@@ -315,14 +315,7 @@ fn the_demo_published_keeps_the_scores_without_text_and_the_card_of_its_copy_wor
 
     // Without a facts file its stage's other files are here: it is missing.
     std::fs::remove_file(copy.join("facts.parquet")).unwrap();
-    let refused = tempora(&["card", "copy"], dir.path());
-    assert_eq!(refused.status.code(), Some(1), "{}", said(&refused));
-    assert!(
-        said(&refused).contains("facts.parquet: disagrees with run.json")
-            && said(&refused).contains("but it is missing"),
-        "{}",
-        said(&refused)
-    );
+    assert_card_lacks(dir.path(), "copy", "facts.parquet");
 }
 
 #[test]
@@ -330,12 +323,17 @@ fn a_folder_with_text_that_lacks_a_set_file_stays_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = demo(dir.path());
     std::fs::remove_file(out.join("in_distribution.parquet")).unwrap();
-    let refused = tempora(&["card", "out"], dir.path());
+    assert_card_lacks(dir.path(), "out", "in_distribution.parquet");
+}
+
+/// Checks that `tempora card FOLDER` (in `dir`) fails naming `file` as missing.
+fn assert_card_lacks(dir: &Path, folder: &str, file: &str) {
+    let refused = tempora(&["card", folder], dir);
     assert_eq!(refused.status.code(), Some(1), "{}", said(&refused));
+    let said = said(&refused);
     assert!(
-        said(&refused).contains("in_distribution.parquet: disagrees with run.json")
-            && said(&refused).contains("but it is missing"),
-        "{}",
-        said(&refused)
+        said.contains(&format!("{file}: disagrees with run.json"))
+            && said.contains("but it is missing"),
+        "{said}"
     );
 }

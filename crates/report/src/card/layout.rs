@@ -509,28 +509,26 @@ fn sink_input<'a>(run: &'a RunJson, stage: &str) -> Option<&'a str> {
 /// The inputs of the sinks whose files (as `run.json`'s `file X` counters name
 /// them) are in `dir`: what some file of the folder holds.
 fn inputs_kept<'a>(dir: &Path, run: &'a RunJson) -> BTreeSet<&'a str> {
-    let mut kept = BTreeSet::new();
-    for stage in run
-        .value
-        .get("stages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(name) = stage.get("name").and_then(Value::as_str) else {
-            continue;
-        };
+    files_written(run)
+        .filter(|(_, file, _)| dir.join(file).is_file())
+        .filter_map(|(stage, _, _)| sink_input(run, stage))
+        .collect()
+}
+
+/// Every file `run.json`'s stages say they wrote (their `file X` counters):
+/// the stage, the file and its rows.
+fn files_written(run: &RunJson) -> impl Iterator<Item = (&str, &str, Option<u64>)> {
+    let stages = run.value.get("stages").and_then(Value::as_array);
+    stages.into_iter().flatten().flat_map(|stage| {
+        let name = stage.get("name").and_then(Value::as_str);
         let counters = stage.get("counters").and_then(Value::as_object);
-        let here = counters
+        counters
             .into_iter()
             .flatten()
-            .filter_map(|(counter, _)| FileWritten::parse(counter))
-            .any(|file| dir.join(file).is_file());
-        if let Some(input) = sink_input(run, name).filter(|_| here) {
-            kept.insert(input);
-        }
-    }
-    kept
+            .filter_map(move |(counter, count)| {
+                Some((name?, FileWritten::parse(counter)?, count.as_u64()))
+            })
+    })
 }
 
 /// The configs of the grouped files, in rank order, their splits in the order
@@ -562,30 +560,8 @@ fn into_configs(grouped: Grouped, set_order: &[String]) -> Vec<Config> {
 /// counters of its `parquet` stages.
 fn written_counts(run: &RunJson) -> BTreeMap<String, (String, u64)> {
     let parquet: Vec<&String> = run.stages_of("parquet").map(|(name, _)| name).collect();
-    let mut out = BTreeMap::new();
-    for stage in run
-        .value
-        .get("stages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(name) = stage.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        if !parquet.iter().any(|p| p.as_str() == name) {
-            continue;
-        }
-        for (counter, count) in stage
-            .get("counters")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            if let (Some(file), Some(count)) = (FileWritten::parse(counter), count.as_u64()) {
-                out.insert(file.to_string(), (name.to_string(), count));
-            }
-        }
-    }
-    out
+    files_written(run)
+        .filter(|(stage, _, _)| parquet.iter().any(|p| p.as_str() == *stage))
+        .filter_map(|(stage, file, count)| Some((file.to_string(), (stage.to_string(), count?))))
+        .collect()
 }

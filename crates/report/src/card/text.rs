@@ -305,6 +305,13 @@ mod tests {
             "{md}"
         );
         assert!(!md.contains("This folder holds"), "{md}");
+        assert!(
+            md.contains(
+                "```sh\ntempora rebuild PATH/manifest.jsonl --out sets --contact you@example.org\n```"
+            ),
+            "{md}"
+        );
+        assert!(files.is_empty());
     }
 
     #[test]
@@ -360,6 +367,8 @@ mod tests {
             "{line}"
         );
         assert!(md.contains("The manifest files alone"), "{md}");
+        assert!(md.contains("`tempora publish PATH --to DIR`"), "{md}");
+        assert!(!files.is_empty());
         assert!(!md.contains("not redistributed"), "{md}");
     }
 
