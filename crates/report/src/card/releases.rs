@@ -872,6 +872,39 @@ mod tests {
         );
     }
 
+    /// A release's facts are named by their reading: a live reading's time
+    /// and SHA-256, a dump's file and SHA-256.
+    #[test]
+    fn the_facts_reading_is_its_time_and_sha256() {
+        let run = RunJson {
+            path: "run.json".into(),
+            value: serde_json::json!({
+                "config": { "stages": {
+                    "live": { "kind": "wikidata-live", "reading": "state/wd.json.gz" },
+                    "dump": { "kind": "wikidata", "dump": "wd.json.gz" },
+                    "split": { "kind": "split" },
+                } },
+                "stages": [{ "name": "live", "metrics": { "reading": {
+                    "read_at": "2026-11-28T02:31:07.5Z", "entities": 12, "sha256": "cd34" } } }],
+                "inputs": [
+                    { "stage": "live", "option": "reading", "path": "state/wd.json.gz",
+                      "sha256": "cd34" },
+                    { "stage": "dump", "option": "dump", "path": "wd.json.gz", "sha256": "ab12" },
+                ],
+            }),
+        };
+        assert_eq!(
+            facts_cell(&facts_readings(&run)),
+            "`live`: read 2026-11-28 02:31 UTC, SHA-256 `cd34`; \
+             `dump`: dump `wd.json.gz`, SHA-256 `ab12`"
+        );
+        let none = RunJson {
+            path: "run.json".into(),
+            value: serde_json::json!({ "config": { "stages": {} } }),
+        };
+        assert_eq!(facts_cell(&facts_readings(&none)), "(not stated)");
+    }
+
     #[test]
     fn a_key_in_hex_reads_back() {
         assert_eq!(key_bytes("00ff10"), Some(vec![0, 255, 16]));
