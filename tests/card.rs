@@ -126,7 +126,11 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
         ),
         "{readme}"
     );
-    assert!(text.ends_with("hold none of it, and the sets are rebuilt from them (below)."));
+    assert!(text.contains("hold none of it, and the sets are rebuilt from them (below)"));
+    assert!(text.ends_with(
+        "`tempora publish PATH --to DIR` copies them, with the facts and a card of their own, \
+         to a folder `DIR` that holds no text, to share where these files may not be."
+    ));
     assert!(!text.contains("`manifest.jsonl`,") && !text.contains("`facts.parquet`"));
     assert!(!readme.contains("not redistributed"), "{readme}");
 

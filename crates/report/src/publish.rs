@@ -24,7 +24,7 @@ use serde_json::Value;
 use tempora_engine::stats::FileWritten;
 use tempora_records::{Record, RecordKind};
 use tempora_sink::parquet::read_footer;
-use tempora_sink::release::{relative_files, COMMITMENT};
+use tempora_sink::release::{relative_files, Commitment, COMMITMENT, DIR as WITHHELD};
 use tempora_sink::schema::arrow_schema;
 
 use crate::card::layout::RunJson;
@@ -190,15 +190,19 @@ fn copy_and_card(src: &Path, staged: &Path, files: &[String]) -> Result<(u64, Ca
 }
 
 /// The files of `src` to publish, relative and sorted: [`KEPT`], the files its
-/// run's sinks wrote whose records are of [`KINDS_KEPT`], and the scores' files
-/// that hold no text.
+/// run's sinks wrote whose records are of [`KINDS_KEPT`] (under `withheld/` only
+/// once the withheld part is revealed), and the scores' files that hold no text.
 fn files_to_publish(src: &Path, run: &RunJson) -> Result<Vec<String>, PublishError> {
     let mut files: BTreeSet<String> = KEPT
         .iter()
         .filter(|name| src.join(name).is_file())
         .map(|name| name.to_string())
         .collect();
-    for relative in written_files(run) {
+    let revealed = Commitment::read(src)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.revealed.is_some());
+    for relative in written_files(run, revealed) {
         let path = src.join(&relative);
         if !path.is_file() {
             continue;
@@ -220,7 +224,7 @@ fn files_to_publish(src: &Path, run: &RunJson) -> Result<Vec<String>, PublishErr
 }
 
 /// The files `run.json` says its stages wrote (their `file X` counters).
-fn written_files(run: &RunJson) -> BTreeSet<String> {
+fn written_files(run: &RunJson, revealed: bool) -> BTreeSet<String> {
     run.value
         .get("stages")
         .and_then(Value::as_array)
@@ -229,8 +233,10 @@ fn written_files(run: &RunJson) -> BTreeSet<String> {
         .filter_map(|stage| stage.get("counters").and_then(Value::as_object))
         .flatten()
         .filter_map(|(counter, _)| FileWritten::parse(counter))
-        // A path that leaves the folder is no file of it.
+        // A path that leaves the folder is no file of it; the withheld part's files
+        // (its manifest rows too) say what is withheld, until it is revealed.
         .filter(|file| !file.split('/').any(|part| part == ".." || part.is_empty()))
+        .filter(|file| revealed || !file.starts_with(&format!("{WITHHELD}/")))
         .map(str::to_string)
         .collect()
 }
@@ -278,8 +284,8 @@ mod tests {
 
     use super::*;
 
-    /// An output folder whose run wrote `facts.jsonl` (lines `facts`) and
-    /// `rejected.jsonl`, with no Parquet file.
+    /// An output folder whose run wrote `facts.jsonl` (lines `facts`), its
+    /// withheld twin and `rejected.jsonl`, with no Parquet file.
     fn folder(facts: &[Value]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let run = json!({
@@ -288,11 +294,14 @@ mod tests {
                                                      "path": "facts.jsonl" } } },
             "stages": [{ "name": "write_facts", "kind": "jsonl",
                          "counters": { "file facts.jsonl": facts.len(),
+                                       "file withheld/facts.jsonl": facts.len(),
                                        "file ../elsewhere.jsonl": 1 } }],
         });
         std::fs::write(dir.path().join("run.json"), run.to_string()).unwrap();
         let lines: String = facts.iter().map(|f| format!("{f}\n")).collect();
-        std::fs::write(dir.path().join("facts.jsonl"), lines).unwrap();
+        std::fs::write(dir.path().join("facts.jsonl"), &lines).unwrap();
+        std::fs::create_dir(dir.path().join("withheld")).unwrap();
+        std::fs::write(dir.path().join("withheld/facts.jsonl"), lines).unwrap();
         std::fs::write(
             dir.path().join("rejected.jsonl"),
             "{\"stage\":\"x\",\"reason\":\"y\",\"record\":{\"title\":\"Our headline\"}}\n",
@@ -308,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn the_facts_are_found_by_their_sink_and_kind_and_nothing_else_is() {
+    fn the_facts_are_found_by_their_sink_and_kind_and_nothing_else_is_nor_the_withheld_part() {
         let dir = folder(&[fact()]);
         let files = files_to_publish(dir.path(), &RunJson::read(dir.path()).unwrap()).unwrap();
         assert_eq!(files, ["facts.jsonl", "run.json"]);
