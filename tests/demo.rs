@@ -248,5 +248,11 @@ fn a_rerun_that_cannot_write_every_file_publishes_none() {
         now == fresh,
         "the rerun's outputs differ from a fresh run's"
     );
-    assert!(!now.contains_key("future.jsonl"), "the future set is gone");
+    // The new window holds no article: the old set's records are gone, and
+    // the set is published empty.
+    assert_eq!(
+        now.get("future.jsonl").map(Vec::as_slice),
+        Some(&b""[..]),
+        "the future set is published empty"
+    );
 }

@@ -18,7 +18,10 @@ use crate::read::{Format, SetFile};
 /// Relations the `wikidata` stage reads when its options name none.
 const DEFAULT_RELATIONS: &str = "position held (P39), officeholder (P1308)";
 
-pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<String, CardError> {
+/// The body of the card of `dir`: `all` its configs as read, files with no
+/// rows included (they are said, but are no split: see [`super::loadable`]).
+pub(super) fn render(dir: &Path, run: &RunJson, all: &[Config]) -> Result<String, CardError> {
+    let configs = &super::loadable(all);
     let mut md = String::new();
     let pipeline = run.text("/pipeline").unwrap_or("tempora");
     let cutoff = run
@@ -36,8 +39,8 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     let text = super::text::files_with_text(dir)?;
     release(&mut md, run, &text);
     super::health::render(&mut md, dir, run);
-    loading(&mut md, configs);
-    sets(&mut md, dir, run, configs)?;
+    loading(&mut md, configs, all);
+    sets(&mut md, dir, run, all)?;
     super::withheld::render(&mut md, dir);
     // A rebuilt set is the original's: its card says how that was built.
     let origin = run.value.get("rebuilt_from").map(|pinned| RunJson {
@@ -49,7 +52,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, configs: &[Config]) -> Result<St
     super::text::render(&mut md, &text, manifest);
     rebuild(&mut md, configs);
     tables(&mut md, dir, configs)?;
-    fields(&mut md, configs);
+    fields(&mut md, all);
     licence_and_citation(&mut md, dir, run, configs)?;
     Ok(md)
 }
@@ -145,31 +148,45 @@ fn rebuild(md: &mut String, configs: &[Config]) {
     );
 }
 
-fn loading(md: &mut String, configs: &[Config]) {
+/// How to load the `configs` (those `datasets` loads), and a table of the
+/// splits of `all`, a split with no rows marked as no split of the configs.
+fn loading(md: &mut String, configs: &[Config], all: &[Config]) {
     md.push_str("## Loading\n\n```python\nimport datasets\n");
-    let default = articles_config(configs);
-    if default == "sets" {
-        md.push_str("sets = datasets.load_dataset(\"PATH\")            # the default config: the sets as splits\n");
-    } else {
-        md.push_str("manifest = datasets.load_dataset(\"PATH\")        # the default config: the articles without their text\n");
+    let default = super::default_config(configs);
+    match default {
+        Some("sets") => md.push_str("sets = datasets.load_dataset(\"PATH\")            # the default config: the sets as splits\n"),
+        Some("manifest") => md.push_str("manifest = datasets.load_dataset(\"PATH\")        # the default config: the articles without their text\n"),
+        Some(other) => {
+            let _ = writeln!(md, "{other} = datasets.load_dataset(\"PATH\")  # the default config");
+        }
+        None => {}
     }
-    for c in configs.iter().filter(|c| c.name != default) {
+    for c in configs.iter().filter(|c| Some(c.name) != default) {
         let _ = writeln!(md, "{0} = datasets.load_dataset(\"PATH\", \"{0}\")", c.name);
     }
     md.push_str("```\n\n`PATH` is this folder, or `USER/REPO` once it is on the Hub.\n\n");
     md.push_str("| config | split | rows | files |\n|---|---|---:|---|\n");
-    for c in configs {
+    let mut empty = false;
+    for c in all {
         for (split, files) in &c.splits {
             let rows: u64 = files.iter().map(|f| f.rows).sum();
             let names: Vec<String> = files.iter().map(|f| code(&f.path)).collect();
+            empty |= rows == 0;
             let _ = writeln!(
                 md,
-                "| {} | {} | {rows} | {} |",
+                "| {} | {}{} | {rows} | {} |",
                 c.name,
                 cell(split),
+                if rows == 0 { " (empty)" } else { "" },
                 names.join(", ")
             );
         }
+    }
+    if empty {
+        md.push_str(
+            "\nAn empty split's files are here with no rows (pyarrow and pandas read them), but \
+             they are no split of the configs: `datasets` cannot load a split with no rows.\n",
+        );
     }
     md.push('\n');
 }

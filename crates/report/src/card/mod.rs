@@ -120,14 +120,48 @@ impl EmptySet {
 pub fn build_card(dir: &Path) -> Result<Card, CardError> {
     let run = RunJson::read(dir)?;
     check_readme(dir)?;
-    let configs = layout::read_configs(dir, &run)?;
+    let all = layout::read_configs(dir, &run)?;
+    let configs = loadable(&all);
     let front = yaml::render(&front_matter(&run, &configs));
-    let body = body::render(dir, &run, &configs)?;
+    let body = body::render(dir, &run, &all)?;
     Ok(Card {
         text: format!("---\n{front}---\n\n{MARKER}\n\n{body}"),
-        empty_sets: body::empty_sets(dir, &run, &configs)?,
+        empty_sets: body::empty_sets(dir, &run, &all)?,
         configs,
     })
+}
+
+/// The configs as `datasets` loads them: the files with rows, the splits left
+/// with a file and the configs left with a split. `datasets` refuses a split of
+/// no rows ("corresponds to no data"), and with it the whole config, so the
+/// files of an empty set stay in the folder (with no rows) but are no split.
+pub(crate) fn loadable(configs: &[Config]) -> Vec<Config> {
+    let with_rows = |files: &Vec<DataFile>| -> Vec<DataFile> {
+        files.iter().filter(|f| f.rows > 0).cloned().collect()
+    };
+    configs
+        .iter()
+        .map(|c| Config {
+            splits: c
+                .splits
+                .iter()
+                .map(|(split, files)| (split.clone(), with_rows(files)))
+                .filter(|(_, files)| !files.is_empty())
+                .collect(),
+            ..c.clone()
+        })
+        .filter(|c| !c.splits.is_empty())
+        .collect()
+}
+
+/// The default config: the sets; without them (a folder of `tempora publish`,
+/// or one whose every set is empty), a lone config, else the manifest.
+pub(crate) fn default_config(configs: &[Config]) -> Option<&'static str> {
+    let named = |name: &str| configs.iter().find(|c| c.name == name).map(|c| c.name);
+    match configs {
+        [one] => named("sets").or(Some(one.name)),
+        _ => named("sets").or_else(|| named("manifest")),
+    }
 }
 
 /// Refuses a `README.md` in `dir` that `tempora card` did not write.
@@ -191,15 +225,10 @@ fn heading_entries(pretty_name: String) -> Vec<(String, Yaml)> {
 fn front_matter(run: &RunJson, configs: &[Config]) -> Yaml {
     let name = run.text("/pipeline").unwrap_or("tempora");
     let mut entries = heading_entries(format!("{name} (Tempora future test sets)"));
-    let has_sets = configs.iter().any(|c| c.name == "sets");
+    let default = default_config(configs);
     let config_list = configs
         .iter()
-        .map(|c| {
-            // Without the sets (a folder of `tempora publish`), the manifest.
-            let default =
-                c.name == "sets" || (!has_sets && (configs.len() == 1 || c.name == "manifest"));
-            config_yaml(c.name, default, &c.splits)
-        })
+        .map(|c| config_yaml(c.name, Some(c.name) == default, &c.splits))
         .collect();
     entries.push(("configs".into(), Yaml::List(config_list)));
     let info = configs
