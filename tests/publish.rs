@@ -337,3 +337,61 @@ fn assert_card_lacks(dir: &Path, folder: &str, file: &str) {
         "{said}"
     );
 }
+
+/// The article ids of the JSON lines files of `dir` (not its folders) and of
+/// `dir/withheld/`, as `(published, withheld)`.
+fn article_ids(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let ids = |folder: &Path| {
+        let mut ids: Vec<String> = std::fs::read_dir(folder)
+            .into_iter()
+            .flatten()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .filter(|p| !p.ends_with("rejected.jsonl"))
+            .flat_map(|p| common::jsonl::lines(&p))
+            .filter_map(|row| row["id"].as_str().map(str::to_string))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    };
+    (ids(dir), ids(&dir.join("withheld")))
+}
+
+#[test]
+fn a_folder_with_a_withheld_part_publishes_its_commitment_and_nothing_of_the_part() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("release.key"), [11u8; 32]).unwrap();
+    let key = dir.path().join("release.key").display().to_string();
+    let pipeline = common::demo::demo_with(
+        dir.path(),
+        &format!("[pipeline.release]\nwithhold = 0.5\nkey = {key:?}\n"),
+    );
+    let run = tempora(&["run", &pipeline, "--progress", "off"], dir.path());
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let out = dir.path().join("out");
+    let (_, withheld) = article_ids(&out);
+    assert!(!withheld.is_empty(), "the key holds back an article");
+
+    let done = tempora(&["publish", "out", "--to", "pub"], dir.path());
+    assert_eq!(done.status.code(), Some(0), "{}", said(&done));
+    let pub_dir = dir.path().join("pub");
+    let files: Vec<String> = common::temposum::published(&pub_dir, &[])
+        .into_keys()
+        .collect();
+    assert!(files.contains(&"withheld.json".to_string()), "{files:?}");
+    assert!(
+        !files.iter().any(|f| f.starts_with("withheld/")),
+        "{files:?}"
+    );
+    let (published, _) = article_ids(&pub_dir);
+    assert!(!published.is_empty());
+    assert!(
+        published.iter().all(|id| !withheld.contains(id)),
+        "{published:?} {withheld:?}"
+    );
+    let card = std::fs::read_to_string(pub_dir.join("README.md")).unwrap();
+    assert!(card.contains("## Withheld part"), "{card}");
+    let again = tempora(&["card", "pub"], dir.path());
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+}
