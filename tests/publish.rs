@@ -236,6 +236,16 @@ fn a_folder_to_write_that_is_not_empty_and_a_folder_that_is_no_output_are_refuse
     );
     assert!(!dir.path().join("published").exists());
 
+    // A folder inside the output folder (whose card would then describe it).
+    let refused = tempora(&["publish", "out", "--to", "out/published"], dir.path());
+    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
+    assert!(
+        said(&refused).contains("out/published: inside the output folder out"),
+        "{}",
+        said(&refused)
+    );
+    assert!(!out.join("published").exists());
+
     // An empty folder is written; then it is not empty.
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     let done = tempora(&["publish", "out", "--to", "empty"], dir.path());

@@ -30,7 +30,9 @@ pub struct PublishArgs {
 pub fn run(args: &PublishArgs) -> Outcome {
     super::output_folder(&args.out)?;
     let published = publish_folder(&args.out, &args.to).map_err(|e| match e {
-        PublishError::NotEmpty { .. } | PublishError::Card(CardError::NotOutput { .. }) => {
+        PublishError::NotEmpty { .. }
+        | PublishError::Inside { .. }
+        | PublishError::Card(CardError::NotOutput { .. }) => {
             crate::exit::Failure::from(UsageError::new(e.to_string()))
         }
         other => crate::exit::Failure::from(

@@ -73,6 +73,19 @@ pub enum PublishError {
         /// The folder.
         path: PathBuf,
     },
+    /// The folder to write is inside the output folder (whose card would then
+    /// describe it).
+    #[error(
+        "{}: inside the output folder {}: give a folder outside it",
+        path.display(),
+        out.display()
+    )]
+    Inside {
+        /// The folder to write.
+        path: PathBuf,
+        /// The output folder.
+        out: PathBuf,
+    },
     /// A file that would be published holds the publishers' text.
     #[error(
         "{}: holds the publishers' text, so it is not published (a record kind with text where \
@@ -110,6 +123,12 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PublishError + '_ {
 pub fn publish_folder(src: &Path, dst: &Path) -> Result<Published, PublishError> {
     let run = RunJson::read(src)?;
     refuse_filled(dst)?;
+    if within(dst, src) {
+        return Err(PublishError::Inside {
+            path: dst.to_path_buf(),
+            out: src.to_path_buf(),
+        });
+    }
     let files = files_to_publish(src, &run)?;
     for relative in &files {
         let path = src.join(relative);
@@ -155,6 +174,32 @@ fn refuse_filled(dst: &Path) -> Result<(), PublishError> {
             path: dst.to_path_buf(),
         }),
         Err(e) => Err(io(dst)(e)),
+    }
+}
+
+/// Whether `dst`, which need not exist yet, is `src` or a folder inside it.
+fn within(dst: &Path, src: &Path) -> bool {
+    let Ok(src) = src.canonicalize() else {
+        return false;
+    };
+    let mut existing = dst;
+    let mut below = Vec::new();
+    loop {
+        if let Ok(path) = existing.canonicalize() {
+            let path = below.iter().rev().fold(path, |p, name| p.join(name));
+            return path.starts_with(&src);
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                below.push(name.to_os_string());
+                existing = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+            }
+            _ => return false,
+        }
     }
 }
 
