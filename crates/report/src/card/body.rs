@@ -271,7 +271,10 @@ fn articles_config(configs: &[Config]) -> &'static str {
 }
 
 /// The articles per set: the sets' rows, or the manifest's per `split`.
-fn articles_per_set(dir: &Path, configs: &[Config]) -> Result<BTreeMap<String, u64>, CardError> {
+pub(super) fn articles_per_set(
+    dir: &Path,
+    configs: &[Config],
+) -> Result<BTreeMap<String, u64>, CardError> {
     let mut rows = BTreeMap::new();
     if articles_config(configs) == "sets" {
         for c in configs.iter().filter(|c| c.name == "sets") {

@@ -136,21 +136,26 @@ pub fn build_card(dir: &Path) -> Result<Card, CardError> {
 /// no rows ("corresponds to no data"), and with it the whole config, so the
 /// files of an empty set stay in the folder (with no rows) but are no split.
 pub(crate) fn loadable(configs: &[Config]) -> Vec<Config> {
-    let with_rows = |files: &Vec<DataFile>| -> Vec<DataFile> {
-        files.iter().filter(|f| f.rows > 0).cloned().collect()
-    };
     configs
         .iter()
         .map(|c| Config {
-            splits: c
-                .splits
-                .iter()
-                .map(|(split, files)| (split.clone(), with_rows(files)))
-                .filter(|(_, files)| !files.is_empty())
-                .collect(),
+            splits: loadable_splits(&c.splits),
             ..c.clone()
         })
         .filter(|c| !c.splits.is_empty())
+        .collect()
+}
+
+/// The splits as `datasets` loads them: the files with rows, the splits left
+/// with a file (see [`loadable`]).
+pub(crate) fn loadable_splits(splits: &[(String, Vec<DataFile>)]) -> Vec<(String, Vec<DataFile>)> {
+    splits
+        .iter()
+        .map(|(split, files)| {
+            let with_rows: Vec<DataFile> = files.iter().filter(|f| f.rows > 0).cloned().collect();
+            (split.clone(), with_rows)
+        })
+        .filter(|(_, files)| !files.is_empty())
         .collect()
 }
 

@@ -151,8 +151,19 @@ struct Release {
     reveal: Option<Reveal>,
     /// Whether a file of the folder holds the publishers' text.
     holds_text: bool,
+    /// Its articles per set.
+    articles: Vec<SetArticles>,
     /// The config the index card gives it, if its folder has sets or a manifest.
     config: Option<ReleaseConfig>,
+}
+
+/// A set's articles in a release.
+struct SetArticles {
+    set: String,
+    /// In its published files.
+    published: u64,
+    /// Held back (its commitment's files).
+    withheld: u64,
 }
 
 /// A release's config of the index card.
@@ -326,6 +337,7 @@ fn read_release(dir: &Path, name: ReleaseName) -> Result<Release, CardError> {
         reason,
     })?;
     let text = super::text::files_with_text(dir)?;
+    let articles = articles_per_set(dir, &run, &configs, commitment.as_ref())?;
     Ok(Release {
         name,
         dir: dir.to_path_buf(),
@@ -335,6 +347,7 @@ fn read_release(dir: &Path, name: ReleaseName) -> Result<Release, CardError> {
         commitment,
         reveal: None,
         holds_text: !text.outputs.is_empty() || !text.records.is_empty(),
+        articles,
         config: None,
     })
 }
@@ -480,7 +493,7 @@ fn release_config(release: &Release) -> Result<Option<ReleaseConfig>, CardError>
     }
     // `datasets` cannot load a split without rows ("corresponds to no data"),
     // nor a config with one: an empty split is said in the table, not declared.
-    splits.retain(|(_, files)| files.iter().any(|f| f.rows > 0));
+    let splits = super::loadable_splits(&splits);
     if splits.is_empty() {
         return Ok(None);
     }
@@ -617,75 +630,67 @@ fn table(md: &mut String, releases: &[Release]) {
     md.push('\n');
 }
 
-/// A release's articles per set: published, and held back where its
-/// commitment says so; or that it has none.
-fn articles(release: &Release) -> String {
-    let held = |path: &str| {
-        release.commitment.as_ref().map_or(0, |c| {
-            c.files
-                .iter()
-                .filter(|f| f.path.strip_prefix(WITHHELD) == Some(path))
+/// A release's articles per set, published and held back: the published
+/// ones as its own card counts them, the held back ones from its commitment
+/// (the withheld counterparts of its sets' files), in the pipeline's order of
+/// sets.
+///
+/// # Errors
+/// A manifest file cannot be read.
+fn articles_per_set(
+    dir: &Path,
+    run: &RunJson,
+    configs: &[Config],
+    commitment: Option<&Commitment>,
+) -> Result<Vec<SetArticles>, CardError> {
+    let mut published = super::body::articles_per_set(dir, configs)?;
+    let mut held: BTreeMap<String, u64> = BTreeMap::new();
+    let sets = configs.iter().filter(|c| c.name == "sets");
+    for (split, files) in sets.flat_map(|c| &c.splits) {
+        for file in files {
+            let rows: u64 = commitment
+                .into_iter()
+                .flat_map(|c| &c.files)
+                .filter(|f| f.path.strip_prefix(WITHHELD) == Some(file.path.as_str()))
                 .map(|f| f.rows)
-                .sum()
-        })
-    };
-    let per_set: Vec<(String, u64, u64)> = match release.configs.iter().find(|c| c.name == "sets") {
-        Some(sets) => sets
-            .splits
-            .iter()
-            .map(|(split, files)| {
-                let rows = files.iter().map(|f| f.rows).sum();
-                (
-                    split.clone(),
-                    rows,
-                    files.iter().map(|f| held(&f.path)).sum(),
-                )
-            })
-            .collect(),
-        None => manifest_sets(release)
-            .into_iter()
-            .map(|(set, n)| (set, n, 0))
-            .collect(),
-    };
-    if per_set.iter().all(|(_, n, w)| *n == 0 && *w == 0) {
+                .sum();
+            *held.entry(split.clone()).or_default() += rows;
+        }
+    }
+    let mut names = run.set_names();
+    names.extend(published.keys().chain(held.keys()).cloned());
+    let mut out: Vec<SetArticles> = Vec::new();
+    for name in names {
+        if out.iter().any(|s| s.set == name) {
+            continue;
+        }
+        out.push(SetArticles {
+            published: published.remove(&name).unwrap_or(0),
+            withheld: held.remove(&name).unwrap_or(0),
+            set: name,
+        });
+    }
+    Ok(out)
+}
+
+/// A release's articles per set, or that it has none.
+fn articles(release: &Release) -> String {
+    if release
+        .articles
+        .iter()
+        .all(|s| s.published + s.withheld == 0)
+    {
         return "no article".into();
     }
-    per_set
+    release
+        .articles
         .iter()
-        .map(|(set, n, w)| match w {
-            0 => format!("{} {n}", cell(set)),
-            w => format!("{} {n} (+{w} withheld)", cell(set)),
+        .map(|s| match s.withheld {
+            0 => format!("{} {}", cell(&s.set), s.published),
+            w => format!("{} {} (+{w} withheld)", cell(&s.set), s.published),
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The articles per set of a release's manifest (`split` column), in the
-/// pipeline's order of sets.
-fn manifest_sets(release: &Release) -> Vec<(String, u64)> {
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let files = release
-        .configs
-        .iter()
-        .filter(|c| c.name == "manifest")
-        .flat_map(|c| &c.splits)
-        .flat_map(|(_, files)| files);
-    for file in files {
-        let path = release.dir.join(&file.path);
-        let column = std::fs::File::open(&path)
-            .ok()
-            .and_then(|f| tempora_sink::parquet::read_text_column(f, "split").ok());
-        for split in column.into_iter().flatten() {
-            *counts.entry(split.unwrap_or_default()).or_default() += 1;
-        }
-    }
-    let order = release.run.set_names();
-    let mut sets: Vec<(String, u64)> = order
-        .iter()
-        .map(|s| (s.clone(), counts.remove(s).unwrap_or(0)))
-        .collect();
-    sets.extend(counts);
-    sets
 }
 
 /// A release's withheld share and whether it was revealed.
