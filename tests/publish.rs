@@ -140,7 +140,7 @@ async fn a_published_folder_holds_no_text_says_how_to_rebuild_and_rebuilds_the_s
     // `tempora card` on the folder writes the same card.
     let card = std::fs::read_to_string(to.join("README.md")).unwrap();
     assert!(
-        card.contains("No output file of this folder holds the publishers' text"),
+        card.contains("No file of this folder holds the publishers' text"),
         "{card}"
     );
     assert!(

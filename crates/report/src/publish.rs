@@ -373,7 +373,8 @@ mod tests {
         let mut with_text = fact();
         with_text["title"] = json!("A headline written by a publisher");
         let dir = folder(&[fact(), with_text]);
-        let dst = dir.path().join("published");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let dst = elsewhere.path().join("published");
         let err = publish_folder(dir.path(), &dst).unwrap_err();
         assert!(
             matches!(&err, PublishError::HoldsText { path } if path.ends_with("facts.jsonl")),
@@ -385,11 +386,12 @@ mod tests {
     #[test]
     fn a_card_that_cannot_be_made_leaves_no_folder_behind() {
         let dir = folder(&[fact()]);
-        let dst = dir.path().join("published");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let dst = elsewhere.path().join("published");
         let err = publish_folder(dir.path(), &dst).unwrap_err();
         assert!(err.to_string().contains("no Parquet files"), "{err}");
         assert!(!dst.exists());
-        let left: Vec<String> = std::fs::read_dir(dir.path())
+        let left: Vec<String> = std::fs::read_dir(elsewhere.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.starts_with('.'))

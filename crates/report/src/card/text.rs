@@ -64,7 +64,12 @@ const RUN_RECORDS: [&str; 1] = ["rejected.jsonl"];
 /// without their text). The runs' own records are the release's (see
 /// [`records_line`]): a rebuild of the same sets says the same here.
 pub(super) fn render(md: &mut String, files: &TextFiles, manifest: bool) {
-    md.push_str(&statement(&files.outputs, manifest));
+    let mut text = statement(&files.outputs, manifest);
+    if files.is_empty() {
+        // Not even the runs' own records: the folder holds none of it at all.
+        text = text.replacen("No output file of this folder", "No file of this folder", 1);
+    }
+    md.push_str(&text);
 }
 
 /// The release's line on the runs' own records that hold the publishers' text,
@@ -299,9 +304,7 @@ mod tests {
         let mut md = String::new();
         render(&mut md, &files, true);
         assert!(
-            md.contains(
-                "No output file of this folder holds the publishers' text: the `manifest` config"
-            ),
+            md.contains("No file of this folder holds the publishers' text: the `manifest` config"),
             "{md}"
         );
         assert!(!md.contains("This folder holds"), "{md}");
@@ -370,6 +373,21 @@ mod tests {
         assert!(md.contains("`tempora publish PATH --to DIR`"), "{md}");
         assert!(!files.is_empty());
         assert!(!md.contains("not redistributed"), "{md}");
+    }
+
+    #[test]
+    fn a_folder_whose_runs_records_alone_hold_text_says_no_output_file_does() {
+        let files = TextFiles {
+            outputs: Vec::new(),
+            records: vec!["rejected.jsonl".into()],
+        };
+        let mut md = String::new();
+        render(&mut md, &files, true);
+        assert!(
+            md.contains("No output file of this folder holds the publishers' text"),
+            "{md}"
+        );
+        assert!(records_line(&files).is_some());
     }
 
     #[test]
