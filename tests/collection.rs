@@ -253,14 +253,20 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     std::fs::create_dir_all(out.join("notes")).unwrap();
     ok(&card(&out));
     std::fs::create_dir_all(out.join("2026-13")).unwrap();
-    refused(&out, "2026-13: not a Tempora output: `13` is not a month");
+    refused(
+        &out,
+        "2026-13: named like a release, but is none: `13` is not a month",
+    );
     std::fs::remove_dir(out.join("2026-13")).unwrap();
 
     // A folder named like a release without its release.json (a run that did
     // not publish), or without run.json.
     copy("2026-11", "2026-08");
     std::fs::remove_file(out.join("2026-08/release.json")).unwrap();
-    refused(&out, "2026-08/release.json: not a Tempora output: missing");
+    refused(
+        &out,
+        "2026-08: named like a release, but holds no release.json",
+    );
     std::fs::write(
         out.join("2026-08/release.json"),
         r#"{ "release": "2026-08", "month": "2026-08", "version": 1 }"#,
@@ -272,7 +278,10 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
 
     // A release in the folder of another name.
     copy("2026-11", "2026-07");
-    refused(&out, "2026-07/release.json: not a Tempora output: its `release` is \"2026-11\", but its folder is `2026-07`");
+    refused(
+        &out,
+        "2026-07/release.json: its `release` is \"2026-11\", but its folder is `2026-07`",
+    );
     std::fs::remove_dir_all(out.join("2026-07")).unwrap();
 
     // A reveal whose key is not the release's, and one of no release.
@@ -281,10 +290,7 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     let mut bad: serde_json::Value = serde_json::from_str(&good).unwrap();
     bad["key"] = "00".repeat(32).into();
     std::fs::write(&reveal, bad.to_string()).unwrap();
-    refused(
-        &out,
-        "reveals/2026-10.json: not a Tempora output: its key is not the one",
-    );
+    refused(&out, "reveals/2026-10.json: its key is not the one");
     std::fs::write(&reveal, &good).unwrap();
     std::fs::write(
         out.join("reveals/2026-05.json"),
@@ -306,7 +312,7 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     .unwrap();
     refused(
         &out,
-        "2026-10/withheld/future.parquet: not a Tempora output: its SHA-256 is not",
+        "2026-10/withheld/future.parquet: its SHA-256 is not the one",
     );
     std::fs::write(&withheld, &bytes).unwrap();
     ok(&card(&out));

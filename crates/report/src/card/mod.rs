@@ -65,6 +65,15 @@ pub enum CardError {
         /// How.
         reason: String,
     },
+    /// A folder of releases holds what is no release of it (a folder named
+    /// like one), or a reveal that is not what its release committed to.
+    #[error("{}: {reason}", path.display())]
+    Collection {
+        /// The folder or file.
+        path: PathBuf,
+        /// Why, in words that stand alone.
+        reason: String,
+    },
     /// A file cannot be read or written.
     #[error("{}: {source}", path.display())]
     Io {

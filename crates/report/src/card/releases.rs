@@ -268,7 +268,12 @@ fn read_releases(dir: &Path) -> Result<Vec<Release>, CardError> {
         }
         match ReleaseName::parse(&folder) {
             None => {}
-            Some(Err(reason)) => return Err(CardError::NotOutput { path, reason }),
+            Some(Err(why)) => {
+                return Err(CardError::Collection {
+                    path,
+                    reason: format!("named like a release, but is none: {why}"),
+                })
+            }
             Some(Ok(name)) => releases.push(read_release(&path, name)?),
         }
     }
@@ -291,18 +296,21 @@ fn read_releases(dir: &Path) -> Result<Vec<Release>, CardError> {
 /// its files disagree with its `run.json`.
 fn read_release(dir: &Path, name: ReleaseName) -> Result<Release, CardError> {
     let path = dir.join(RELEASE_FILE);
-    let not_release = |reason: String| CardError::NotOutput {
+    let not_release = |reason: String| CardError::Collection {
         path: path.clone(),
         reason,
     };
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(not_release(format!(
-                "missing: the folder is named like a release, but `{name}` was never published \
-                 in it (a run that did not finish, or a folder that is not a release: move it \
-                 out of the collection)"
-            )))
+            return Err(CardError::Collection {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "named like a release, but holds no {RELEASE_FILE}: `{name}` was never \
+                     published in it (a run that did not finish, or a folder that is no \
+                     release: move it out of the collection)"
+                ),
+            })
         }
         Err(e) => return Err(CardError::io(&path)(e)),
     };
@@ -366,7 +374,7 @@ fn attach_reveals(dir: &Path, releases: &mut [Release]) -> Result<(), CardError>
             continue;
         };
         let path = folder.join(&file);
-        let refuse = |reason: String| CardError::NotOutput {
+        let refuse = |reason: String| CardError::Collection {
             path: path.clone(),
             reason,
         };
@@ -397,7 +405,7 @@ fn attach_reveals(dir: &Path, releases: &mut [Release]) -> Result<(), CardError>
 /// # Errors
 /// The release holds nothing back, or any of the above differs.
 fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), CardError> {
-    let refuse = |reason: String| CardError::NotOutput {
+    let refuse = |reason: String| CardError::Collection {
         path: path.to_path_buf(),
         reason,
     };
@@ -427,7 +435,7 @@ fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), C
         if on_disk.is_file()
             && sha256_file(&on_disk).map_err(CardError::io(&on_disk))? != file.sha256
         {
-            return Err(CardError::NotOutput {
+            return Err(CardError::Collection {
                 path: on_disk,
                 reason: format!("its SHA-256 is not the one {} reveals", path.display()),
             });
@@ -516,7 +524,7 @@ fn withheld_file(
     revealed: &RevealedFile,
     config_features: &[(String, Feature)],
 ) -> Result<DataFile, CardError> {
-    let disagrees = |reason: String| CardError::NotOutput {
+    let disagrees = |reason: String| CardError::Collection {
         path: path.to_path_buf(),
         reason,
     };
