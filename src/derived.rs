@@ -15,6 +15,8 @@ use tempora_manifest::inputs::{ManifestInputs, INPUTS_FILE};
 use tempora_report::card::Card;
 use tempora_sink::release::{Commitment, Withhold, WithholdOption, COMMITMENT};
 
+use crate::monthly::{ReleaseFolder, RELEASE_FILE};
+
 /// What a run that publishes a manifest writes beside it as its pins
 /// (`manifest.inputs.json`).
 #[derive(Clone)]
@@ -37,6 +39,9 @@ pub struct Of {
     pub facts: bool,
     /// The withheld part, when the pipeline holds one back.
     pub release: Option<WithholdOption>,
+    /// The monthly release the run makes, whose record (`release.json`) it
+    /// publishes with it.
+    pub monthly: Option<ReleaseFolder>,
 }
 
 /// The card a run made, once it has published (none without Parquet output).
@@ -60,6 +65,10 @@ fn make(of: &Of, dir: &Path, card: &MadeCard) -> anyhow::Result<Derived> {
     if let Some(pins) = &of.pins {
         write_manifest_inputs(dir, pins, &of.declared, of.facts)?;
         derived.written.push(INPUTS_FILE.into());
+    }
+    if let Some(folder) = &of.monthly {
+        write_release_record(dir, folder)?;
+        derived.written.push(RELEASE_FILE.into());
     }
     match &of.release {
         Some(option) => {
@@ -109,6 +118,26 @@ fn write_manifest_inputs(
     inputs
         .write(dir)
         .with_context(|| format!("cannot write the manifest's inputs ({INPUTS_FILE})"))
+}
+
+/// Writes `release.json` in `dir`: the release, and the run that makes it
+/// (from its `run.json`: its name and the day its dates were resolved on).
+fn write_release_record(dir: &Path, folder: &ReleaseFolder) -> anyhow::Result<()> {
+    let path = dir.join("run.json");
+    let run: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not JSON", path.display()))?;
+    let text = |pointer: &str| run.pointer(pointer).and_then(serde_json::Value::as_str);
+    let day = text("/dates/run_day")
+        .or_else(|| text("/started_at").and_then(|t| t.get(..10)))
+        .and_then(|d| d.parse().ok())
+        .with_context(|| format!("{} records no run day", path.display()))?;
+    let record = folder.record(text("/run").unwrap_or_default(), day);
+    let mut json = serde_json::to_vec_pretty(&record)?;
+    json.push(b'\n');
+    std::fs::write(dir.join(RELEASE_FILE), json)
+        .with_context(|| format!("cannot write {RELEASE_FILE}"))
 }
 
 /// Whether any `*.parquet` file lies under `dir` (the card's configs point at

@@ -13,6 +13,7 @@ mod derived;
 mod exit;
 mod health;
 mod memory;
+mod monthly;
 mod pipeline;
 mod prepare;
 mod registry;

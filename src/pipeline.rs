@@ -169,6 +169,14 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
 /// folder's `run.json` when there is one to write.
 pub fn refuse(refused: &Refused, options: &RunOptions) -> ExitCode {
     eprintln!("error: {}", refused.errors);
+    // A release that is out never changes, not even its run.json.
+    let out = refused.file.settings().ok().map(|s| {
+        let name = tempora_engine::config::pipeline_name(Some(&s), &refused.file.path);
+        tempora_engine::config::output_dir(Some(&s), &name)
+    });
+    if out.is_some_and(|out| crate::monthly::is_release(&out)) {
+        return exit::usage();
+    }
     if let Some(out) =
         tempora_engine::record_refused(&refused.file, &refused.errors, options, &registry())
     {
@@ -204,7 +212,12 @@ pub fn run_prepared(
     options: RunOptions,
     manifest: Option<ManifestPins>,
 ) -> Outcome<ExitCode> {
-    let Prepared { plan, release, .. } = match prepared.runnable() {
+    let Prepared {
+        plan,
+        release,
+        monthly,
+        ..
+    } = match prepared.runnable() {
         Ok(prepared) => prepared,
         Err(refused) => return Ok(refuse(&refused, &options)),
     };
@@ -228,7 +241,8 @@ pub fn run_prepared(
         pins: manifest,
         declared,
         facts,
-        release,
+        release: release.clone(),
+        monthly: monthly.clone(),
     });
     options.derive = Some(derive);
     let report = match run_plan(plan, options)? {
@@ -249,6 +263,16 @@ pub fn run_prepared(
     print_summary(&report, &out);
     if report.status == RunStatus::Completed {
         print_card(&out, &card);
+        if let Some(folder) = &monthly {
+            let key = release.as_ref().map(|r| r.key.as_path());
+            match crate::monthly::after_release(folder, key) {
+                Ok(lines) => lines.iter().for_each(|line| println!("{line}")),
+                Err(e) => {
+                    eprintln!("error: release {} is out, but {e:#}", folder.monthly.name());
+                    return Ok(exit::failure());
+                }
+            }
+        }
     }
     Ok(exit_code(&report))
 }

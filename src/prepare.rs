@@ -23,8 +23,12 @@ pub struct Prepared {
     pub problems: Vec<ConfigError>,
     /// `[pipeline.health]`, when the file has the table.
     pub health: Option<HealthSettings>,
-    /// `[pipeline.release]`, when the file holds part of each set back.
+    /// `[pipeline.release]`'s withheld part, when the file holds part of each
+    /// set back.
     pub release: Option<WithholdOption>,
+    /// `[pipeline.release]`'s monthly release, when the file makes one: the
+    /// output folder is then the release's, in the collection.
+    pub monthly: Option<crate::monthly::ReleaseFolder>,
     /// Whether the manifest's stages were added: the run then writes the
     /// manifest's inputs beside them.
     pub manifest: bool,
@@ -68,15 +72,45 @@ pub fn today() -> NaiveDate {
 ///
 /// # Errors
 /// Any problem of the file itself, an unreadable relative date among them.
-pub fn prepare_on(
+pub fn prepare_on(file: PipelineFile, day: NaiveDate, rebuild: bool) -> Result<Prepared, Refused> {
+    prepare_at(file, day, rebuild, true)
+}
+
+/// [`prepare_on`]; with `follow`, a monthly release whose earlier attempt did
+/// not publish is prepared again on the day that attempt resolved its dates on,
+/// so finishing it another day makes the same release.
+fn prepare_at(
     mut file: PipelineFile,
     day: NaiveDate,
     rebuild: bool,
+    follow: bool,
 ) -> Result<Prepared, Refused> {
     let unresolved = file.clone();
     let dates = file.resolve_dates(day);
     let health = crate::health::settings(&mut file);
-    let release = crate::release::settings(&mut file);
+    let crate::release::ReleaseSettings {
+        withhold: release,
+        monthly,
+    } = crate::release::settings(&mut file);
+    let mut recorded = None;
+    let monthly = monthly.map(|m| {
+        let folder = crate::monthly::place(&mut file, &m, release.as_ref().map(|r| r.share));
+        match crate::monthly::check(&folder) {
+            Ok(attempt) => recorded = attempt.filter(|d| *d != day),
+            Err(refused) => file.problems.push(
+                ConfigError::pipeline("release.month", refused.to_string()).about_environment(),
+            ),
+        }
+        folder
+    });
+    if let (Some(recorded), Some(folder), true) = (recorded, &monthly, follow) {
+        eprintln!(
+            "note: release {} was first attempted on {recorded} without being published: \
+             its dates are resolved on that day again",
+            folder.monthly.name()
+        );
+        return prepare_at(unresolved, recorded, rebuild, false);
+    }
     let added = std::cell::Cell::new(false);
     let add = |stages: &[PlannedStage]| {
         let table = tempora_manifest::attach::stages(stages);
@@ -94,6 +128,7 @@ pub fn prepare_on(
             problems,
             health,
             release,
+            monthly,
             manifest: added.get(),
             file,
             dates,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context as _};
 use tempora_records::{Record, RecordKind};
 use tempora_sink::release::{
-    hex, read_key, relative_files, rows, sha256_file, sha256_hex, withheld_files, Commitment,
-    Revealed, Withhold, WithholdOption, COMMITMENT, DIR,
+    hex, read_key, relative_files, rows, scoped_key, sha256_file, sha256_hex, withheld_files,
+    Commitment, Revealed, Withhold, WithholdOption, COMMITMENT, DIR,
 };
 
 use crate::exit::Outcome;
@@ -38,38 +38,24 @@ pub fn run(args: &RevealArgs) -> Outcome {
     Ok(reveal(args)?)
 }
 
-/// Checks the folder's withheld part and the key, then reveals it.
+/// Checks the folder's withheld part and the key, then reveals it: in the
+/// folder's own commitment and card, or, for a release of a monthly
+/// collection, whose files never change, in the collection's record.
 fn reveal(args: &RevealArgs) -> anyhow::Result<()> {
     let out = &args.out;
-    let Some(mut commitment) = Commitment::read(out).map_err(anyhow::Error::msg)? else {
-        bail!(
-            "{} holds back nothing: it has no {COMMITMENT} (a run with `[pipeline.release] withhold` writes one)",
-            out.display()
-        );
-    };
+    if crate::monthly::is_release(out) {
+        return crate::monthly::reveal_release(out, args.key.as_deref());
+    }
+    let mut commitment = committed(out)?;
     if let Some(revealed) = &commitment.revealed {
         println!("already revealed at {}: nothing to do", revealed.at);
         return Ok(());
     }
-    check_files(out, &commitment)?;
     let key_path = match &args.key {
         Some(path) => path.clone(),
         None => run_key(out)?,
     };
-    let key = read_key(&key_path).map_err(anyhow::Error::msg)?;
-    if sha256_hex(&key) != commitment.key_sha256 {
-        bail!(
-            "the key {} is not the one {} committed to (its SHA-256 differs)",
-            key_path.display(),
-            out.join(COMMITMENT).display()
-        );
-    }
-    let withhold = Withhold::load(&WithholdOption {
-        share: commitment.share,
-        key: key_path,
-    })
-    .map_err(anyhow::Error::msg)?;
-    check_choice(out, &withhold)?;
+    let key = verify(out, &commitment, &key_path)?;
     commitment.revealed = Some(Revealed {
         at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         key: hex(&key),
@@ -87,6 +73,52 @@ fn reveal(args: &RevealArgs) -> anyhow::Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// The folder's commitment (`withheld.json`).
+///
+/// # Errors
+/// It has none, or it cannot be read.
+pub fn committed(out: &Path) -> anyhow::Result<Commitment> {
+    match Commitment::read(out).map_err(anyhow::Error::msg)? {
+        Some(commitment) => Ok(commitment),
+        None => bail!(
+            "{} holds back nothing: it has no {COMMITMENT} (a run with `[pipeline.release] withhold` writes one)",
+            out.display()
+        ),
+    }
+}
+
+/// Checks the withheld files of `out` against `commitment`, and that the key
+/// file at `key_path` is the one committed to (the release's own, made from
+/// it, when the commitment names its release) and chose exactly the withheld
+/// part. Returns the key committed to, which the reveal publishes.
+///
+/// # Errors
+/// A file missing, changed or not committed to; another key; a key that did
+/// not choose the withheld part.
+pub fn verify(out: &Path, commitment: &Commitment, key_path: &Path) -> anyhow::Result<Vec<u8>> {
+    check_files(out, commitment)?;
+    let key = read_key(key_path).map_err(anyhow::Error::msg)?;
+    let key = match &commitment.scope {
+        Some(scope) => scoped_key(&key, scope),
+        None => key,
+    };
+    if sha256_hex(&key) != commitment.key_sha256 {
+        bail!(
+            "the key {} is not the one {} committed to (its SHA-256 differs)",
+            key_path.display(),
+            out.join(COMMITMENT).display()
+        );
+    }
+    let withhold = Withhold::load(&WithholdOption {
+        share: commitment.share,
+        key: key_path.to_path_buf(),
+        scope: commitment.scope.clone(),
+    })
+    .map_err(anyhow::Error::msg)?;
+    check_choice(out, &withhold)?;
+    Ok(key)
 }
 
 /// Each committed file as committed; no other file under `withheld/`.
@@ -128,7 +160,10 @@ fn check_files(out: &Path, commitment: &Commitment) -> anyhow::Result<()> {
 }
 
 /// The `key` of the run's `[pipeline.release]`, from `run.json`.
-fn run_key(out: &Path) -> anyhow::Result<PathBuf> {
+///
+/// # Errors
+/// `run.json` cannot be read or names no key.
+pub fn run_key(out: &Path) -> anyhow::Result<PathBuf> {
     let path = out.join("run.json");
     let run: serde_json::Value = serde_json::from_slice(
         &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,

@@ -32,10 +32,16 @@ pub const MIN_KEY_BYTES: usize = 16;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WithholdOption {
-    /// The share of articles held back (above 0, below 1).
+    /// The share of articles held back (above 0, at most 1: 1 holds back the
+    /// whole release until it is revealed).
     pub share: f64,
     /// The secret key file.
     pub key: PathBuf,
+    /// The release the choice is for (a monthly release's name, `2026-11`):
+    /// its key is then the HMAC-SHA256 of this name under the key file's bytes,
+    /// so revealing one release's key reveals nothing of another's choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// The choice of what is held back.
@@ -43,6 +49,7 @@ pub struct WithholdOption {
 pub struct Withhold {
     share: f64,
     key: Vec<u8>,
+    scope: Option<String>,
 }
 
 impl std::fmt::Debug for Withhold {
@@ -54,22 +61,28 @@ impl std::fmt::Debug for Withhold {
 }
 
 impl Withhold {
-    /// Reads the key of `option`.
+    /// Reads the key of `option` (the release's own key when it has a
+    /// [`WithholdOption::scope`]).
     ///
     /// # Errors
-    /// The share is not between 0 and 1; the key file is missing, unreadable
-    /// or too short (the message names the file).
+    /// The share is not above 0 and at most 1; the key file is missing,
+    /// unreadable or too short (the message names the file).
     pub fn load(option: &WithholdOption) -> Result<Self, String> {
-        if !(option.share > 0.0 && option.share < 1.0) {
+        if !(option.share > 0.0 && option.share <= 1.0) {
             return Err(format!(
-                "`withhold` must be above 0 and below 1 (a share), is {}",
+                "`withhold` must be above 0 and at most 1 (a share; 1 holds back the whole release), is {}",
                 option.share
             ));
         }
         let key = read_key(&option.key)?;
+        let key = match &option.scope {
+            Some(scope) => scoped_key(&key, scope),
+            None => key,
+        };
         Ok(Self {
             share: option.share,
             key,
+            scope: option.scope.clone(),
         })
     }
 
@@ -102,6 +115,17 @@ impl Withhold {
     pub fn share(&self) -> f64 {
         self.share
     }
+}
+
+/// The key of the release `scope` under the key file's bytes `key`: the
+/// HMAC-SHA256 of the release's name.
+pub fn scoped_key(key: &[u8], scope: &str) -> Vec<u8> {
+    // HMAC takes a key of any length: this cannot fail.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        return key.to_vec();
+    };
+    mac.update(scope.as_bytes());
+    mac.finalize().into_bytes().to_vec()
 }
 
 /// Reads a key file.
@@ -166,6 +190,10 @@ pub struct Commitment {
     pub share: f64,
     /// SHA-256 of the key (hex).
     pub key_sha256: String,
+    /// The release whose own key chose the part (see [`WithholdOption::scope`]):
+    /// the key committed to is that release's, made from the key file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Every withheld file.
     pub files: Vec<CommittedFile>,
     /// Set once `tempora reveal` published the part.
@@ -192,6 +220,7 @@ impl Commitment {
             schema: SCHEMA.to_string(),
             share: withhold.share,
             key_sha256: withhold.key_sha256(),
+            scope: withhold.scope.clone(),
             files,
             revealed: None,
         })
