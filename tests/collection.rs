@@ -189,10 +189,22 @@ fn a_collection_is_one_config_per_release_the_newest_the_default() {
     assert!(table[3].contains("| 100%, revealed on "), "{}", table[3]);
     assert!(table[3].contains("future 0 (+2 withheld)"), "{}", table[3]);
     assert!(table[1].ends_with("| yes |"), "{}", table[1]);
+    // The empty month's folder holds text only in the run's rejected records.
     assert!(
-        table[4].ends_with("| no (manifest: rebuild) |"),
+        table[0].ends_with("| `rejected.jsonl` alone |"),
         "{}",
-        table[4]
+        table[0]
+    );
+    assert!(table[4].ends_with("| no |"), "{}", table[4]);
+    // Made: the run day its release.json records.
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("2026-11.v2/release.json")).unwrap())
+            .unwrap();
+    let made = record["run_day"].as_str().unwrap();
+    assert!(
+        table[1].contains(&format!("| 2026-11 | {made} | 2, corrects")),
+        "{}",
+        table[1]
     );
     for needle in [
         "datasets.load_dataset(\"PATH\", \"2026-09\")",

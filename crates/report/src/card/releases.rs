@@ -149,8 +149,8 @@ struct Release {
     configs: Vec<Config>,
     commitment: Option<Commitment>,
     reveal: Option<Reveal>,
-    /// Whether a file of the folder holds the publishers' text.
-    holds_text: bool,
+    /// Which of its files hold the publishers' text.
+    text: super::text::TextFiles,
     /// Its articles per set.
     articles: Vec<SetArticles>,
     /// The config the index card gives it, if its folder has sets or a manifest.
@@ -354,7 +354,7 @@ fn read_release(dir: &Path, name: ReleaseName) -> Result<Release, CardError> {
         configs,
         commitment,
         reveal: None,
-        holds_text: !text.outputs.is_empty() || !text.records.is_empty(),
+        text,
         articles,
         config: None,
     })
@@ -610,8 +610,13 @@ fn render(releases: &[Release], configs: &[ReleaseConfig]) -> String {
 fn table(md: &mut String, releases: &[Release]) {
     md.push_str(
         "## Releases\n\n\
-         | release | month | version | articles | withheld | facts reading | publishers' text |\n\
-         |---|---|---|---|---|---|---|\n",
+         Made: the day the release's dates were resolved on (its `release.json`). Facts reading: \
+         the evolving facts its articles were judged against, as read when it was made (a live \
+         reading's time and the SHA-256 of what was read, or the dump's SHA-256). Publishers' \
+         text: whether its folder holds the articles' text (`rejected.jsonl` alone: only the \
+         run's record of what it rejected), or only the manifest to rebuild them from.\n\n\
+         | release | month | made | version | articles | withheld | facts reading | publishers' text |\n\
+         |---|---|---|---|---|---|---|---|\n",
     );
     for release in releases {
         let name = release.name.to_string();
@@ -619,16 +624,18 @@ fn table(md: &mut String, releases: &[Release]) {
         if let Some(corrects) = release.record.get("corrects").and_then(Value::as_str) {
             let _ = write!(version, ", corrects {}", code(corrects));
         }
-        let text = if release.holds_text {
-            "yes"
-        } else {
-            "no (manifest: rebuild)"
+        let text = match (&release.text.outputs[..], &release.text.records[..]) {
+            ([], []) => "no",
+            ([], _) => "`rejected.jsonl` alone",
+            _ => "yes",
         };
+        let made = release.record.get("run_day").and_then(Value::as_str);
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {text} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {text} |",
             code(&name),
             cell(&release.name.month),
+            cell(made.unwrap_or("(not stated)")),
             version,
             articles(release),
             withheld_cell(release),
