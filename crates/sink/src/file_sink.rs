@@ -38,7 +38,9 @@ pub struct SinkOptions {
     /// `{kind}`, `{relation}` and `{novelty}` (the novelty tag `T_nov`/`T_sim`, else
     /// the bin) are filled from each record (one file per value); `{run}` (the run's
     /// start in UTC, `2026-11-23T023015Z`) and `{date}` (its day, `2026-11-23`) from
-    /// the run.
+    /// the run. A path with no record field is written even when no record comes, and
+    /// so is, with `{split}` its only record field, the file of every set the sink
+    /// reads: empty (in Parquet, the kind's schema and no rows).
     pub path: String,
     /// `replace`: each run writes its files anew. `append` (JSONL only): each run adds
     /// its records to the file's, leaving out records the file has already (same
