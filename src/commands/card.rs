@@ -59,7 +59,7 @@ pub fn print_collection_card(card: &CollectionCard) {
             splits_line(&config.splits)
         );
     }
-    for name in &card.without_files {
+    for name in &card.without_config {
         println!("{name}: no article (no config)");
     }
 }

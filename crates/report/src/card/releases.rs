@@ -182,10 +182,10 @@ pub struct ReleaseConfig {
 /// An index card, ready to write.
 #[derive(Debug, Clone)]
 pub struct CollectionCard {
-    /// One config per release that has files, newest first; the first is the default.
+    /// One config per release with rows to load, newest first; the first is the default.
     pub configs: Vec<ReleaseConfig>,
-    /// The releases with no row to load (no config), newest first.
-    pub without_files: Vec<String>,
+    /// The releases with no row to load (no article), which have no config, newest first.
+    pub without_config: Vec<String>,
     /// The whole `README.md`.
     pub text: String,
 }
@@ -215,7 +215,7 @@ pub fn is_collection(dir: &Path) -> bool {
 /// committed to.
 pub fn build_collection_card(dir: &Path) -> Result<CollectionCard, CardError> {
     if dir.join("run.json").exists() {
-        return Err(CardError::NotOutput {
+        return Err(CardError::Collection {
             path: dir.to_path_buf(),
             reason: "holds run.json: it is an output folder, not a collection of releases \
                      (`tempora card` writes its own card)"
@@ -232,7 +232,7 @@ pub fn build_collection_card(dir: &Path) -> Result<CollectionCard, CardError> {
     let front = yaml::render(&front_matter(&releases, &configs));
     let body = render(&releases, &configs);
     Ok(CollectionCard {
-        without_files: releases
+        without_config: releases
             .iter()
             .filter(|r| r.config.is_none())
             .map(|r| r.name.to_string())
