@@ -6,22 +6,12 @@
 //! twice; and every folder that is not a collection's is refused, naming it,
 //! writing nothing.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn tempora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::bin::{succeeded, tempora};
 
 /// The demo as the release `month` of the collection `out`, with `extra` `--set`s.
 fn release(out: &Path, month: &str, extra: &[&str]) {
@@ -40,7 +30,7 @@ fn release(out: &Path, month: &str, extra: &[&str]) {
     for e in extra {
         args.extend(["--set", e]);
     }
-    ok(&tempora(&args));
+    succeeded(&tempora(&args));
 }
 
 /// A collection: 2026-10 held back whole (revealed when 2026-11 is made),
@@ -65,7 +55,7 @@ fn collection(root: &Path) -> std::path::PathBuf {
     let full = root.join("full");
     release(&full, "2026-09", &[]);
     let published = out.join("2026-09");
-    ok(&tempora(&[
+    succeeded(&tempora(&[
         "publish",
         full.join("2026-09").to_str().unwrap(),
         "--to",
@@ -103,7 +93,7 @@ fn rows(path: &Path) -> u64 {
 fn a_collection_is_one_config_per_release_the_newest_the_default() {
     let root = tempfile::tempdir().unwrap();
     let out = collection(root.path());
-    let printed = ok(&card(&out));
+    let printed = succeeded(&card(&out));
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     let yaml = front_matter(&readme);
     // One config per release with rows, newest first, the newest the default.
@@ -217,7 +207,7 @@ fn a_collection_is_one_config_per_release_the_newest_the_default() {
 
     // Same folders, same bytes; and the release folders are untouched.
     let release_card = std::fs::read(out.join("2026-11/README.md")).unwrap();
-    ok(&card(&out));
+    succeeded(&card(&out));
     assert_eq!(
         std::fs::read_to_string(out.join("README.md")).unwrap(),
         readme
@@ -248,7 +238,7 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     let key = format!("pipeline.release.key=\"{}\"", key.display());
     release(&out, "2026-10", &["pipeline.release.withhold=1.0", &key]);
     release(&out, "2026-11", &["pipeline.release.withhold=0.5", &key]);
-    ok(&card(&out));
+    succeeded(&card(&out));
     let copy = |from: &str, to: &str| {
         let o = Command::new("cp")
             .args([
@@ -263,7 +253,7 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
 
     // Other folders are no part of it; one named like a release is.
     std::fs::create_dir_all(out.join("notes")).unwrap();
-    ok(&card(&out));
+    succeeded(&card(&out));
     std::fs::create_dir_all(out.join("2026-13")).unwrap();
     refused(
         &out,
@@ -327,7 +317,7 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
         "2026-10/withheld/future.parquet: its SHA-256 is not the one",
     );
     std::fs::write(&withheld, &bytes).unwrap();
-    ok(&card(&out));
+    succeeded(&card(&out));
 
     // A README.md of someone else's.
     std::fs::write(out.join("README.md"), "# Our benchmark\n").unwrap();

@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests.
 
+pub mod bin;
 pub mod crawl_model;
 pub mod demo;
 pub mod jsonl;
