@@ -22,12 +22,9 @@ use tempora_sink::release::{hex, CommittedFile};
 
 use crate::release::{Monthly, Reveal};
 
-/// A release's record, in its folder.
-pub const RELEASE_FILE: &str = "release.json";
+pub use tempora_report::card::releases::{RELEASE_FILE, REVEALS_DIR as REVEALS};
 /// The schema of [`RELEASE_FILE`].
 pub const RELEASE_SCHEMA: &str = "tempora-release/1";
-/// The folder of the collection's reveals.
-pub const REVEALS: &str = "reveals";
 /// The schema of a reveal's record.
 pub const REVEAL_SCHEMA: &str = "tempora-reveal/1";
 
@@ -247,6 +244,9 @@ fn releases(collection: &Path) -> anyhow::Result<Vec<(PathBuf, ReleaseRecord)>> 
     };
     for entry in entries {
         let path = entry?.path();
+        if !path.is_dir() {
+            continue;
+        }
         if let Some(record) = read_record(&path).map_err(anyhow::Error::new)? {
             found.push((path, record));
         }
@@ -287,6 +287,20 @@ pub fn after_release(folder: &ReleaseFolder, key: Option<&Path>) -> anyhow::Resu
             record_path.display()
         ));
     }
+    let card = tempora_report::card::releases::write_collection_card(&folder.collection)
+        .with_context(|| {
+            format!(
+                "the index card of {} (`tempora card {}` writes it again)",
+                folder.collection.display(),
+                folder.collection.display()
+            )
+        })?;
+    done.push(format!(
+        "index card: {} ({} release{} to load)",
+        folder.collection.join("README.md").display(),
+        card.configs.len(),
+        if card.configs.len() == 1 { "" } else { "s" }
+    ));
     Ok(done)
 }
 
@@ -351,5 +365,8 @@ pub fn reveal_release(release: &Path, key: Option<&Path>) -> anyhow::Result<()> 
         record.release,
         to.display()
     );
+    tempora_report::card::releases::write_collection_card(&collection)
+        .with_context(|| format!("the index card of {}", collection.display()))?;
+    println!("wrote {}", collection.join("README.md").display());
     Ok(())
 }

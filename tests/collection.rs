@@ -198,7 +198,8 @@ fn a_collection_is_one_config_per_release_the_newest_the_default() {
     );
     for needle in [
         "datasets.load_dataset(\"PATH\", \"2026-09\")",
-        "A release with no article has no config (`datasets` loads no empty split): `2026-12`.",
+        "A release with no row to load has no config (`datasets` loads no empty split): it \
+         has no article, or holds every one back until it is revealed (see the table): `2026-12`.",
         "tempora rebuild 2026-11.v2/manifest.jsonl --out rebuilt/2026-11.v2",
         "A correction is a new release of the same month",
     ] {

@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use tempora_engine::UsageError;
+use tempora_report::card::releases;
 use tempora_report::card::CardError;
-use tempora_report::publish::{publish_folder, PublishError};
+use tempora_report::publish::{publish_collection, publish_folder, PublishError};
 
 use crate::exit::Outcome;
 
@@ -29,17 +30,10 @@ pub struct PublishArgs {
 /// [`publish_folder`] for the rest. Nothing is written then.
 pub fn run(args: &PublishArgs) -> Outcome {
     super::output_folder(&args.out)?;
-    let published = publish_folder(&args.out, &args.to).map_err(|e| match e {
-        PublishError::NotEmpty { .. }
-        | PublishError::Inside { .. }
-        | PublishError::Card(CardError::NotOutput { .. }) => {
-            crate::exit::Failure::from(UsageError::new(e.to_string()))
-        }
-        other => crate::exit::Failure::from(
-            anyhow::Error::new(other)
-                .context(format!("publishable folder of {}", args.out.display())),
-        ),
-    })?;
+    if releases::is_collection(&args.out) {
+        return collection(args);
+    }
+    let published = publish_folder(&args.out, &args.to).map_err(|e| failure(e, args))?;
     super::card::print_card(&published.card);
     println!(
         "wrote {} ({} files and README.md, {} bytes; {} bytes in {}), with none of the \
@@ -51,4 +45,55 @@ pub fn run(args: &PublishArgs) -> Outcome {
         args.out.display()
     );
     Ok(())
+}
+
+/// `tempora publish` of a collection of monthly releases: each release's
+/// publishable folder, the reveals' records and the index card.
+fn collection(args: &PublishArgs) -> Outcome {
+    let published = publish_collection(&args.out, &args.to).map_err(|e| failure(e, args))?;
+    for (name, release) in &published.releases {
+        println!(
+            "{name}: {} files and README.md, {} bytes",
+            release.files.len(),
+            release.bytes
+        );
+    }
+    super::card::print_collection_card(&published.card);
+    println!(
+        "wrote {} ({} release{}, {} reveal{}, {} bytes; {} bytes in {}), with none of the \
+         publishers' text",
+        args.to.display(),
+        published.releases.len(),
+        if published.releases.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        published.reveals.len(),
+        if published.reveals.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        published.bytes,
+        published.source_bytes,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// A publication's error as the command's failure: bad usage where the
+/// folders given are wrong.
+fn failure(e: PublishError, args: &PublishArgs) -> crate::exit::Failure {
+    match e {
+        PublishError::NotEmpty { .. }
+        | PublishError::Inside { .. }
+        | PublishError::Card(CardError::NotOutput { .. }) => {
+            crate::exit::Failure::from(UsageError::new(e.to_string()))
+        }
+        other => crate::exit::Failure::from(
+            anyhow::Error::new(other)
+                .context(format!("publishable folder of {}", args.out.display())),
+        ),
+    }
 }

@@ -4,7 +4,7 @@
 //! the pinned pipeline; the card of a rebuilt set describes the original build.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -105,7 +105,7 @@ impl ManifestInputs {
     /// # Errors
     /// Missing or unreadable, not JSON, unknown or missing fields, another schema.
     pub fn beside(manifest: &Path) -> Result<Self, String> {
-        let path = manifest.with_file_name(INPUTS_FILE);
+        let path = inputs_folder(manifest).join(INPUTS_FILE);
         let bytes = std::fs::read(&path).map_err(|e| {
             format!(
                 "{}: {e} (a manifest is read with the `{INPUTS_FILE}` written beside it)",
@@ -124,6 +124,24 @@ impl ManifestInputs {
         serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
+
+/// The folder of a manifest's inputs (`manifest.inputs.json`,
+/// `manifest.facts.jsonl`): the manifest's own, or, for the manifest of a
+/// withheld part (`withheld/manifest.jsonl`), which has none beside it, the
+/// output folder it is in.
+pub fn inputs_folder(manifest: &Path) -> PathBuf {
+    let own = manifest
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let withheld = own.file_name().is_some_and(|n| n == WITHHELD_DIR);
+    match own.parent() {
+        Some(output) if withheld && !own.join(INPUTS_FILE).exists() => output.to_path_buf(),
+        _ => own,
+    }
+}
+
+/// The folder of a withheld part, in an output folder.
+const WITHHELD_DIR: &str = "withheld";
 
 /// What the stages of `plan` declare they decide by besides their options (a
 /// built-in site profile's SHA-256), by `stages.<name>.<key>`.

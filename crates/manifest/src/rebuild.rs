@@ -18,7 +18,7 @@ use std::path::Path;
 
 use tempora_engine::{InRebuild, PipelineFile, Registry};
 
-use crate::inputs::ManifestInputs;
+use crate::inputs::{inputs_folder, ManifestInputs};
 
 /// The Archive's options given to `tempora rebuild` (each `None` keeps the
 /// pinned pipeline's).
@@ -60,6 +60,10 @@ pub fn rebuild_pipeline(
         .and_then(toml::Value::as_table_mut)
     {
         pipeline.insert("out".into(), out.display().to_string().into());
+        // The rebuild makes the articles of the manifest it is given, whole:
+        // which part was held back (and the key that chose it) is the
+        // original's, and a monthly release's folder is the original's too.
+        pipeline.remove("release");
     }
     let stages = table
         .get_mut("stages")
@@ -82,7 +86,7 @@ pub fn rebuild_pipeline(
         facts_path: inputs
             .facts
             .as_ref()
-            .map(|f| manifest.with_file_name(f).display().to_string()),
+            .map(|f| inputs_folder(manifest).join(f).display().to_string()),
         archive: shared_archive(stages, &names, archive),
         facts_sources: facts_sources(stages),
     };

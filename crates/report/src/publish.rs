@@ -28,6 +28,7 @@ use tempora_sink::release::{relative_files, Commitment, COMMITMENT, DIR as WITHH
 use tempora_sink::schema::arrow_schema;
 
 use crate::card::layout::RunJson;
+use crate::card::releases::{write_collection_card, CollectionCard, ReleaseName, REVEALS_DIR};
 use crate::card::{Card, CardError};
 
 /// The files an output folder's run derives that a published folder keeps,
@@ -243,10 +244,7 @@ fn files_to_publish(src: &Path, run: &RunJson) -> Result<Vec<String>, PublishErr
         .filter(|name| src.join(name).is_file())
         .map(|name| name.to_string())
         .collect();
-    let revealed = Commitment::read(src)
-        .ok()
-        .flatten()
-        .is_some_and(|c| c.revealed.is_some());
+    let revealed = revealed(src);
     for relative in written_files(run, revealed) {
         let path = src.join(&relative);
         if !path.is_file() {
@@ -266,6 +264,115 @@ fn files_to_publish(src: &Path, run: &RunJson) -> Result<Vec<String>, PublishErr
         }
     }
     Ok(files.into_iter().collect())
+}
+
+/// Whether the withheld part of the output folder `src` is revealed: in its own
+/// commitment (`tempora reveal`), or, for a release of a collection, whose
+/// files never change, in the collection's record (`reveals/<release>.json`).
+fn revealed(src: &Path) -> bool {
+    let own = Commitment::read(src)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.revealed.is_some());
+    let in_collection = || {
+        let (Some(collection), Some(name)) = (src.parent(), src.file_name()) else {
+            return false;
+        };
+        let record = format!("{}.json", name.to_string_lossy());
+        collection.join(REVEALS_DIR).join(record).is_file()
+    };
+    own || in_collection()
+}
+
+/// What `tempora publish` wrote of a collection of releases.
+#[derive(Debug, Clone)]
+pub struct PublishedCollection {
+    /// Each release's publishable folder, by name.
+    pub releases: Vec<(String, Published)>,
+    /// The reveals' records copied, relative.
+    pub reveals: Vec<String>,
+    /// Their size and the releases' in bytes, the cards apart.
+    pub bytes: u64,
+    /// The size of the collection's files (hidden ones apart), for comparison.
+    pub source_bytes: u64,
+    /// The index card written in the published collection.
+    pub card: CollectionCard,
+}
+
+/// Writes `dst`, the publishable folder of the collection of releases `src`:
+/// each release's publishable folder under its name ([`publish_folder`]; a
+/// release whose withheld part is revealed keeps that part's manifest), the
+/// reveals' records (`reveals/`: keys and digests, no text), and the index
+/// card. Published again each month to a new folder, a release's files are the
+/// same bytes as the month before.
+///
+/// # Errors
+/// As [`publish_folder`], for the collection and for each release; the index
+/// card cannot be made. Nothing is written then.
+pub fn publish_collection(src: &Path, dst: &Path) -> Result<PublishedCollection, PublishError> {
+    refuse_filled(dst)?;
+    if within(dst, src) {
+        return Err(PublishError::Inside {
+            path: dst.to_path_buf(),
+            out: src.to_path_buf(),
+        });
+    }
+    let staged = staging_folder(dst)?;
+    let made = publish_into(src, &staged).and_then(|made| {
+        if dst.exists() {
+            std::fs::remove_dir(dst).map_err(io(dst))?;
+        }
+        std::fs::rename(&staged, dst).map_err(io(dst))?;
+        Ok(made)
+    });
+    if made.is_err() {
+        // Best effort: the staged folder is ours, named so none mistakes it for DIR.
+        let _ = std::fs::remove_dir_all(&staged);
+    }
+    made
+}
+
+/// [`publish_collection`] into the empty folder `staged`.
+fn publish_into(src: &Path, staged: &Path) -> Result<PublishedCollection, PublishError> {
+    let mut releases = Vec::new();
+    let mut bytes = 0;
+    for name in release_names(src).map_err(io(src))? {
+        let published = publish_folder(&src.join(&name), &staged.join(&name))?;
+        bytes += published.bytes;
+        releases.push((name, published));
+    }
+    let reveals_dir = Path::new(REVEALS_DIR);
+    let reveals = relative_files(src, reveals_dir).map_err(io(&src.join(reveals_dir)))?;
+    for relative in &reveals {
+        let to = staged.join(relative);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        bytes += std::fs::copy(src.join(relative), &to).map_err(io(&to))?;
+    }
+    let card = write_collection_card(staged)?;
+    Ok(PublishedCollection {
+        releases,
+        reveals,
+        bytes,
+        source_bytes: folder_bytes(src)?,
+        card,
+    })
+}
+
+/// The names of the releases of the collection `dir` (its folders named as
+/// releases are), sorted.
+fn release_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() && ReleaseName::parse(&name).is_some() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
 }
 
 /// The files `run.json` says its stages wrote (their `file X` counters).

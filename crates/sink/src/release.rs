@@ -382,7 +382,49 @@ mod tests {
         Withhold {
             share,
             key: key.to_vec(),
+            scope: None,
         }
+    }
+
+    #[test]
+    fn a_releases_own_key_chooses_apart_from_another_releases_and_a_whole_share_holds_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("release.key");
+        std::fs::write(&file, b"a key of sixteen bytes or more").unwrap();
+        let load = |share: f64, scope: Option<&str>| {
+            Withhold::load(&WithholdOption {
+                share,
+                key: file.clone(),
+                scope: scope.map(str::to_string),
+            })
+            .unwrap()
+        };
+        let (plain, nov, dec) = (
+            load(0.5, None),
+            load(0.5, Some("2026-11")),
+            load(0.5, Some("2026-12")),
+        );
+        assert_eq!(
+            nov.key,
+            scoped_key(b"a key of sixteen bytes or more", "2026-11")
+        );
+        assert_ne!(nov.key_sha256(), dec.key_sha256());
+        assert_ne!(nov.key_sha256(), plain.key_sha256());
+        let ids: Vec<String> = (0..400).map(|i| format!("{}", 60_000_000 + i)).collect();
+        let differ = ids
+            .iter()
+            .filter(|id| nov.holds(id) != dec.holds(id))
+            .count();
+        // Independent halves disagree on about half the ids.
+        assert!((120..280).contains(&differ), "{differ}");
+        let whole = load(1.0, Some("2026-11"));
+        assert!(ids.iter().all(|id| whole.holds(id)));
+        let over = WithholdOption {
+            share: 1.01,
+            key: file.clone(),
+            scope: None,
+        };
+        assert!(Withhold::load(&over).unwrap_err().contains("at most 1"));
     }
 
     #[test]

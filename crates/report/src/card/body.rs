@@ -238,7 +238,15 @@ pub(super) fn empty_sets(
     run: &RunJson,
     configs: &[Config],
 ) -> Result<Vec<EmptySet>, CardError> {
-    Ok(empty_of(run, configs, &articles_per_set(dir, configs)?))
+    let held_back = tempora_sink::release::Commitment::read(dir)
+        .ok()
+        .flatten()
+        .is_some_and(|c| c.revealed.is_none() && c.files.iter().any(|f| f.rows > 0));
+    let mut empty = empty_of(run, configs, &articles_per_set(dir, configs)?);
+    for set in &mut empty {
+        set.held_back = held_back;
+    }
+    Ok(empty)
 }
 
 /// The sets with no article among `rows` (articles per set).
@@ -256,6 +264,7 @@ fn empty_of(run: &RunJson, configs: &[Config], rows: &BTreeMap<String, u64>) -> 
         .map(|w| EmptySet {
             name: w.name,
             window: format!("{} to {}", day(w.from), day(w.to)),
+            held_back: false,
         })
         .collect()
 }

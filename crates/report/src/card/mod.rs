@@ -113,12 +113,23 @@ pub struct EmptySet {
     pub name: String,
     /// Its window of publication days, `2030-01-01 to open`.
     pub window: String,
+    /// Whether the folder holds back a part not yet revealed, where the set's
+    /// articles may be.
+    pub held_back: bool,
 }
 
 impl EmptySet {
     /// Why it is empty, in words: `no article in its window (2030-01-01 to open)`.
     pub fn why(&self) -> String {
-        format!("no article in its window ({})", self.window)
+        if self.held_back {
+            format!(
+                "no article published in its window ({}): any it holds are in the withheld \
+                 part (withheld.json), until it is revealed",
+                self.window
+            )
+        } else {
+            format!("no article in its window ({})", self.window)
+        }
     }
 }
 

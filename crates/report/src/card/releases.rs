@@ -274,6 +274,7 @@ fn read_releases(dir: &Path) -> Result<Vec<Release>, CardError> {
                     reason: format!("named like a release, but is none: {why}"),
                 })
             }
+            Some(Ok(_)) if unpublished_attempt(&path) => {}
             Some(Ok(name)) => releases.push(read_release(&path, name)?),
         }
     }
@@ -287,6 +288,24 @@ fn read_releases(dir: &Path) -> Result<Vec<Release>, CardError> {
     }
     releases.sort_by(|a, b| b.name.cmp(&a.name));
     Ok(releases)
+}
+
+/// Whether the release folder `dir` holds only an attempt that published
+/// nothing: no `release.json`, and a `run.json` of a run that failed or was
+/// stopped. No release yet: the card leaves it out until a run finishes it.
+fn unpublished_attempt(dir: &Path) -> bool {
+    if dir.join(RELEASE_FILE).exists() {
+        return false;
+    }
+    let Ok(bytes) = std::fs::read(dir.join("run.json")) else {
+        return false;
+    };
+    serde_json::from_slice::<serde_json::Value>(&bytes).is_ok_and(|run| {
+        matches!(
+            run.get("status").and_then(serde_json::Value::as_str),
+            Some("failed" | "interrupted")
+        )
+    })
 }
 
 /// Reads the release `name` in its folder `dir` and checks it.
@@ -766,7 +785,8 @@ fn loading(md: &mut String, releases: &[Release], configs: &[ReleaseConfig]) {
     if !empty.is_empty() {
         let _ = writeln!(
             md,
-            "A release with no article has no config (`datasets` loads no empty split): {}.\n",
+            "A release with no row to load has no config (`datasets` loads no empty split): \
+             it has no article, or holds every one back until it is revealed (see the table): {}.\n",
             empty.join(", ")
         );
     }
