@@ -370,3 +370,110 @@ pub fn reveal_release(release: &Path, key: Option<&Path>) -> anyhow::Result<()> 
     println!("wrote {}", collection.join("README.md").display());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(collection: &Path, version: u32) -> ReleaseFolder {
+        ReleaseFolder {
+            collection: collection.to_path_buf(),
+            monthly: Monthly {
+                month: "2026-11".into(),
+                version,
+                reveal: Reveal::NextRelease,
+            },
+            withhold: Some(1.0),
+        }
+    }
+
+    fn publish(folder: &ReleaseFolder) {
+        std::fs::create_dir_all(folder.path()).unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 12, 3).unwrap();
+        let record = folder.record("2026-12-03T040000Z", day);
+        std::fs::write(
+            folder.path().join(RELEASE_FILE),
+            serde_json::to_vec(&record).unwrap(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_release_that_is_out_is_refused_naming_it_and_the_version_that_would_correct_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = folder(dir.path(), 1);
+        assert!(check(&first).unwrap().is_none(), "nothing there yet");
+        publish(&first);
+        let refused = check(&first).unwrap_err().to_string();
+        for needle in [
+            "release 2026-11 is out",
+            "release.json, made by run 2026-12-03T040000Z",
+            "`--set pipeline.release.version=2`",
+            "2026-11.v2",
+        ] {
+            assert!(refused.contains(needle), "{needle}: {refused}");
+        }
+        let second = folder(dir.path(), 2);
+        assert!(check(&second).unwrap().is_none());
+        publish(&second);
+        let refused = check(&second).unwrap_err().to_string();
+        assert!(refused.contains("release 2026-11.v2 is out"), "{refused}");
+        assert!(refused.contains("make version 3"), "{refused}");
+    }
+
+    #[test]
+    fn a_correction_needs_the_release_it_corrects() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = check(&folder(dir.path(), 2)).unwrap_err().to_string();
+        assert!(
+            refused.contains("release 2026-11.v2 corrects 2026-11, which is not out"),
+            "{refused}"
+        );
+        let record = folder(dir.path(), 2).record("r", NaiveDate::MIN);
+        assert_eq!(record.corrects.as_deref(), Some("2026-11"));
+        assert_eq!(
+            folder(dir.path(), 1).record("r", NaiveDate::MIN).corrects,
+            None
+        );
+    }
+
+    #[test]
+    fn an_attempt_that_did_not_publish_gives_its_run_day_and_a_bad_record_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let release = folder(dir.path(), 1);
+        std::fs::create_dir_all(release.path()).unwrap();
+        std::fs::write(
+            release.path().join("run.json"),
+            r#"{"status": "failed", "dates": {"run_day": "2026-12-03", "relative": []}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            check(&release).unwrap(),
+            NaiveDate::from_ymd_opt(2026, 12, 3)
+        );
+        std::fs::write(release.path().join(RELEASE_FILE), "{").unwrap();
+        let refused = check(&release).unwrap_err().to_string();
+        assert!(
+            refused.contains("release.json: not a release's record"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn the_release_is_placed_in_its_folder_of_the_collection() {
+        let text = "[pipeline]\nname = \"m\"\ncutoff = 2019-12-31\nout = \"out/m\"\n";
+        let mut file = PipelineFile::parse("m.toml", text, &[]).unwrap();
+        let monthly = Monthly {
+            month: "2026-11".into(),
+            version: 2,
+            reveal: Reveal::Never,
+        };
+        let placed = place(&mut file, &monthly, None);
+        assert_eq!(placed.collection, PathBuf::from("out/m"));
+        assert_eq!(placed.path(), PathBuf::from("out/m/2026-11.v2"));
+        assert_eq!(
+            file.table["pipeline"]["out"].as_str(),
+            Some("out/m/2026-11.v2")
+        );
+    }
+}
