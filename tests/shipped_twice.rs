@@ -203,6 +203,7 @@ fn every_shipped_pipeline_is_run_here() {
         "future-2024",
         "nightly-bbc",
         "nightly-bbc-sets",
+        "monthly-bbc",
     ]
     .map(String::from)
     .into();
@@ -250,8 +251,16 @@ async fn the_incremental_future_set_runs_twice() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(nights.len(), 2, "{nights:?}");
-    let parquet = nights.iter().filter(|n| n.join("future.parquet").is_file());
-    assert_eq!(parquet.count(), 1, "only the first night has new articles");
+    // Each night's file is there, a night with nothing new published empty.
+    let mut rows: Vec<u64> = nights
+        .iter()
+        .map(|n| tempora_sink::release::rows(&n.join("future.parquet")).unwrap())
+        .collect();
+    rows.sort_unstable();
+    assert!(
+        rows[0] == 0 && rows[1] > 0,
+        "only the first night has new articles: {rows:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -267,4 +276,58 @@ async fn the_nightly_crawl_and_its_sets_run_twice() {
     );
     let sets = [&SETS[..], &["README.md", "manifest.jsonl"]].concat();
     twice(&models, home.path(), "nightly-bbc-sets", &[], &sets);
+    monthly_twice(&models, home.path());
+}
+
+/// `monthly-bbc` on the nightly crawl's pages, as its header says: the key made
+/// once, then the release of the month before the run's. Run again, the
+/// release is out: the second run is refused (exit 2), naming it, and leaves
+/// every file of the release as it was.
+fn monthly_twice(models: &Models, home: &Path) {
+    std::fs::write(home.join("state/monthly-bbc.key"), [7u8; 32]).unwrap();
+    let as_of = ["--as-of", "2021-02-15"];
+    let first = run(models, home, "monthly-bbc", &as_of);
+    let said = |o: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    assert_eq!(first.status.code(), Some(0), "{}", said(&first));
+    let out = home.join("out/monthly-bbc");
+    let release = out.join("2021-01");
+    for file in [
+        "release.json",
+        "run.json",
+        "withheld.json",
+        "manifest.jsonl",
+    ] {
+        assert!(release.join(file).is_file(), "{file}: {}", said(&first));
+    }
+    assert!(out.join("README.md").is_file(), "the collection's card");
+    let before = tree(&release);
+    let second = run(models, home, "monthly-bbc", &as_of);
+    assert_eq!(second.status.code(), Some(2), "{}", said(&second));
+    assert!(
+        said(&second).contains("release 2021-01 is out"),
+        "{}",
+        said(&second)
+    );
+    assert_eq!(tree(&release), before, "the release changed");
+}
+
+/// Every file under `dir`, with its bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(tree(&path));
+        } else {
+            files.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    files.sort();
+    files
 }

@@ -49,7 +49,8 @@ pub fn print_card(card: &Card) {
     }
 }
 
-/// One line per release: its config's splits and rows, or that it has no article.
+/// One line per release: its config's splits and rows, or that it has none to
+/// load (no article, or all held back until revealed).
 pub fn print_collection_card(card: &CollectionCard) {
     for config in &card.configs {
         println!(
@@ -60,7 +61,7 @@ pub fn print_collection_card(card: &CollectionCard) {
         );
     }
     for name in &card.without_config {
-        println!("{name}: no article (no config)");
+        println!("{name}: no row to load (no config): no article, or all held back");
     }
 }
 

@@ -395,8 +395,21 @@ fn written_files(run: &RunJson, revealed: bool) -> BTreeSet<String> {
 
 /// Whether the output file at `path` holds records of `kind`: a Parquet file
 /// by its schema, a JSON lines file when it has a line and every line reads as
-/// one of that kind.
+/// one of that kind, or, with no line (a sink's empty result: the manifest of a
+/// release whose articles are all held back), when its Parquet twin at the same
+/// path is of that kind.
 fn is_of_kind(path: &Path, kind: RecordKind) -> Result<bool, PublishError> {
+    if is_of_kind_by_lines(path, kind)? {
+        return Ok(true);
+    }
+    let twin = path.with_extension("parquet");
+    let empty = || std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+    let jsonl = path.extension().is_some_and(|x| x == "jsonl");
+    Ok(jsonl && empty() && twin.is_file() && is_of_kind_by_lines(&twin, kind)?)
+}
+
+/// [`is_of_kind`] by the file's own content only.
+fn is_of_kind_by_lines(path: &Path, kind: RecordKind) -> Result<bool, PublishError> {
     let name = path.to_string_lossy();
     let file = std::fs::File::open(path).map_err(io(path))?;
     if name.ends_with(".parquet") {
