@@ -10,111 +10,35 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 use tempora_testkit::{MockWayback, MockWikidata};
 
+use common::nightly::{live_facts, sets_args, tempora};
 use common::temposum::bbc;
+use common::wikidata::{before_and_after, positions};
 
 const SETS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/pipelines/nightly-bbc-sets.toml"
 );
 
-/// The model's entities with the new holders of all positions but the first
-/// left out (one pair has changed so far), and the whole.
-fn entities() -> (Vec<Value>, Vec<Value>) {
-    let all = common::wikidata::entities();
-    let before: Vec<Value> = all
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            let first = e["id"] == all[0]["id"];
-            let held = e.pointer_mut("/claims/P1308").and_then(Value::as_array_mut);
-            if let Some(held) = held.filter(|_| !first) {
-                held.truncate(1);
-            }
-            e
-        })
-        .collect();
-    (before, all)
-}
-
-/// The positions of `entities`.
-fn positions(entities: &[Value]) -> Vec<Value> {
-    entities
-        .iter()
-        .filter(|e| e["claims"].get("P1308").is_some())
-        .cloned()
-        .collect()
-}
-
-fn tempora(args: &[String], env: &[(&str, PathBuf)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("RUST_LOG", "warn")
-        .env("TEMPORA_CONTACT", "tests@example.org")
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 async fn ok(args: Vec<String>) -> String {
     let env = bbc().env.clone();
     let out = tokio::task::spawn_blocking(move || tempora(&args, &env))
         .await
         .unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let said = common::said::said(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     said
-}
-
-fn set(args: &mut Vec<String>, key: &str, value: String) {
-    args.push("--set".into());
-    args.push(format!("{key}={value}"));
-}
-
-/// The sets pipeline (`file`) over the crawl's WARC files in `dir`, into `out`.
-fn sets_args(file: &str, dir: &Path, out: &Path) -> Vec<String> {
-    let mut args: Vec<String> = vec!["run".into(), file.into(), "--progress".into(), "off".into()];
-    set(
-        &mut args,
-        "pipeline.out",
-        format!("{:?}", out.display().to_string()),
-    );
-    let warc = dir.join("warc/*.warc.gz").display().to_string();
-    set(&mut args, "stages.pages.paths", format!("[{warc:?}]"));
-    args
 }
 
 /// The shipped sets pipeline, its facts read from `wd` every night.
 fn nightly_sets(dir: &Path, wd: &MockWikidata) -> Vec<String> {
     let mut args = sets_args(SETS, dir, &dir.join("sets"));
-    let reading = dir.join("wikidata.json.gz").display().to_string();
-    for (key, value) in [
-        ("stages.facts.reading", format!("{reading:?}")),
-        (
-            "stages.facts.query_endpoint",
-            format!("{:?}", wd.sparql_endpoint()),
-        ),
-        (
-            "stages.facts.api_endpoint",
-            format!("{:?}", wd.api_endpoint()),
-        ),
-        ("stages.facts.query_rate", "60000".into()),
-        ("stages.facts.api_rate", "60000".into()),
-        // Cron runs it a day apart; the test, seconds apart.
-        ("stages.facts.refresh_after", "\"0s\"".into()),
-    ] {
-        set(&mut args, key, value);
-    }
+    live_facts(&mut args, dir, wd);
     args
 }
 
@@ -182,7 +106,7 @@ async fn assert_fresh_run_equal(dir: &Path, night: usize) {
 async fn articles_join_and_leave_the_nightly_future_set_as_their_facts_change() {
     let lab = bbc();
     let archive = MockWayback::start(lab.corpus.clone()).await.unwrap();
-    let (before, all) = entities();
+    let (before, all) = before_and_after();
     let wd = MockWikidata::start(before.clone()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();

@@ -23,6 +23,35 @@ pub fn entities() -> Vec<Value> {
     entities
 }
 
+/// [`entities`] before and after the news model's offices changed hands: before,
+/// the new holders of every position but the first are left out (one pair has
+/// changed so far); after, the whole.
+pub fn before_and_after() -> (Vec<Value>, Vec<Value>) {
+    let all = entities();
+    let before: Vec<Value> = all
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            let first = e["id"] == all[0]["id"];
+            let held = e.pointer_mut("/claims/P1308").and_then(Value::as_array_mut);
+            if let Some(held) = held.filter(|_| !first) {
+                held.truncate(1);
+            }
+            e
+        })
+        .collect();
+    (before, all)
+}
+
+/// The positions of `entities` (those with holders, `P1308`).
+pub fn positions(entities: &[Value]) -> Vec<Value> {
+    entities
+        .iter()
+        .filter(|e| e["claims"].get("P1308").is_some())
+        .cloned()
+        .collect()
+}
+
 /// An organization whose chairs are `company`'s chief executives: the company
 /// line with `P169` made `P488`, under an id and label of its own.
 fn chaired(mut company: Value) -> Value {
