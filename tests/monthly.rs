@@ -422,7 +422,9 @@ fn assert_published_empty(lab: &Lab, month: &str) {
     assert_eq!(json(&dir.join("release.json"))["month"], month);
     assert_eq!(std::fs::read(dir.join("future.jsonl")).unwrap().len(), 0);
     assert_eq!(rows(&dir.join("future.parquet")), 0);
-    assert!(said.contains("future: empty"), "{said}");
+    let end = first_day(&next_month(month)).pred_opt().unwrap();
+    let sentence = format!("future: empty, no article in its window ({month}-01 to {end})\n");
+    assert!(said.contains(&sentence), "{said}");
     // Nothing held back either.
     let committed = json(&dir.join("withheld.json"))["files"].clone();
     let held: Vec<u64> = committed
@@ -468,7 +470,15 @@ fn assert_published_rebuilds(lab: &Lab, month: &str) -> PathBuf {
         "--to".into(),
         to.display().to_string(),
     ]);
-    assert!(to.join("README.md").is_file());
+    // Its card loads each revealed release's manifest, and is the card
+    // `tempora card` writes of it.
+    let card = std::fs::read_to_string(to.join("README.md")).unwrap();
+    let config = format!(
+        "  data_files:\n  - split: train_withheld\n    path:\n    - \"{month}/withheld/manifest.parquet\"\n"
+    );
+    assert!(card.contains(&config), "{card}");
+    lab.ok(&["card".into(), to.display().to_string()]);
+    assert_eq!(std::fs::read_to_string(to.join("README.md")).unwrap(), card);
     let text = text_of(&to);
     let articles = common::jsonl::lines(&lab.release(month).join("withheld/future.jsonl"));
     assert!(!articles.is_empty());
@@ -514,38 +524,45 @@ fn assert_published_rebuilds(lab: &Lab, month: &str) -> PathBuf {
     to
 }
 
-/// What a monthly run costs, beside the nightly crawl's: printed for the
-/// issue's note (`--nocapture`). Its requests to the Archive are none.
-fn measures(lab: &Lab, month: &str, published: &Path) {
-    let run = json(&lab.release(month).join("run.json"));
-    let requests = &run["cost"]["requests"];
-    assert_eq!(
-        (&requests["cdx"], &requests["page"]),
-        (&0.into(), &0.into())
-    );
-    println!("measures of the monthly release {month} (testkit's BBC model):");
+/// What the monthly runs of `releases` cost, beside the nightly crawl's, and
+/// their publishable folders' size against the full ones': printed for the
+/// issue's note (`--nocapture`). Their requests to the Archive are none.
+fn measures(lab: &Lab, releases: &[&str], published: &Path) {
+    let crawl = &lab.crawl;
     println!(
-        "  requests: CDX {}, page {}, Wikidata query {}, Wikidata API {}",
-        requests["cdx"], requests["page"], requests["wikidata_query"], requests["wikidata_api"]
+        "measures on the testkit's BBC model ({} articles kept by the crawl):\n  \
+         the nightly crawl: {:.3} s, requests CDX {}, page {}",
+        crawl["cost"]["kept_articles"],
+        crawl["seconds"].as_f64().unwrap(),
+        crawl["cost"]["requests"]["cdx"],
+        crawl["cost"]["requests"]["page"]
     );
-    let crawl = &lab.crawl["cost"]["requests"];
-    println!(
-        "  wall time: {:.3} s (the nightly crawl's: {:.3} s, CDX {}, page {})",
-        run["seconds"].as_f64().unwrap(),
-        lab.crawl["seconds"].as_f64().unwrap(),
-        crawl["cdx"],
-        crawl["page"]
-    );
-    for (what, full, public) in [
-        ("release", lab.release(month), published.join(month)),
-        ("collection", lab.out(), published.to_path_buf()),
-    ] {
-        let (full, public) = (size(&full), size(&public));
+    for release in releases {
+        let run = json(&lab.release(release).join("run.json"));
+        let requests = &run["cost"]["requests"];
+        let archive = (&requests["cdx"], &requests["page"]);
+        assert_eq!(archive, (&0.into(), &0.into()), "{release}");
+        let (full, public) = (size(&lab.release(release)), size(&published.join(release)));
+        let rejected = std::fs::metadata(lab.release(release).join("rejected.jsonl"))
+            .unwrap()
+            .len();
         println!(
-            "  {what}: publishable folder {public} bytes, full folder {full} bytes ({:.1}%)",
+            "  release {release}: {:.3} s, requests CDX {}, page {}, Wikidata query {}, \
+             Wikidata API {}; publishable folder {public} bytes, full folder {full} bytes \
+             ({:.1}%; its rejected.jsonl {rejected} bytes)",
+            run["seconds"].as_f64().unwrap(),
+            requests["cdx"],
+            requests["page"],
+            requests["wikidata_query"],
+            requests["wikidata_api"],
             100.0 * public as f64 / full as f64
         );
     }
+    let (full, public) = (size(&lab.out()), size(published));
+    println!(
+        "  the collection: publishable folder {public} bytes, full folder {full} bytes ({:.1}%)",
+        100.0 * public as f64 / full as f64
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -605,5 +622,5 @@ async fn a_release_a_month_never_changes_once_out_and_rebuilds_from_its_publishe
     assert!(tree(&lab.release(&m1)) == m1_files);
 
     let published = assert_published_rebuilds(&lab, &m1);
-    measures(&lab, &m2, &published);
+    measures(&lab, &[&m1, &m2, &m3, &empty], &published);
 }
