@@ -3,35 +3,16 @@
 //! the files hold, `tempora card` rewrites the same bytes, and every bad folder is
 //! refused with the file and the reason, writing nothing.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn tempora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::Output;
+
+use common::bin::{succeeded, tempora};
+use common::demo::run_into;
 
 fn run_demo(out: &Path) {
-    run_demo_with(out, &[]);
-}
-
-/// The demo into `out`, with `extra` arguments (`--set`s).
-fn run_demo_with(out: &Path, extra: &[&str]) {
-    let set = format!("pipeline.out=\"{}\"", out.display());
-    let args = [
-        "run",
-        "pipelines/demo.toml",
-        "--progress",
-        "off",
-        "--set",
-        &set,
-    ];
-    let o = tempora(&[&args[..], extra].concat());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_into(out, &[]);
 }
 
 fn card(dir: &Path) -> Output {
@@ -136,8 +117,7 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
 
     // `tempora card` rewrites the same card from the same folder.
     std::fs::remove_file(out.path().join("README.md")).unwrap();
-    let o = card(out.path());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeeded(&card(out.path()));
     assert_eq!(
         std::fs::read_to_string(out.path().join("README.md")).unwrap(),
         readme
@@ -149,7 +129,7 @@ fn every_run_writes_a_card_whose_configs_and_sizes_are_the_files() {
 #[test]
 fn the_card_shows_the_days_the_run_used() {
     let out = tempfile::tempdir().unwrap();
-    run_demo_with(
+    run_into(
         out.path(),
         &[
             "--set",

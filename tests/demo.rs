@@ -3,8 +3,12 @@
 //! gives the same bytes. Run with `UPDATE_GOLDEN=1` to rewrite the golden files
 //! (then read the diff: it is the review).
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
+
+use common::demo::run_into;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/demo-golden");
 const OUTPUTS: [&str; 4] = [
@@ -15,15 +19,7 @@ const OUTPUTS: [&str; 4] = [
 ];
 
 fn run_demo(out: &Path) -> serde_json::Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "pipelines/demo.toml", "--progress", "off", "--set"])
-        .arg(format!("pipeline.out=\"{}\"", out.display()))
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let summary = String::from_utf8_lossy(&o.stdout);
+    let summary = run_into(out, &[]);
     assert!(summary.contains("status: Completed"), "{summary}");
     // Counts in words: one record, many records.
     assert!(

@@ -10,36 +10,17 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use common::bin::{succeeded, tempora};
+use common::demo::run_into;
 use common::said::said;
 use tempora_records::RecordKind;
 
-fn tempora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
-
-/// The demo into `out` with `future` from 2030 (no article), and `extra` `--set`s.
-fn run_empty_future(out: &Path, extra: &[&str]) -> Output {
-    let set = format!("pipeline.out=\"{}\"", out.display());
-    let args = [
-        "run",
-        "pipelines/demo.toml",
-        "--progress",
-        "off",
-        "--set",
-        &set,
-        "--set",
-        "pipeline.sets.future.from=2030-01-01",
-    ];
-    let o = tempora(&[&args[..], extra].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
-    o
+/// The demo into `out` with `future` from 2030 (no article), and `extra` `--set`s:
+/// its stdout.
+fn run_empty_future(out: &Path, extra: &[&str]) -> String {
+    let future = ["--set", "pipeline.sets.future.from=2030-01-01"];
+    run_into(out, &[&future[..], extra].concat())
 }
 
 /// The rows of a Parquet file, checked to have `kind`'s declared schema.
@@ -60,8 +41,7 @@ fn parquet_rows(path: &Path, kind: RecordKind) -> u64 {
 fn an_empty_set_has_its_files_and_its_sentence_but_no_split() {
     let out = tempfile::tempdir().unwrap();
     let out = out.path();
-    let run = run_empty_future(out, &[]);
-    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stdout = run_empty_future(out, &[]);
 
     assert_eq!(std::fs::read(out.join("future.jsonl")).unwrap(), b"");
     assert_eq!(std::fs::read(out.join("pairs.jsonl")).unwrap(), b"");
@@ -122,8 +102,7 @@ fn an_empty_set_has_its_files_and_its_sentence_but_no_split() {
     assert!(yaml.contains("  - split: in_distribution\n"), "{yaml}");
 
     // The report and the scores take the empty set.
-    let report = tempora(&["report", out.to_str().unwrap()]);
-    assert!(report.status.success(), "{}", said(&report));
+    succeeded(&tempora(&["report", out.to_str().unwrap()]));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| future | `future.parquet` | 0 |"), "{md}");
     // A system's summary of the one article: nothing left out, so exit 0.
@@ -139,7 +118,7 @@ fn an_empty_set_has_its_files_and_its_sentence_but_no_split() {
         "--predictions",
         predictions.to_str().unwrap(),
     ]);
-    assert_eq!(score.status.code(), Some(0), "{}", said(&score));
+    succeeded(&score);
     assert!(out.join("scores/summary.json").is_file());
 }
 
@@ -148,14 +127,13 @@ fn an_empty_set_has_its_files_and_its_sentence_but_no_split() {
 fn a_run_whose_every_set_is_empty_publishes_them_all_and_reports() {
     let out = tempfile::tempdir().unwrap();
     let out = out.path();
-    let run = run_empty_future(
+    let stdout = run_empty_future(
         out,
         &[
             "--set",
             "pipeline.sets.in_distribution={from=2000-01-01, to=2000-12-31}",
         ],
     );
-    let stdout = String::from_utf8_lossy(&run.stdout);
     // No article at all: the facts are the one config, and the default.
     assert!(!stdout.contains("sets: "), "{stdout}");
     assert!(stdout.contains("facts: train (14)\n"), "{stdout}");
@@ -178,8 +156,7 @@ fn a_run_whose_every_set_is_empty_publishes_them_all_and_reports() {
         parquet_rows(&out.join("manifest.parquet"), RecordKind::Manifest),
         0
     );
-    let report = tempora(&["report", out.to_str().unwrap()]);
-    assert!(report.status.success(), "{}", said(&report));
+    succeeded(&tempora(&["report", out.to_str().unwrap()]));
     // Every prediction names an article the sets do not hold: scored as such
     // (exit 23, published but items missing), not an error.
     let score = tempora(&[

@@ -8,20 +8,21 @@ mod common;
 
 use common::said::said;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::demo::demo_with;
+use common::bin::command;
+use common::demo::{demo_with, run_into};
 use common::temposum::{bbc, cnn, pipeline, Lab};
 use tempora_testkit::MockWayback;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// `tempora ARGS` in `dir` with the variables `env` (a lab's files) and the
+/// contact the Archive asks for.
 fn tempora(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(dir)
+    command(dir)
         .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .env("TEMPORA_CONTACT", "tests@example.org")
         .output()
         .unwrap()
@@ -118,19 +119,7 @@ async fn graph_dry_run_and_run_json_name_the_same_stages_for_every_shipped_pipel
     let out = dir.path().join("out");
     let set = format!("pipeline.out={:?}", out.display().to_string());
     let planned = drawn_and_listed(root, "pipelines/demo.toml", &["--set", &set], &[]);
-    let run = tempora(
-        root,
-        &[
-            "run",
-            "pipelines/demo.toml",
-            "--progress",
-            "off",
-            "--set",
-            &set,
-        ],
-        &[],
-    );
-    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    run_into(&out, &[]);
     assert_eq!(planned, recorded(&out), "demo");
 
     // The TempoSum pipelines against the testkit's models.
@@ -236,11 +225,9 @@ fn a_sink_kind_that_cannot_hold_records_back_refuses_a_release() {
         std::fs::write(dir.path().join("p.toml"), text).unwrap();
     };
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tempora"))
-            .current_dir(dir.path())
+        command(dir.path())
             .args(args)
             .env("TEMPORA_TEST_KINDS", "1")
-            .env("RUST_LOG", "warn")
             .output()
             .unwrap()
     };

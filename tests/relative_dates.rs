@@ -9,10 +9,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use common::bin::{succeeded, tempora};
 use common::demo::demo_with;
-use common::said::said;
 use serde_json::{json, Value};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/demo-golden");
@@ -26,31 +25,17 @@ const RELATIVE: [&str; 4] = [
     "pipeline.sets.future.from=\"run_month\"",
 ];
 
-fn tempora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
-
 /// The stdout of `tempora ARGS` with RELATIVE's overrides, which must succeed.
 fn succeeds_relative(args: &[&str]) -> String {
     let mut args = args.to_vec();
     args.extend(RELATIVE);
-    let o = tempora(&args);
-    assert!(o.status.success(), "{}", said(&o));
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    succeeded(&tempora(&args))
 }
 
 /// Runs the demo in `dir` with the relative dates on run day `day`; its output folder.
 fn run_demo(dir: &Path, day: &str) -> std::path::PathBuf {
     let file = demo_with(dir, "");
-    let mut args = vec!["run", file.as_str(), "--progress", "off", "--as-of", day];
-    args.extend(RELATIVE);
-    let o = tempora(&args);
-    assert!(o.status.success(), "{}", said(&o));
+    succeeds_relative(&["run", &file, "--progress", "off", "--as-of", day]);
     dir.join("out")
 }
 

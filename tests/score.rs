@@ -12,7 +12,8 @@ mod common;
 use common::said::said;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+use common::bin::tempora_in;
 
 use common::temposum::{bbc, bbc_lab, cnn, run_shipped, Lab};
 use tempora_records::{Claim, MinimalPair, Verdict};
@@ -23,15 +24,6 @@ use tempora_testkit::MockWayback;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo.toml");
 const PREDICTIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines/demo/predictions");
-
-fn tempora(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(dir)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
 
 /// The demo run into a fresh folder: its output folder.
 fn demo(dir: &Path) -> PathBuf {
@@ -47,7 +39,7 @@ fn demo_with(dir: &Path, overrides: &[&str]) -> PathBuf {
         args.extend(["--set", o]);
     }
     // The demo's paths are relative to the repository.
-    let run = tempora(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
+    let run = tempora_in(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     out
 }
@@ -74,7 +66,7 @@ fn the_demo_predictions_are_scored_as_the_guide_shows() {
         "--predictions",
         &fresh,
     ];
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let scores = lines(&out.join("scores/scores.jsonl"));
     // Three systems of three summaries each.
@@ -168,7 +160,7 @@ fn the_demo_predictions_are_scored_as_the_guide_shows() {
         "--system",
         "stale",
     ];
-    let again = tempora(dir.path(), &args);
+    let again = tempora_in(dir.path(), &args);
     assert_eq!(again.status.code(), Some(0), "{}", said(&again));
     assert_eq!(
         std::fs::read(out.join("scores/scores.jsonl")).unwrap(),
@@ -199,7 +191,7 @@ fn predictions_of_any_data_set_carry_their_dates() {
         "--out",
         scores.to_str().unwrap(),
     ];
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let rows = lines(&scores.join("scores.jsonl"));
     let verdict = |id: &str| {
@@ -238,7 +230,7 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         "unknown.jsonl",
         "{\"id\": \"55738746\", \"summary\": \"President Joe Biden spoke.\"}\n{\"id\": \"999\", \"summary\": \"x\"}\n",
     );
-    let run = tempora(dir.path(), &["score", set, "--predictions", &unknown]);
+    let run = tempora_in(dir.path(), &["score", set, "--predictions", &unknown]);
     assert_eq!(run.status.code(), Some(23), "{}", said(&run));
     assert!(
         said(&run).contains("unknown.jsonl: 1 predictions with an id the set does not hold, not scored: 999 (line 2)"),
@@ -264,7 +256,7 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         "twice.jsonl",
         "{\"id\": \"55738746\", \"summary\": \"a\"}\n{\"id\": \"55738746\", \"summary\": \"b\"}\n",
     );
-    let run = tempora(dir.path(), &["score", set, "--predictions", &twice]);
+    let run = tempora_in(dir.path(), &["score", set, "--predictions", &twice]);
     assert_eq!(run.status.code(), Some(1), "{}", said(&run));
     assert!(
         said(&run).contains("twice.jsonl:2: id \"55738746\" again (first on line 1)"),
@@ -273,7 +265,7 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
     );
     // A missing column, with file and line.
     let no_summary = write("cols.csv", "id,text\n55738746,a\n");
-    let run = tempora(dir.path(), &["score", set, "--predictions", &no_summary]);
+    let run = tempora_in(dir.path(), &["score", set, "--predictions", &no_summary]);
     assert_eq!(run.status.code(), Some(1), "{}", said(&run));
     assert!(
         said(&run).contains("cols.csv:1: no column `summary` (the header has: id, text)"),
@@ -283,7 +275,7 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
     // A missing date without a set, with file and line.
     let undated = write("undated.jsonl", "{\"id\": \"a\", \"summary\": \"b\"}\n");
     let facts = out.join("facts.jsonl");
-    let run = tempora(
+    let run = tempora_in(
         dir.path(),
         &[
             "score",
@@ -300,9 +292,9 @@ fn bad_predictions_are_named_and_nothing_is_dropped_silently() {
         said(&run)
     );
     // Usage: no set and no facts; names that do not pair with the files.
-    let run = tempora(dir.path(), &["score", "--predictions", &undated]);
+    let run = tempora_in(dir.path(), &["score", "--predictions", &undated]);
     assert_eq!(run.status.code(), Some(2), "{}", said(&run));
-    let run = tempora(
+    let run = tempora_in(
         dir.path(),
         &[
             "score",
@@ -338,7 +330,7 @@ fn articles_without_a_prediction_are_counted_and_listed() {
         one.to_str().unwrap(),
         &fresh,
     ];
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(23), "{}", said(&run));
     let told = said(&run);
     assert!(
@@ -362,7 +354,7 @@ fn articles_without_a_prediction_are_counted_and_listed() {
         }])
     );
     // The card says so under the table.
-    let card = tempora(dir.path(), &["card", out.to_str().unwrap()]);
+    let card = tempora_in(dir.path(), &["card", out.to_str().unwrap()]);
     assert_eq!(card.status.code(), Some(0), "{}", said(&card));
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(
@@ -386,7 +378,7 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
     assert_eq!(files.len(), 2, "{files:?}");
     let mut args = vec!["score", set, "--predictions"];
     args.extend(files.iter().map(String::as_str));
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
     for system in ["fresh", "stale", "reference"] {
@@ -397,7 +389,7 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
     }
     // Names in order, also in one option.
     args.extend(["--system", "b-fresh", "a-stale"]);
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
@@ -416,7 +408,7 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
     let mut after = vec!["score", "--predictions"];
     after.extend(files.iter().map(String::as_str));
     after.push(set);
-    let run = tempora(dir.path(), &after);
+    let run = tempora_in(dir.path(), &after);
     assert_eq!(run.status.code(), Some(2), "{}", said(&run));
     assert!(
         said(&run).contains(
@@ -429,7 +421,7 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
     let mut after = vec!["score", "--predictions"];
     after.extend(files.iter().map(String::as_str));
     after.extend(["--system", "a", "b", set]);
-    let run = tempora(dir.path(), &after);
+    let run = tempora_in(dir.path(), &after);
     assert_eq!(run.status.code(), Some(2), "{}", said(&run));
     assert!(
         said(&run).contains("is a folder, not a system's name: give the set folder before"),
@@ -438,7 +430,7 @@ fn one_predictions_option_takes_several_files_and_names_pair_in_order() {
     );
     // One name for two files.
     args.pop();
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(2), "{}", said(&run));
     assert!(
         said(&run).contains("1 `--system` names for 2 `--predictions` files"),
@@ -461,7 +453,7 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
         format!("{PREDICTIONS}/fresh.csv"),
     ];
     args.extend(files.iter().map(String::as_str));
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
@@ -484,9 +476,9 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
     assert_eq!(summary["facts_sha256"], digest("facts.jsonl"));
     // The report first: the card links the charts the report drew.
     let shown = |dir: &Path, out: &Path| {
-        let report = tempora(dir, &["report", out.to_str().unwrap()]);
+        let report = tempora_in(dir, &["report", out.to_str().unwrap()]);
         assert_eq!(report.status.code(), Some(0), "{}", said(&report));
-        let card = tempora(dir, &["card", out.to_str().unwrap()]);
+        let card = tempora_in(dir, &["card", out.to_str().unwrap()]);
         assert_eq!(card.status.code(), Some(0), "{}", said(&card));
         [
             std::fs::read_to_string(out.join("README.md")).unwrap(),
@@ -522,7 +514,7 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
         "`future.jsonl` changed since they were scored"
     );
     // Scoring again makes them current.
-    let run = tempora(dir.path(), &args);
+    let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     for text in shown(dir.path(), &out) {
         assert!(text.contains("| stale | future |"), "{text}");
@@ -697,7 +689,7 @@ async fn lab_pairs(lab: &'static Lab) -> PairFigures {
         toml::from_str(&std::fs::read_to_string(lab.shipped).unwrap()).unwrap();
     let cutoff = config["pipeline"]["cutoff"].to_string();
     let pairs = dir.path().join("pairs.jsonl");
-    let made = tempora(
+    let made = tempora_in(
         dir.path(),
         &[
             "pairs",
@@ -771,14 +763,14 @@ fn charts_of_earlier_scores_are_not_shown_beside_new_ones() {
         format!("{PREDICTIONS}/fresh.csv"),
     );
     let both = ["score", set, "--predictions", &stale, &fresh];
-    assert_eq!(tempora(dir.path(), &both).status.code(), Some(0));
-    let report = tempora(dir.path(), &["report", set]);
+    assert_eq!(tempora_in(dir.path(), &both).status.code(), Some(0));
+    let report = tempora_in(dir.path(), &["report", set]);
     assert_eq!(report.status.code(), Some(0), "{}", said(&report));
     let charts = out.join("charts");
     assert!(charts.join("scores-by-system.svg").is_file());
     assert!(charts.join("scores_stale.svg").is_file());
     // Scored again with one system, before any report.
-    let one = tempora(dir.path(), &["score", set, "--predictions", &fresh]);
+    let one = tempora_in(dir.path(), &["score", set, "--predictions", &fresh]);
     assert_eq!(one.status.code(), Some(0), "{}", said(&one));
     for gone in [
         "scores-by-system.svg",
@@ -788,7 +780,7 @@ fn charts_of_earlier_scores_are_not_shown_beside_new_ones() {
         assert!(!charts.join(gone).exists(), "{gone} is left");
     }
     assert!(charts.join("coverage.svg").is_file(), "other charts stay");
-    let card = tempora(dir.path(), &["card", set]);
+    let card = tempora_in(dir.path(), &["card", set]);
     assert_eq!(card.status.code(), Some(0), "{}", said(&card));
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(!readme.contains("scores-by-system.svg"), "{readme}");

@@ -8,8 +8,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::bin::tempora_in;
 use common::jsonl::lines;
 use common::said::said;
 use common::wikidata::entity_line;
@@ -132,15 +133,10 @@ path = "facts.jsonl"
     )
 }
 
+/// `tempora ARGS` in `dir`, off the runtime's thread (the mock Archive answers
+/// on it meanwhile).
 fn tempora(dir: &Path, args: &[&str]) -> Output {
-    tokio::task::block_in_place(|| {
-        Command::new(env!("CARGO_BIN_EXE_tempora"))
-            .current_dir(dir)
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap()
-    })
+    tokio::task::block_in_place(|| tempora_in(dir, args))
 }
 
 fn write_inputs(dir: &Path) {

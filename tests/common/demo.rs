@@ -1,11 +1,29 @@
-//! The offline demo pipeline written elsewhere, with tables added: for tests
-//! that run it in a folder of their own.
+//! The offline demo pipeline: run as shipped into a folder of the test's, or
+//! written elsewhere with tables added, for tests that run it in a folder of
+//! their own.
 
 #![allow(dead_code)]
 
 use std::path::Path;
 
+use super::bin::{succeeded, tempora};
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// `tempora run pipelines/demo.toml` from the repository's root into `out`, with
+/// `extra` arguments (`--set`s), which must succeed: its stdout, the summary.
+pub fn run_into(out: &Path, extra: &[&str]) -> String {
+    let set = format!("pipeline.out=\"{}\"", out.display());
+    let args = [
+        "run",
+        "pipelines/demo.toml",
+        "--progress",
+        "off",
+        "--set",
+        &set,
+    ];
+    succeeded(&tempora(&[&args[..], extra].concat()))
+}
 
 /// The demo with `extra` (tables) appended, written in `dir` as `demo.toml`, its
 /// output in `dir/out` and its inputs the repository's; the file's path.
