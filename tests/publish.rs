@@ -11,20 +11,12 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::bin::{succeeded, tempora_in};
 use common::said::said;
 use common::temposum::{bbc, run_shipped};
 use tempora_testkit::{MockWayback, RequestKind};
-
-fn tempora(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(dir)
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap()
-}
 
 /// Every line of the published files, JSON lines and Parquet rows alike (as
 /// JSON), by file.
@@ -104,8 +96,10 @@ async fn a_published_folder_holds_no_text_says_how_to_rebuild_and_rebuilds_the_s
     run_shipped(lab, &server.endpoint(), dir.path());
     let out = dir.path().join("out");
 
-    let published = tempora(&["publish", "out", "--to", "publish/bbc"], dir.path());
-    assert_eq!(published.status.code(), Some(0), "{}", said(&published));
+    succeeded(&tempora_in(
+        dir.path(),
+        &["publish", "out", "--to", "publish/bbc"],
+    ));
     let to = dir.path().join("publish/bbc");
     let files: Vec<String> = common::temposum::published(&to, &[]).into_keys().collect();
     assert_eq!(
@@ -157,8 +151,7 @@ async fn a_published_folder_holds_no_text_says_how_to_rebuild_and_rebuilds_the_s
         "{card}"
     );
     assert!(!card.contains("future.parquet"), "{card}");
-    let rewritten = tempora(&["card", "publish/bbc"], dir.path());
-    assert_eq!(rewritten.status.code(), Some(0), "{}", said(&rewritten));
+    succeeded(&tempora_in(dir.path(), &["card", "publish/bbc"]));
     assert_eq!(std::fs::read_to_string(to.join("README.md")).unwrap(), card);
     // The full folder's card says it holds the text, and where to publish from.
     let full = std::fs::read_to_string(out.join("README.md")).unwrap();
@@ -202,9 +195,16 @@ async fn a_published_folder_holds_no_text_says_how_to_rebuild_and_rebuilds_the_s
 /// The demo, run offline in a folder of its own; the output folder.
 fn demo(dir: &Path) -> PathBuf {
     let pipeline = common::demo::demo_with(dir, "");
-    let run = tempora(&["run", &pipeline, "--progress", "off"], dir);
-    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    succeeded(&tempora_in(dir, &["run", &pipeline, "--progress", "off"]));
     dir.join("out")
+}
+
+/// Checks that `tempora publish FROM --to TO` (in `dir`) is refused, exit 2,
+/// naming `names`.
+fn publish_refused(dir: &Path, from: &str, to: &str, names: &str) {
+    let refused = tempora_in(dir, &["publish", from, "--to", to]);
+    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
+    assert!(said(&refused).contains(names), "{}", said(&refused));
 }
 
 #[test]
@@ -213,13 +213,7 @@ fn a_folder_to_write_that_is_not_empty_and_a_folder_that_is_no_output_are_refuse
     let out = demo(dir.path());
     std::fs::create_dir(dir.path().join("full")).unwrap();
     std::fs::write(dir.path().join("full/notes.txt"), "ours").unwrap();
-    let refused = tempora(&["publish", "out", "--to", "full"], dir.path());
-    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
-    assert!(
-        said(&refused).contains("full: not empty"),
-        "{}",
-        said(&refused)
-    );
+    publish_refused(dir.path(), "out", "full", "full: not empty");
     let left: Vec<_> = std::fs::read_dir(dir.path().join("full"))
         .unwrap()
         .collect();
@@ -227,31 +221,31 @@ fn a_folder_to_write_that_is_not_empty_and_a_folder_that_is_no_output_are_refuse
 
     // A folder that is no output of `tempora run`: named, nothing written.
     std::fs::create_dir(dir.path().join("notes")).unwrap();
-    let refused = tempora(&["publish", "notes", "--to", "published"], dir.path());
-    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
-    assert!(
-        said(&refused).contains("notes/run.json: not a Tempora output"),
-        "{}",
-        said(&refused)
+    publish_refused(
+        dir.path(),
+        "notes",
+        "published",
+        "notes/run.json: not a Tempora output",
     );
     assert!(!dir.path().join("published").exists());
 
     // A folder inside the output folder (whose card would then describe it).
-    let refused = tempora(&["publish", "out", "--to", "out/published"], dir.path());
-    assert_eq!(refused.status.code(), Some(2), "{}", said(&refused));
-    assert!(
-        said(&refused).contains("out/published: inside the output folder out"),
-        "{}",
-        said(&refused)
+    publish_refused(
+        dir.path(),
+        "out",
+        "out/published",
+        "out/published: inside the output folder out",
     );
     assert!(!out.join("published").exists());
 
     // An empty folder is written; then it is not empty.
     std::fs::create_dir(dir.path().join("empty")).unwrap();
-    let done = tempora(&["publish", "out", "--to", "empty"], dir.path());
-    assert_eq!(done.status.code(), Some(0), "{}", said(&done));
+    succeeded(&tempora_in(
+        dir.path(),
+        &["publish", "out", "--to", "empty"],
+    ));
     assert!(dir.path().join("empty/manifest.jsonl").is_file());
-    let again = tempora(&["publish", "out", "--to", "empty"], dir.path());
+    let again = tempora_in(dir.path(), &["publish", "out", "--to", "empty"]);
     assert_eq!(again.status.code(), Some(2), "{}", said(&again));
     assert!(out.join("future.parquet").is_file());
 }
@@ -261,18 +255,12 @@ fn the_demo_published_keeps_the_scores_without_text_and_the_card_of_its_copy_wor
     let dir = tempfile::tempdir().unwrap();
     let out = demo(dir.path());
     let root = env!("CARGO_MANIFEST_DIR");
-    let scored = tempora(
-        &[
-            "score",
-            "out",
-            "--predictions",
-            &format!("{root}/pipelines/demo/predictions/stale.jsonl"),
-        ],
+    let stale = format!("{root}/pipelines/demo/predictions/stale.jsonl");
+    succeeded(&tempora_in(
         dir.path(),
-    );
-    assert_eq!(scored.status.code(), Some(0), "{}", said(&scored));
-    let done = tempora(&["publish", "out", "--to", "pub"], dir.path());
-    assert_eq!(done.status.code(), Some(0), "{}", said(&done));
+        &["score", "out", "--predictions", &stale],
+    ));
+    succeeded(&tempora_in(dir.path(), &["publish", "out", "--to", "pub"]));
     let files: Vec<String> = common::temposum::published(&dir.path().join("pub"), &[])
         .into_keys()
         .collect();
@@ -309,7 +297,7 @@ fn the_demo_published_keeps_the_scores_without_text_and_the_card_of_its_copy_wor
     ] {
         std::fs::copy(out.join(name), copy.join(name)).unwrap();
     }
-    let card = tempora(&["card", "copy"], dir.path());
+    let card = tempora_in(dir.path(), &["card", "copy"]);
     assert_eq!(card.status.code(), Some(0), "{}", said(&card));
     assert!(
         said(&card).contains("manifest: train (3)"),
@@ -338,7 +326,7 @@ fn a_folder_with_text_that_lacks_a_set_file_stays_an_error() {
 
 /// Checks that `tempora card FOLDER` (in `dir`) fails naming `file` as missing.
 fn assert_card_lacks(dir: &Path, folder: &str, file: &str) {
-    let refused = tempora(&["card", folder], dir);
+    let refused = tempora_in(dir, &["card", folder]);
     assert_eq!(refused.status.code(), Some(1), "{}", said(&refused));
     let said = said(&refused);
     assert!(
@@ -377,14 +365,15 @@ fn a_folder_with_a_withheld_part_publishes_its_commitment_and_nothing_of_the_par
         dir.path(),
         &format!("[pipeline.release]\nwithhold = 0.5\nkey = {key:?}\n"),
     );
-    let run = tempora(&["run", &pipeline, "--progress", "off"], dir.path());
-    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    succeeded(&tempora_in(
+        dir.path(),
+        &["run", &pipeline, "--progress", "off"],
+    ));
     let out = dir.path().join("out");
     let (_, withheld) = article_ids(&out);
     assert!(!withheld.is_empty(), "the key holds back an article");
 
-    let done = tempora(&["publish", "out", "--to", "pub"], dir.path());
-    assert_eq!(done.status.code(), Some(0), "{}", said(&done));
+    succeeded(&tempora_in(dir.path(), &["publish", "out", "--to", "pub"]));
     let pub_dir = dir.path().join("pub");
     let files: Vec<String> = common::temposum::published(&pub_dir, &[])
         .into_keys()
@@ -402,6 +391,5 @@ fn a_folder_with_a_withheld_part_publishes_its_commitment_and_nothing_of_the_par
     );
     let card = std::fs::read_to_string(pub_dir.join("README.md")).unwrap();
     assert!(card.contains("## Withheld part"), "{card}");
-    let again = tempora(&["card", "pub"], dir.path());
-    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    succeeded(&tempora_in(dir.path(), &["card", "pub"]));
 }
