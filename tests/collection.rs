@@ -12,25 +12,16 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::bin::{succeeded, tempora};
+use common::demo::run_into;
 
 /// The demo as the release `month` of the collection `out`, with `extra` `--set`s.
 fn release(out: &Path, month: &str, extra: &[&str]) {
-    let set_out = format!("pipeline.out=\"{}\"", out.display());
     let set_month = format!("pipeline.release.month=\"{month}\"");
-    let mut args = vec![
-        "run",
-        "pipelines/demo.toml",
-        "--progress",
-        "off",
-        "--set",
-        &set_out,
-        "--set",
-        &set_month,
-    ];
+    let mut args = vec!["--set", &set_month];
     for e in extra {
         args.extend(["--set", e]);
     }
-    succeeded(&tempora(&args));
+    run_into(out, &args);
 }
 
 /// A collection: 2026-10 held back whole (revealed when 2026-11 is made),
@@ -133,7 +124,7 @@ fn a_collection_is_one_config_per_release_the_newest_the_default() {
     // The empty 2026-12 has no config: datasets loads no empty split.
     assert!(!yaml.contains("\"2026-12\""), "{yaml}");
     assert!(
-        printed.contains("2026-12: no article (no config)"),
+        printed.contains("2026-12: no row to load (no config): no article, or all held back"),
         "{printed}"
     );
 
@@ -230,6 +221,19 @@ fn refused(out: &Path, names: &str) -> String {
     stderr
 }
 
+/// [`refused`] while `file` of `out` holds `bytes`; then `file` as it was (gone
+/// if it was not there).
+fn refused_holding(out: &Path, file: &str, bytes: &[u8], names: &str) {
+    let path = out.join(file);
+    let before = std::fs::read(&path).ok();
+    std::fs::write(&path, bytes).unwrap();
+    refused(out, names);
+    match before {
+        Some(before) => std::fs::write(&path, before).unwrap(),
+        None => std::fs::remove_file(&path).unwrap(),
+    }
+}
+
 #[test]
 fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     let root = tempfile::tempdir().unwrap();
@@ -288,36 +292,29 @@ fn what_is_no_release_of_the_collection_is_refused_naming_it() {
     std::fs::remove_dir_all(out.join("2026-07")).unwrap();
 
     // A reveal whose key is not the release's, and one of no release.
-    let reveal = out.join("reveals/2026-10.json");
-    let good = std::fs::read_to_string(&reveal).unwrap();
+    let good = std::fs::read_to_string(out.join("reveals/2026-10.json")).unwrap();
     let mut bad: serde_json::Value = serde_json::from_str(&good).unwrap();
     bad["key"] = "00".repeat(32).into();
-    std::fs::write(&reveal, bad.to_string()).unwrap();
-    refused(&out, "reveals/2026-10.json: its key is not the one");
-    std::fs::write(&reveal, &good).unwrap();
-    std::fs::write(
-        out.join("reveals/2026-05.json"),
-        good.replace("2026-10", "2026-05"),
-    )
-    .unwrap();
-    refused(
+    refused_holding(
         &out,
+        "reveals/2026-10.json",
+        bad.to_string().as_bytes(),
+        "reveals/2026-10.json: its key is not the one",
+    );
+    refused_holding(
+        &out,
+        "reveals/2026-05.json",
+        good.replace("2026-10", "2026-05").as_bytes(),
         "it reveals `2026-05`, which this collection does not hold",
     );
-    std::fs::remove_file(out.join("reveals/2026-05.json")).unwrap();
     // A revealed file changed after its reveal (another withheld file's bytes).
-    let withheld = out.join("2026-10/withheld/future.parquet");
-    let bytes = std::fs::read(&withheld).unwrap();
-    std::fs::copy(
-        out.join("2026-10/withheld/in_distribution.parquet"),
-        &withheld,
-    )
-    .unwrap();
-    refused(
+    let other = std::fs::read(out.join("2026-10/withheld/in_distribution.parquet")).unwrap();
+    refused_holding(
         &out,
+        "2026-10/withheld/future.parquet",
+        &other,
         "2026-10/withheld/future.parquet: its SHA-256 is not the one",
     );
-    std::fs::write(&withheld, &bytes).unwrap();
     succeeded(&card(&out));
 
     // A README.md of someone else's.
