@@ -574,37 +574,24 @@ mod tests {
 
     #[test]
     fn offsets_chain_left_to_right_and_months_clamp_to_their_end() {
-        assert_eq!(
-            on("run - 365 days", "2026-11-29", None),
-            Ok(day("2025-11-29"))
-        );
-        assert_eq!(
-            on("run_month - 1 day", "2026-03-15", None),
-            Ok(day("2026-02-28"))
-        );
-        assert_eq!(
-            on("run - 1 month", "2026-03-31", None),
-            Ok(day("2026-02-28"))
-        );
-        assert_eq!(
-            on("run + 1 year", "2024-02-29", None),
-            Ok(day("2025-02-28"))
-        );
-        assert_eq!(
-            on("run + 2 weeks", "2026-12-25", None),
-            Ok(day("2027-01-08"))
-        );
-        // Chained: the month before the run, then its last day.
-        assert_eq!(
-            on("run_month - 1 month + 1 month - 1 day", "2026-03-15", None),
-            Ok(day("2026-02-28"))
-        );
-        // Spaces are optional, singular and plural units alike.
-        assert_eq!(on("run-30days", "2026-01-10", None), Ok(day("2025-12-11")));
-        assert_eq!(
-            on(" run +1 days ", "2026-01-10", None),
-            Ok(day("2026-01-11"))
-        );
+        for (text, run, want) in [
+            ("run - 365 days", "2026-11-29", "2025-11-29"),
+            ("run_month - 1 day", "2026-03-15", "2026-02-28"),
+            ("run - 1 month", "2026-03-31", "2026-02-28"),
+            ("run + 1 year", "2024-02-29", "2025-02-28"),
+            ("run + 2 weeks", "2026-12-25", "2027-01-08"),
+            // Chained: the month before the run, then its last day.
+            (
+                "run_month - 1 month + 1 month - 1 day",
+                "2026-03-15",
+                "2026-02-28",
+            ),
+            // Spaces are optional, singular and plural units alike.
+            ("run-30days", "2026-01-10", "2025-12-11"),
+            (" run +1 days ", "2026-01-10", "2026-01-11"),
+        ] {
+            assert_eq!(on(text, run, None), Ok(day(want)), "{text:?} on {run}");
+        }
         let far = on("run + 4000000000 days", "2026-01-10", None).unwrap_err();
         assert!(far.contains("calendar's range"), "{far}");
         let huge = on("run - 99999999999 days", "2026-01-10", None).unwrap_err();
