@@ -370,20 +370,24 @@ fn assert_rerun_refused_then_corrected(lab: &Lab, month: &str) {
     );
 }
 
-/// A release whose first attempt, on the 3rd of the month after `month`, is
-/// refused (its pages are nowhere) and records its run day; finished on the
-/// 20th, its dates are resolved on the 3rd again: the cutoff, written here
-/// relative to the run day, is the first attempt's.
-fn assert_finished_on_its_first_day(lab: &Lab, month: &str) {
+/// A release whose first attempt, on the 3rd of the month after `month`, does
+/// not publish (`broken`, a `--set`, makes it exit `code` saying `why`) and
+/// records its run day; finished on the 20th, its dates are resolved on the
+/// 3rd again: the cutoff, written here relative to the run day, is the first
+/// attempt's.
+fn assert_finished_on_its_first_day(
+    lab: &Lab,
+    month: &str,
+    broken: (&str, &str),
+    code: i32,
+    why: &str,
+) {
     let dir = lab.release(month);
     let (first, again) = (day_after(month, 3), day_after(month, 20));
     let cutoff = ("pipeline.cutoff", "\"run - 400 days\"");
-    let nowhere = lab.dir().join("nowhere/*.warc.gz").display().to_string();
-    let pages = format!("[{nowhere:?}]");
-    let attempt = lab.tempora(&lab.monthly(first, &[cutoff, ("stages.pages.paths", &pages)]));
-    assert_eq!(attempt.status.code(), Some(2), "{}", said(&attempt));
-    let why = format!("stages.pages.paths: no file matches the pattern {nowhere}");
-    assert!(said(&attempt).contains(&why), "{}", said(&attempt));
+    let attempt = lab.tempora(&lab.monthly(first, &[cutoff, broken]));
+    assert_eq!(attempt.status.code(), Some(code), "{}", said(&attempt));
+    assert!(said(&attempt).contains(why), "{}", said(&attempt));
     let run = json(&dir.join("run.json"));
     assert_eq!(run["dates"]["run_day"], first.to_string(), "{run}");
     assert!(!dir.join("release.json").exists());
@@ -601,7 +605,20 @@ async fn a_release_a_month_never_changes_once_out_and_rebuilds_from_its_publishe
     assert_rerun_refused_then_corrected(&lab, &m1);
     assert!(!lab.out().join(format!("reveals/{m2}.json")).exists());
     let m3 = next_month(&m2);
-    assert_finished_on_its_first_day(&lab, &m3);
+    // Two releases whose first attempt did not publish: refused before it ran
+    // (its pages are nowhere), failed in a stage (its exclusion list is no JSON).
+    let nowhere = lab.dir().join("nowhere/*.warc.gz").display().to_string();
+    let pages = format!("[{nowhere:?}]");
+    let broken = ("stages.pages.paths", pages.as_str());
+    let why = format!("stages.pages.paths: no file matches the pattern {nowhere}");
+    assert_finished_on_its_first_day(&lab, &m3, broken, 2, &why);
+    let m4 = next_month(&m3);
+    let list = lab.dir().join("not-json.json");
+    std::fs::write(&list, "our list, not JSON\n").unwrap();
+    let list = format!("{:?}", list.display().to_string());
+    let broken = ("stages.unseen.xsum_split", list.as_str());
+    let why = "failed stage: unseen (input)";
+    assert_finished_on_its_first_day(&lab, &m4, broken, 1, why);
     assert_revealed(&lab, &m2);
     // A month of the same facts with no article, as a fresh run finds them now.
     let now = future_by_month(&lab, "fresh-after");
@@ -611,7 +628,7 @@ async fn a_release_a_month_never_changes_once_out_and_rebuilds_from_its_publishe
                 .format("%Y-%m")
                 .to_string()
         })
-        .find(|m| !now.contains_key(m) && ![&m1, &m2, &m3].contains(&m))
+        .find(|m| !now.contains_key(m) && ![&m1, &m2, &m3, &m4].contains(&m))
         .unwrap_or_else(|| panic!("every month has articles: {now:?}"));
     assert_published_empty(&lab, &empty);
     assert_eq!(
@@ -622,5 +639,5 @@ async fn a_release_a_month_never_changes_once_out_and_rebuilds_from_its_publishe
     assert!(tree(&lab.release(&m1)) == m1_files);
 
     let published = assert_published_rebuilds(&lab, &m1);
-    measures(&lab, &[&m1, &m2, &m3, &empty], &published);
+    measures(&lab, &[&m1, &m2, &m3, &m4, &empty], &published);
 }
