@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use tempora_testkit::MockWikidata;
 
@@ -85,9 +85,7 @@ pub fn live_facts(args: &mut Vec<String>, dir: &Path, wd: &MockWikidata) {
 /// `tempora ARGS` from the repository's root with the contact the Archive and
 /// Wikidata ask for and the variables `env` (a lab's files).
 pub fn tempora(args: &[String], env: &[(&str, PathBuf)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tempora"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("RUST_LOG", "warn")
+    super::bin::command(Path::new(env!("CARGO_MANIFEST_DIR")))
         .env("TEMPORA_CONTACT", "tests@example.org")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .args(args)
