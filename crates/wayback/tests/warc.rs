@@ -223,3 +223,107 @@ async fn a_demo_warc_from_a_directory_feeds_the_warc_stage() {
         .unwrap_err();
     assert!(err.to_string().contains("matches no file"), "{err}");
 }
+
+/// The `warc` stage over one file of `pages`, with the sets `sets` (a
+/// `[pipeline.sets]` table; `None`: the default sets).
+async fn run_warc(pages: &[Page], sets: Option<&str>) -> tempora_engine::testing::StageOutput {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), pages);
+    let mut ctx = context(dir.path());
+    if let Some(sets) = sets {
+        ctx.windows =
+            tempora_engine::Windows::from_table(&toml::from_str(sets).unwrap(), ctx.cutoff)
+                .unwrap();
+    }
+    let pattern = format!("{}/*.warc.gz", dir.path().display());
+    let table: toml::Table = toml::from_str(&format!("paths = [\"{pattern}\"]\n")).unwrap();
+    let cfg = warc_stage::configure(table, &ctx).unwrap();
+    run_stage(cfg, &ctx, Vec::new(), HashMap::new())
+        .await
+        .unwrap()
+}
+
+/// The URLs of the pages a run of the stage gave, in order.
+fn page_urls(output: &tempora_engine::testing::StageOutput) -> Vec<&str> {
+    output
+        .out()
+        .iter()
+        .map(|r| match r {
+            Record::Page(p) => p.capture.url.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_page_captured_before_every_set_is_rejected_as_its_capture_without_its_text() {
+    let captured = |i: u32, at: &str| {
+        let mut page = sample(i);
+        page.capture.timestamp = at.parse().unwrap();
+        page
+    };
+    let pages = [
+        captured(1, "20150531235959"), // the last second before the first set
+        captured(2, "20150601000000"), // the first set's first second
+        captured(3, "20100101120000"), // years before
+        captured(4, "20150815083000"), // between the sets
+        captured(5, "20170101083000"), // in the last set, which has no end
+    ];
+    let sets = "june = { from = 2015-06-01, to = 2015-06-30 }\n\
+                later = { from = 2016-01-01 }";
+    let output = run_warc(&pages, Some(sets)).await;
+    let kept: Vec<&str> = [&pages[1], &pages[3], &pages[4]]
+        .iter()
+        .map(|p| p.capture.url.as_str())
+        .collect();
+    assert_eq!(page_urls(&output), kept);
+    // Each left out as its capture: its URL and time, not its text.
+    let rejected: Vec<_> = output
+        .rejected
+        .iter()
+        .map(|r| {
+            (
+                r.record.clone(),
+                r.reason.as_str(),
+                r.location.as_deref().unwrap(),
+            )
+        })
+        .collect();
+    let skipped = |page: &Page, day: &str| {
+        (
+            serde_json::to_value(&page.capture).unwrap(),
+            format!(
+                "published between open and {day} (capture time): in no window of [pipeline.sets]"
+            ),
+            format!("{} {}", page.capture.timestamp, page.capture.url),
+        )
+    };
+    let want = [
+        skipped(&pages[0], "2015-05-31"),
+        skipped(&pages[2], "2010-01-01"),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(record, reason, at)| (record.clone(), reason.as_str(), at.as_str()))
+        .collect();
+    assert_eq!(rejected, want);
+    for r in &output.rejected {
+        assert!(!r.record.to_string().contains("caf"), "{}", r.record);
+    }
+    // Counted as prefetch counts it, so run.json's cost adds them up together.
+    let counters = output.stats.counters();
+    assert_eq!(counters["skipped_outside_windows"], 2, "{counters:?}");
+
+    // A set with an open start may hold any page; so may the default sets.
+    let open = "early = { to = 2015-06-30 }\nlater = { from = 2016-01-01 }";
+    for sets in [Some(open), None] {
+        let output = run_warc(&pages, sets).await;
+        assert_eq!(page_urls(&output).len(), pages.len(), "{sets:?}");
+        assert!(output.rejected.is_empty(), "{sets:?}");
+        let counters = output.stats.counters();
+        assert!(
+            !counters.contains_key("skipped_outside_windows"),
+            "{sets:?}"
+        );
+    }
+}

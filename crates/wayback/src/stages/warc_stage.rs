@@ -1,18 +1,28 @@
 //! `warc`: reads WARC files (ours and the Archive's) as pages (source; `out: page`),
 //! so a crawl can be rebuilt offline.
+//!
+//! A page captured before the first day of every window of `[pipeline.sets]`
+//! holds no article any set can take (a capture comes after its article's
+//! publication: `prefetch`'s `outside_windows`, from the capture time alone), so
+//! it is left out before its payload is read: rejected as its capture, without
+//! its text, and counted (`skipped_outside_windows`). A folder of WARC files
+//! that a crawl keeps adding to is then read whole each run, but only what the
+//! sets can hold goes on.
 
 use std::path::PathBuf;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tempora_engine::cost::skipped_counter;
 use tempora_engine::{
     parse_options, OptionError, PipelineContext, Port, Stage, StageConfig, StageError, StageIo,
+    Windows,
 };
-use tempora_records::{Page, Record, RecordKind};
+use tempora_records::{Capture, Page, Record, RecordKind};
 use tokio::sync::mpsc;
 
-use crate::warc::{page_from_record, WarcFileReader};
+use crate::warc::{ArchivedResponse, WarcFileReader, WarcRecord};
 
 /// Options of `warc`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -115,20 +125,25 @@ impl StageConfig for WarcOptions {
         out
     }
 
-    fn build(&self, _ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
+    fn build(&self, ctx: &PipelineContext) -> Result<Box<dyn Stage>, StageError> {
         Ok(Box::new(WarcStage {
             options: self.clone(),
+            windows: ctx.windows.clone(),
         }))
     }
 }
 
 struct WarcStage {
     options: WarcOptions,
+    /// The pipeline's sets: a page captured before all of them is left out.
+    windows: Windows,
 }
 
 enum Item {
     Page(Box<Page>),
     Reject(serde_json::Value, String, String),
+    /// A capture no set can hold, with the reason: left out, its page unread.
+    OutsideWindows(Box<Capture>, String),
     Skipped,
 }
 
@@ -138,9 +153,11 @@ impl Stage for WarcStage {
         let files = self.options.files().map_err(StageError::input)?;
         let max_body = self.options.max_body_bytes;
         let source = io.name().to_string();
+        let windows = self.windows;
         let (tx, mut rx) = mpsc::channel::<Result<Item, StageError>>(64);
-        let reader =
-            tokio::task::spawn_blocking(move || read_files(&files, &source, max_body, &tx));
+        let reader = tokio::task::spawn_blocking(move || {
+            read_files(&files, &source, max_body, &windows, &tx)
+        });
         let port = io.port(Port::DEFAULT)?;
         loop {
             let item = tokio::select! {
@@ -153,6 +170,14 @@ impl Stage for WarcStage {
                 Some(Err(e)) => return Err(e),
                 Some(Ok(Item::Page(page))) => io.emit(port, Record::Page(page)).await?,
                 Some(Ok(Item::Reject(record, reason, location))) => {
+                    io.reject(record, reason, Some(location)).await?
+                }
+                Some(Ok(Item::OutsideWindows(capture, reason))) => {
+                    io.stats().count(&skipped_counter("outside_windows"), 1);
+                    // Where prefetch names a capture it skips: its time and URL,
+                    // not the file's place, which another crawl's order moves.
+                    let location = format!("{} {}", capture.timestamp, capture.url);
+                    let record = serde_json::to_value(&capture).unwrap_or_default();
                     io.reject(record, reason, Some(location)).await?
                 }
                 Some(Ok(Item::Skipped)) => io.stats().count("non_response_records", 1),
@@ -169,6 +194,7 @@ fn read_files(
     files: &[PathBuf],
     source: &str,
     max_body: u64,
+    windows: &Windows,
     tx: &mpsc::Sender<Result<Item, StageError>>,
 ) {
     for path in files {
@@ -191,18 +217,7 @@ fn read_files(
                 }
                 Ok(r) => {
                     let location = format!("{}:{}", path.display(), r.offset);
-                    match page_from_record(&r, source, max_body) {
-                        Ok(Some(page)) => Item::Page(Box::new(page)),
-                        Ok(None) => Item::Skipped,
-                        Err(reason) => Item::Reject(
-                            serde_json::json!({
-                                "warc_type": r.kind(),
-                                "target_uri": r.header("WARC-Target-URI"),
-                            }),
-                            reason,
-                            location,
-                        ),
-                    }
+                    item_of(&r, location, source, max_body, windows)
                 }
             };
             if tx.blocking_send(Ok(item)).is_err() {
@@ -210,4 +225,46 @@ fn read_files(
             }
         }
     }
+}
+
+/// What one record of a file becomes: a page, a capture no set can hold (its
+/// payload left undecoded), a rejection, or nothing (not a response).
+fn item_of(
+    record: &WarcRecord,
+    location: String,
+    source: &str,
+    max_body: u64,
+    windows: &Windows,
+) -> Item {
+    let reject = |reason: String| {
+        let about = serde_json::json!({
+            "warc_type": record.kind(),
+            "target_uri": record.header("WARC-Target-URI"),
+        });
+        Item::Reject(about, reason, location.clone())
+    };
+    let response = match ArchivedResponse::read(record, source) {
+        Ok(Some(response)) => response,
+        Ok(None) => return Item::Skipped,
+        Err(reason) => return reject(reason),
+    };
+    if let Some(reason) = outside_windows(windows, response.capture()) {
+        return Item::OutsideWindows(Box::new(response.capture().clone()), reason);
+    }
+    match response.into_page(max_body) {
+        Ok(page) => Item::Page(Box::new(page)),
+        Err(reason) => reject(reason),
+    }
+}
+
+/// Why no set can hold the article of a page of `capture`, when none can: it
+/// was published on or before the capture's day, and every window of
+/// `[pipeline.sets]` starts after it (a window with an open start holds every
+/// page). `prefetch`'s `outside_windows` and its words, from the capture time
+/// alone.
+fn outside_windows(windows: &Windows, capture: &Capture) -> Option<String> {
+    let day = capture.timestamp.time().date();
+    (!windows.could_hold(None, Some(day))).then(|| {
+        format!("published between open and {day} (capture time): in no window of [pipeline.sets]")
+    })
 }

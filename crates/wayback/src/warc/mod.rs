@@ -12,7 +12,7 @@ mod page;
 mod read;
 pub(crate) mod write;
 
-pub use page::{page_from_record, response_record};
+pub use page::{page_from_record, response_record, ArchivedResponse};
 pub use read::{read_at, WarcFileReader};
 pub use tempora_wayback_format::digest::sha1_base32;
 pub use write::{gzip, WarcWriter, MAX_FILE_BYTES};

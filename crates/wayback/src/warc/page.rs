@@ -66,39 +66,86 @@ pub fn page_from_record(
     source: &str,
     max_body: u64,
 ) -> Result<Option<Page>, String> {
-    if !record.kind().eq_ignore_ascii_case("response") {
-        return Ok(None);
+    match ArchivedResponse::read(record, source)? {
+        Some(response) => response.into_page(max_body).map(Some),
+        None => Ok(None),
     }
-    if let Some(n) = record.oversize {
-        return Err(format!("record block of {n} bytes is over max_body_bytes"));
+}
+
+/// A `response` record read as far as the capture it stands for, its payload
+/// not yet decoded: a reader may leave the capture out before paying for the
+/// page.
+pub struct ArchivedResponse<'a> {
+    record: &'a WarcRecord,
+    head: HttpHead,
+    target: String,
+    capture: Capture,
+}
+
+impl<'a> ArchivedResponse<'a> {
+    /// The capture of a `response` record; `Ok(None)` for other record types.
+    ///
+    /// # Errors
+    /// The reason, in words: oversize, not HTTP, no usable capture.
+    pub fn read(record: &'a WarcRecord, source: &str) -> Result<Option<Self>, String> {
+        if !record.kind().eq_ignore_ascii_case("response") {
+            return Ok(None);
+        }
+        if let Some(n) = record.oversize {
+            return Err(format!("record block of {n} bytes is over max_body_bytes"));
+        }
+        let head = HttpHead::parse(&record.block)?;
+        let target = record
+            .header("WARC-Target-URI")
+            .unwrap_or("")
+            .trim_matches(['<', '>'])
+            .to_string();
+        let capture = capture_of(record, source, &target, &head)?;
+        Ok(Some(Self {
+            record,
+            head,
+            target,
+            capture,
+        }))
     }
-    let head = HttpHead::parse(&record.block)?;
-    let body = head.payload(&record.block[head.len..], max_body)?;
-    let target = record
-        .header("WARC-Target-URI")
-        .unwrap_or("")
-        .trim_matches(['<', '>'])
-        .to_string();
-    let capture = capture_of(record, source, &target, &head)?;
-    if head.status != 200 {
-        return Err(format!(
-            "the archived response is HTTP {}, not 200",
-            head.status
-        ));
+
+    /// The capture the record stands for.
+    pub fn capture(&self) -> &Capture {
+        &self.capture
     }
-    if target.is_empty() {
-        return Err("record without WARC-Target-URI".into());
+
+    /// The page, its payload decoded.
+    ///
+    /// # Errors
+    /// The reason, in words: oversize, not status 200, bad chunking.
+    pub fn into_page(self, max_body: u64) -> Result<Page, String> {
+        let Self {
+            record,
+            head,
+            target,
+            capture,
+        } = self;
+        let body = head.payload(&record.block[head.len..], max_body)?;
+        if head.status != 200 {
+            return Err(format!(
+                "the archived response is HTTP {}, not 200",
+                head.status
+            ));
+        }
+        if target.is_empty() {
+            return Err("record without WARC-Target-URI".into());
+        }
+        let memento_datetime = head
+            .memento
+            .or_else(|| timestamp::to_memento(&capture.timestamp));
+        Ok(Page {
+            capture,
+            body,
+            content_type: head.content_type,
+            final_url: target,
+            memento_datetime,
+        })
     }
-    let memento_datetime = head
-        .memento
-        .or_else(|| timestamp::to_memento(&capture.timestamp));
-    Ok(Some(Page {
-        capture,
-        body,
-        content_type: head.content_type,
-        final_url: target,
-        memento_datetime,
-    }))
 }
 
 /// What a page needs of the HTTP response head stored in a `response` record.
