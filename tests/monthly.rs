@@ -483,6 +483,18 @@ fn assert_published_rebuilds(lab: &Lab, month: &str) -> PathBuf {
     assert!(card.contains(&config), "{card}");
     lab.ok(&["card".into(), to.display().to_string()]);
     assert_eq!(std::fs::read_to_string(to.join("README.md")).unwrap(), card);
+    // Its rebuild example names a manifest that lists articles: every release
+    // is held back whole, so a revealed one's withheld manifest.
+    let example = card
+        .lines()
+        .find_map(|l| l.strip_prefix("tempora rebuild "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_else(|| panic!("no rebuild example in\n{card}"));
+    assert!(example.ends_with("/withheld/manifest.jsonl"), "{example}");
+    assert!(
+        !common::jsonl::lines(&to.join(example)).is_empty(),
+        "{example}"
+    );
     let text = text_of(&to);
     let articles = common::jsonl::lines(&lab.release(month).join("withheld/future.jsonl"));
     assert!(!articles.is_empty());

@@ -50,7 +50,7 @@ pub(super) fn render(dir: &Path, run: &RunJson, all: &[Config]) -> Result<String
     built(&mut md, dir, origin.as_ref().unwrap_or(run), configs)?;
     let manifest = configs.iter().any(|c| c.name == "manifest");
     super::text::render(&mut md, &text, manifest);
-    rebuild(&mut md, configs);
+    rebuild(&mut md, dir, all);
     tables(&mut md, dir, configs)?;
     fields(&mut md, all);
     licence_and_citation(&mut md, dir, run, configs)?;
@@ -128,8 +128,9 @@ fn release(md: &mut String, run: &RunJson, text: &super::text::TextFiles) {
     }
 }
 
-/// How a lab rebuilds the sets from the manifest, when the folder has one.
-fn rebuild(md: &mut String, configs: &[Config]) {
+/// How a lab rebuilds the sets from the manifest, when the folder has one; and
+/// the withheld part from its own manifest once it is revealed.
+fn rebuild(md: &mut String, dir: &Path, configs: &[Config]) {
     if !configs.iter().any(|c| c.name == "manifest") {
         return;
     }
@@ -146,6 +147,24 @@ fn rebuild(md: &mut String, configs: &[Config]) {
          cannot rebuild as listed (a capture no longer served, bytes that changed, a page \
          the current extractor reads otherwise).\n\n",
     );
+    let withheld_manifest = format!("{}/manifest.jsonl", tempora_sink::release::DIR);
+    let committed = tempora_sink::release::Commitment::read(dir)
+        .ok()
+        .flatten()
+        .is_some_and(|c| {
+            c.files
+                .iter()
+                .any(|f| f.path == withheld_manifest && f.rows > 0)
+        });
+    if committed {
+        let _ = writeln!(
+            md,
+            "The withheld part has a manifest of its own, `{withheld_manifest}` (its SHA-256 \
+             above), published when the part is revealed: it rebuilds the withheld files the \
+             same way, read with the inputs of this folder (`tempora rebuild \
+             {withheld_manifest} --out rebuilt-withheld --contact you@example.org`).\n"
+        );
+    }
 }
 
 /// How to load the `configs` (those `datasets` loads), and a table of the
@@ -626,6 +645,9 @@ type BySource = BTreeMap<(String, String), u64>;
 /// are (`summary_source`), from the sets' Parquet files.
 fn sources_and_sections(md: &mut String, dir: &Path, configs: &[Config]) -> Result<(), CardError> {
     let listed = |counts: &BySource| {
+        if counts.is_empty() {
+            return "none published".to_string();
+        }
         counts
             .iter()
             .map(|((source, value), n)| format!("{} {} ({n})", code(source), code(value)))

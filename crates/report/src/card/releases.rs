@@ -849,11 +849,13 @@ fn withheld(md: &mut String, releases: &[Release]) {
 
 /// How to rebuild a release from its manifest.
 fn rebuilding(md: &mut String, releases: &[Release]) {
-    // The newest release with articles to rebuild.
-    let Some(release) = releases
+    // The newest release with articles to rebuild, and its manifest that lists
+    // them: the published one, or, for a release held back and since revealed,
+    // its withheld part's.
+    let Some((release, manifest)) = releases
         .iter()
         .filter(|r| r.config.is_some())
-        .find(|r| r.configs.iter().any(|c| c.name == "manifest"))
+        .find_map(|r| Some((r, manifest_with_rows(r)?)))
     else {
         return;
     };
@@ -862,13 +864,39 @@ fn rebuilding(md: &mut String, releases: &[Release]) {
         md,
         "## Rebuilding a release\n\n\
          Each release's manifest (`manifest.jsonl`, with `manifest.inputs.json` and \
-         `manifest.facts.jsonl` beside it) lists its articles without their text, by their \
-         captures in the Internet Archive. Anyone can rebuild a release's sets from it, byte \
-         for byte where the Archive serves the same captures:\n\n\
-         ```sh\ntempora rebuild {name}/manifest.jsonl --out rebuilt/{name} --contact you@example.org\n```\n\n\
+         `manifest.facts.jsonl` beside it; for a part held back and revealed, \
+         `withheld/manifest.jsonl`, read with the inputs of its release's folder) lists its \
+         articles without their text, by their captures in the Internet Archive. Anyone can \
+         rebuild a release's sets from it, byte for byte where the Archive serves the same \
+         captures:\n\n\
+         ```sh\ntempora rebuild {name}/{manifest} --out rebuilt/{name} --contact you@example.org\n```\n\n\
          The rebuild names every article it cannot rebuild as listed (see the release's own \
          card).\n"
     );
+}
+
+/// The manifest of `release` that lists articles: `manifest.jsonl` when its
+/// published manifest has rows, else `withheld/manifest.jsonl` once its
+/// withheld part is revealed and has rows; `None` when neither has.
+fn manifest_with_rows(release: &Release) -> Option<&'static str> {
+    let manifest = |rows: &dyn Fn(&DataFile) -> bool| {
+        release
+            .configs
+            .iter()
+            .filter(|c| c.name == "manifest")
+            .flat_map(|c| c.splits.iter().flat_map(|(_, files)| files))
+            .any(rows)
+    };
+    if manifest(&|f| f.rows > 0 && !f.path.starts_with(WITHHELD)) {
+        return Some("manifest.jsonl");
+    }
+    let revealed = release.reveal.as_ref().is_some_and(|reveal| {
+        reveal
+            .files
+            .iter()
+            .any(|f| f.path == format!("{WITHHELD}manifest.jsonl") && f.records > 0)
+    });
+    revealed.then_some("withheld/manifest.jsonl")
 }
 
 #[cfg(test)]
