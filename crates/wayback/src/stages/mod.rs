@@ -55,7 +55,7 @@ pub fn kinds() -> Vec<StageKind> {
         },
         StageKind {
             name: "warc",
-            about: "Reads WARC files (ours and the Archive's) as pages, to rebuild a crawl offline.",
+            about: "Reads WARC files (ours and the Archive's) as pages, to rebuild a crawl offline; a page captured before the first day of every set is left out unread, rejected as its capture (`skipped_outside_windows`).",
             role: Role::Source,
             accepts: &[],
             emits: "out: page",
