@@ -49,11 +49,29 @@ async fn a_release_names_the_pages_captured_before_its_month_by_their_captures_a
 
     let release = out.join("2020-06");
     let rejected = std::fs::read_to_string(release.join("rejected.jsonl")).unwrap();
-    // The crawl's articles captured before the month, each by a summary no other
-    // article of the crawl has: some of an earlier year.
-    let crawl = lines(&crawled.join("articles.jsonl"));
+    for article in earlier_articles(&lines(&crawled.join("articles.jsonl"))) {
+        let summary = article["summary"].as_str().unwrap();
+        assert!(
+            !rejected.contains(summary),
+            "rejected.jsonl holds {article}"
+        );
+    }
+    let skipped = skipped_captures(&rejected);
+    assert!(skipped > 0, "{rejected}");
+    let run: Value =
+        serde_json::from_slice(&std::fs::read(release.join("run.json")).unwrap()).unwrap();
+    assert_eq!(
+        run["cost"]["skipped_before_fetching"]["outside_windows"], skipped,
+        "{}",
+        run["cost"]
+    );
+}
+
+/// The crawl's articles captured before the month, each with a summary no
+/// other article of the crawl has; some of them of an earlier year.
+fn earlier_articles(crawl: &[Value]) -> Vec<&Value> {
     let mut summaries: BTreeMap<&str, usize> = BTreeMap::new();
-    for article in &crawl {
+    for article in crawl {
         *summaries
             .entry(article["summary"].as_str().unwrap())
             .or_default() += 1;
@@ -69,14 +87,13 @@ async fn a_release_names_the_pages_captured_before_its_month_by_their_captures_a
             .any(|a| a["published"].as_str().unwrap() < "2020"),
         "the crawl holds articles of 2019"
     );
-    for article in &earlier {
-        let summary = article["summary"].as_str().unwrap();
-        assert!(
-            !rejected.contains(summary),
-            "rejected.jsonl holds {article}"
-        );
-    }
-    // Each such page is named by its capture, counted where prefetch's skips are.
+    earlier
+}
+
+/// How many lines of `rejected` name a page captured before the month, each
+/// by its capture alone, with prefetch's reason; no other line holds a page or
+/// an article captured before the month.
+fn skipped_captures(rejected: &str) -> usize {
     let mut skipped = 0;
     for line in rejected.lines() {
         let line: Value = serde_json::from_str(line).unwrap();
@@ -105,12 +122,5 @@ async fn a_release_names_the_pages_captured_before_its_month_by_their_captures_a
             assert!(captured >= MONTH_START, "{line}");
         }
     }
-    assert!(skipped > 0, "{rejected}");
-    let run: Value =
-        serde_json::from_slice(&std::fs::read(release.join("run.json")).unwrap()).unwrap();
-    assert_eq!(
-        run["cost"]["skipped_before_fetching"]["outside_windows"], skipped,
-        "{}",
-        run["cost"]
-    );
+    skipped
 }
