@@ -36,10 +36,6 @@ pub struct Prepared {
     file: PipelineFile,
     /// The run day and the dates written relative to it, as resolved on it.
     pub dates: RunDates,
-    /// The file as loaded, its relative dates not resolved: what
-    /// [`prepare_on`] prepares again on another day (a release's recorded one).
-    #[allow(dead_code)] // For the monthly release's rerun, which reads it.
-    pub unresolved: PipelineFile,
 }
 
 /// A file that cannot run: every problem, and the file they are in.
@@ -68,7 +64,7 @@ pub fn today() -> NaiveDate {
 
 /// [`prepare`] with the file's dates relative to the run resolved on `day`
 /// first, so everything after reads plain dates ([`Prepared::dates`] says
-/// what they became; [`Prepared::unresolved`] keeps the file as loaded).
+/// what they became).
 ///
 /// # Errors
 /// Any problem of the file itself, an unreadable relative date among them.
@@ -132,7 +128,6 @@ fn prepare_at(
             manifest: added.get(),
             file,
             dates,
-            unresolved,
         }),
         Err(errors) => Err(Refused {
             errors,
