@@ -18,16 +18,15 @@ use anyhow::Context as _;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use tempora_engine::PipelineFile;
-use tempora_sink::release::{hex, CommittedFile};
+use tempora_sink::release::hex;
 
 use crate::release::{Monthly, Reveal};
 
-pub use tempora_report::card::releases::{RELEASE_FILE, REVEALS_DIR as REVEALS};
+pub use tempora_report::card::releases::{
+    RevealRecord, RELEASE_FILE, REVEALS_DIR as REVEALS, REVEAL_SCHEMA,
+};
 /// The schema of [`RELEASE_FILE`].
 pub const RELEASE_SCHEMA: &str = "tempora-release/1";
-/// The schema of a reveal's record.
-pub const REVEAL_SCHEMA: &str = "tempora-reveal/1";
-
 /// `release.json`: what the release is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReleaseRecord {
@@ -49,21 +48,6 @@ pub struct ReleaseRecord {
     pub withhold: Option<f64>,
     /// When the withheld part is revealed.
     pub reveal: String,
-}
-
-/// `reveals/<release>.json`: a release's withheld part, revealed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RevealRecord {
-    /// [`REVEAL_SCHEMA`].
-    pub schema: String,
-    /// The release revealed.
-    pub release: String,
-    /// When (UTC, RFC 3339).
-    pub at: String,
-    /// The release's own key (hex), with which anyone can check the choice.
-    pub key: String,
-    /// Its withheld files as committed (paths in the release's folder).
-    pub files: Vec<CommittedFile>,
 }
 
 /// The release a run makes, and where.

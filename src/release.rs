@@ -39,10 +39,11 @@ impl Monthly {
     /// The release's name, its folder in the collection: `2026-11`, or
     /// `2026-11.v2` for a correction.
     pub fn name(&self) -> String {
-        match self.version {
-            1 => self.month.clone(),
-            v => format!("{}.v{v}", self.month),
+        tempora_report::card::releases::ReleaseName {
+            month: self.month.clone(),
+            version: self.version,
         }
+        .to_string()
     }
 }
 

@@ -31,10 +31,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tempora_sink::features::{features, Feature};
-use tempora_sink::release::{sha256_file, sha256_hex, Commitment};
+use tempora_sink::release::{sha256_file, sha256_hex, Commitment, CommittedFile};
 
 use super::body::{facts_readings, FactsReading};
 use super::layout::{self, Config, DataFile, RunJson};
@@ -111,31 +111,24 @@ impl std::fmt::Display for ReleaseName {
     }
 }
 
-/// One file of a reveal record.
-#[derive(Debug, Clone, Deserialize)]
-struct RevealedFile {
-    /// Under the release's folder (`withheld/future.parquet`).
-    path: String,
-    /// SHA-256 of its bytes (hex).
-    sha256: String,
-    /// Its records (`rows`, as the release's commitment names them).
-    #[serde(alias = "rows")]
-    records: u64,
-}
+/// The schema of a reveal's record.
+pub const REVEAL_SCHEMA: &str = "tempora-reveal/1";
 
 /// `reveals/<release>.json`: a release's withheld part, revealed after it was
-/// published (its folder is not touched).
-#[derive(Debug, Clone, Deserialize)]
-struct Reveal {
-    /// The release.
-    release: String,
+/// published (its folder is not touched). Written by the run that makes the
+/// next release, or by `tempora reveal` on a release.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevealRecord {
+    /// [`REVEAL_SCHEMA`].
+    pub schema: String,
+    /// The release revealed.
+    pub release: String,
     /// When it was revealed (UTC, RFC 3339).
-    #[serde(default)]
-    at: Option<String>,
-    /// The release's key (hex).
-    key: String,
-    /// Its withheld files.
-    files: Vec<RevealedFile>,
+    pub at: String,
+    /// The release's own key (hex), with which anyone can check the choice.
+    pub key: String,
+    /// Its withheld files as committed (paths under the release's folder).
+    pub files: Vec<CommittedFile>,
 }
 
 /// A release of the collection, read and checked.
@@ -148,7 +141,7 @@ struct Release {
     run: RunJson,
     configs: Vec<Config>,
     commitment: Option<Commitment>,
-    reveal: Option<Reveal>,
+    reveal: Option<RevealRecord>,
     /// Which of its files hold the publishers' text.
     text: super::text::TextFiles,
     /// Its articles per set.
@@ -398,7 +391,7 @@ fn attach_reveals(dir: &Path, releases: &mut [Release]) -> Result<(), CardError>
             reason,
         };
         let bytes = std::fs::read(&path).map_err(CardError::io(&path))?;
-        let reveal: Reveal = serde_json::from_slice(&bytes)
+        let reveal: RevealRecord = serde_json::from_slice(&bytes)
             .map_err(|e| refuse(format!("not a reveal record: {e}")))?;
         if reveal.release != stem {
             return Err(refuse(format!(
@@ -423,7 +416,7 @@ fn attach_reveals(dir: &Path, releases: &mut [Release]) -> Result<(), CardError>
 ///
 /// # Errors
 /// The release holds nothing back, or any of the above differs.
-fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), CardError> {
+fn check_reveal(release: &Release, reveal: &RevealRecord, path: &Path) -> Result<(), CardError> {
     let refuse = |reason: String| CardError::Collection {
         path: path.to_path_buf(),
         reason,
@@ -443,11 +436,11 @@ fn check_reveal(release: &Release, reveal: &Reveal, path: &Path) -> Result<(), C
     }
     for file in &reveal.files {
         let committed = commitment.files.iter().find(|c| c.path == file.path);
-        if committed.is_none_or(|c| c.sha256 != file.sha256 || c.rows != file.records) {
+        if committed.is_none_or(|c| c.sha256 != file.sha256 || c.rows != file.rows) {
             return Err(refuse(format!(
                 "`{}` is not committed to by `{name}/withheld.json` with this SHA-256 and \
                  {} records",
-                file.path, file.records
+                file.path, file.rows
             )));
         }
         let on_disk = release.dir.join(&file.path);
@@ -540,7 +533,7 @@ fn release_config(release: &Release) -> Result<Option<ReleaseConfig>, CardError>
 fn withheld_file(
     path: &Path,
     release: &str,
-    revealed: &RevealedFile,
+    revealed: &CommittedFile,
     config_features: &[(String, Feature)],
 ) -> Result<DataFile, CardError> {
     let disagrees = |reason: String| CardError::Collection {
@@ -553,10 +546,10 @@ fn withheld_file(
         path: path.to_path_buf(),
         reason: format!("not a Parquet file: {e}"),
     })?;
-    if footer.rows != revealed.records {
+    if footer.rows != revealed.rows {
         return Err(disagrees(format!(
             "holds {} rows, but its reveal says {}",
-            footer.rows, revealed.records
+            footer.rows, revealed.rows
         )));
     }
     let features = features(&footer.schema).map_err(&disagrees)?;
@@ -737,9 +730,7 @@ fn withheld_cell(release: &Release) -> String {
     let Some(reveal) = &release.reveal else {
         return format!("{:.0}%, not yet revealed", share * 100.0);
     };
-    let on = reveal.at.as_deref().map_or_else(String::new, |at| {
-        format!(" on {}", at.get(..10).unwrap_or(at))
-    });
+    let on = format!(" on {}", reveal.at.get(..10).unwrap_or(&reveal.at));
     let splits = release
         .config
         .as_ref()
@@ -894,7 +885,7 @@ fn manifest_with_rows(release: &Release) -> Option<&'static str> {
         reveal
             .files
             .iter()
-            .any(|f| f.path == format!("{WITHHELD}manifest.jsonl") && f.records > 0)
+            .any(|f| f.path == format!("{WITHHELD}manifest.jsonl") && f.rows > 0)
     });
     revealed.then_some("withheld/manifest.jsonl")
 }
