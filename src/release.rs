@@ -229,9 +229,10 @@ fn monthly(table: &toml::Table, problem: &mut impl FnMut(&str, String)) -> Optio
     })
 }
 
-/// Whether `text` is a month, `YYYY-MM`.
-pub fn is_month(text: &str) -> bool {
-    text.len() == 7 && chrono::NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").is_ok()
+/// Whether `text` is a month, `YYYY-MM` (a release's name of version 1).
+fn is_month(text: &str) -> bool {
+    use tempora_report::card::releases::ReleaseName;
+    matches!(ReleaseName::parse(text), Some(Ok(name)) if name.version == 1)
 }
 
 #[cfg(test)]
