@@ -22,6 +22,7 @@ use tempora_sink::release::hex;
 
 use crate::release::{Monthly, Reveal};
 
+use tempora_report::card::releases::release_folders;
 pub use tempora_report::card::releases::{
     RevealRecord, RELEASE_FILE, REVEALS_DIR as REVEALS, REVEAL_SCHEMA,
 };
@@ -162,7 +163,7 @@ pub fn check(folder: &ReleaseFolder) -> Result<Option<NaiveDate>, ReleaseRefused
     let path = folder.path();
     if let Some(out) = read_record(&path)? {
         let mut next = folder.monthly.clone();
-        next.version = out.version.max(next.version) + 1;
+        next.version = out.version.max(next.version).saturating_add(1);
         return Err(ReleaseRefused::Out {
             release: out.release,
             path: path.join(RELEASE_FILE).display().to_string(),
@@ -220,23 +221,45 @@ pub fn is_release(dir: &Path) -> bool {
 
 /// The releases of `collection` with their records, by name.
 fn releases(collection: &Path) -> anyhow::Result<Vec<(PathBuf, ReleaseRecord)>> {
-    let mut found = Vec::new();
-    let entries = match std::fs::read_dir(collection) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+    let folders = match release_folders(collection) {
+        Ok(folders) => folders,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", collection.display())),
     };
-    for entry in entries {
-        let path = entry?.path();
-        if !path.is_dir() {
-            continue;
-        }
+    let mut found = Vec::new();
+    for (_, path) in folders.published {
         if let Some(record) = read_record(&path).map_err(anyhow::Error::new)? {
             found.push((path, record));
         }
     }
-    found.sort_by(|a, b| a.1.release.cmp(&b.1.release));
     Ok(found)
+}
+
+/// The releases of the collection other than `folder`'s that an attempt
+/// left unpublished, each with the command that makes it: a retry after the
+/// month turned makes the next month's release, not these.
+pub fn unpublished(folder: &ReleaseFolder) -> Vec<String> {
+    let Ok(folders) = release_folders(&folder.collection) else {
+        return Vec::new();
+    };
+    folders
+        .attempts
+        .iter()
+        .filter(|(_, path)| *path != folder.path())
+        .map(|(name, path)| {
+            let version = match name.version {
+                1 => String::new(),
+                v => format!(" --set pipeline.release.version={v}"),
+            };
+            format!(
+                "release {name} was attempted and never published ({}): make it with \
+                 `--set pipeline.release.month={}{version}` (its dates are resolved on the \
+                 day of its attempt)",
+                path.join("run.json").display(),
+                name.month
+            )
+        })
+        .collect()
 }
 
 /// After a release is published: reveals the withheld part of every release
@@ -248,6 +271,7 @@ fn releases(collection: &Path) -> anyhow::Result<Vec<(PathBuf, ReleaseRecord)>> 
 /// A release cannot be read, a reveal's checks fail, a file cannot be written.
 pub fn after_release(folder: &ReleaseFolder, key: Option<&Path>) -> anyhow::Result<Vec<String>> {
     let mut done = Vec::new();
+    let mut failed = Vec::new();
     for (path, record) in releases(&folder.collection)? {
         let waits = record.reveal == Reveal::NextRelease.as_str()
             && record.withhold.is_some()
@@ -263,29 +287,47 @@ pub fn after_release(folder: &ReleaseFolder, key: Option<&Path>) -> anyhow::Resu
             ));
             continue;
         };
-        let files = write_reveal(&path, &record.release, key, &record_path)?;
-        done.push(format!(
-            "revealed release {} ({files} withheld file{}): {}",
-            record.release,
-            if files == 1 { "" } else { "s" },
-            record_path.display()
-        ));
+        // One release that cannot be revealed keeps neither the others nor
+        // the card from being done.
+        match write_reveal(&path, &record.release, key, &record_path) {
+            Ok(files) => done.push(format!(
+                "revealed release {} ({files} withheld file{}): {}",
+                record.release,
+                if files == 1 { "" } else { "s" },
+                record_path.display()
+            )),
+            Err(e) => failed.push(format!("{e:#}")),
+        }
     }
-    let card = tempora_report::card::releases::write_collection_card(&folder.collection)
-        .with_context(|| {
-            format!(
-                "the index card of {} (`tempora card {}` writes it again)",
-                folder.collection.display(),
-                folder.collection.display()
-            )
-        })?;
+    let card = write_card(&folder.collection)?;
     done.push(format!(
         "index card: {} ({} release{} to load)",
         folder.collection.join("README.md").display(),
         card.configs.len(),
         if card.configs.len() == 1 { "" } else { "s" }
     ));
+    if !failed.is_empty() {
+        for line in &done {
+            println!("{line}");
+        }
+        anyhow::bail!("{}", failed.join("; "));
+    }
     Ok(done)
+}
+
+/// Writes the card of `collection`.
+///
+/// # Errors
+/// See [`tempora_report::card::releases::write_collection_card`], naming the
+/// folder and how to write the card again.
+fn write_card(collection: &Path) -> anyhow::Result<tempora_report::card::releases::CollectionCard> {
+    tempora_report::card::releases::write_collection_card(collection).with_context(|| {
+        format!(
+            "the index card of {} (`tempora card {}` writes it again)",
+            collection.display(),
+            collection.display()
+        )
+    })
 }
 
 /// Where the reveal of `release` is recorded.
@@ -327,9 +369,13 @@ fn write_reveal(path: &Path, release: &str, key: &Path, to: &Path) -> anyhow::Re
 pub fn reveal_release(release: &Path, key: Option<&Path>) -> anyhow::Result<()> {
     let record =
         read_record(release)?.with_context(|| format!("{} is no release", release.display()))?;
+    // `.` or a bare name: the collection is the folder above the release's own.
+    let release = std::fs::canonicalize(release)
+        .with_context(|| format!("cannot read {}", release.display()))?;
+    let release = release.as_path();
     let collection = release
         .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
     let to = reveal_path(&collection, &record.release);
     if to.exists() {
         println!(
@@ -349,8 +395,7 @@ pub fn reveal_release(release: &Path, key: Option<&Path>) -> anyhow::Result<()> 
         record.release,
         to.display()
     );
-    tempora_report::card::releases::write_collection_card(&collection)
-        .with_context(|| format!("the index card of {}", collection.display()))?;
+    write_card(&collection)?;
     println!("wrote {}", collection.join("README.md").display());
     Ok(())
 }

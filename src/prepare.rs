@@ -97,6 +97,15 @@ fn prepare_at(
                 ConfigError::pipeline("release.month", refused.to_string()).about_environment(),
             ),
         }
+        // Said once, not again when prepared on a recorded day.
+        let others = if follow {
+            crate::monthly::unpublished(&folder)
+        } else {
+            Vec::new()
+        };
+        for line in others {
+            eprintln!("warning: {line}");
+        }
         folder
     });
     if let (Some(recorded), Some(folder), true) = (recorded, &monthly, follow) {

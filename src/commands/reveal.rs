@@ -46,6 +46,13 @@ fn reveal(args: &RevealArgs) -> anyhow::Result<()> {
     if crate::monthly::is_release(out) {
         return crate::monthly::reveal_release(out, args.key.as_deref());
     }
+    if tempora_report::card::releases::is_collection(out) {
+        bail!(
+            "{} is a collection of releases: reveal one of them, `tempora reveal {}/<release>`",
+            out.display(),
+            out.display()
+        );
+    }
     let mut commitment = committed(out)?;
     if let Some(revealed) = &commitment.revealed {
         println!("already revealed at {}: nothing to do", revealed.at);

@@ -28,7 +28,7 @@ use tempora_sink::release::{relative_files, Commitment, COMMITMENT, DIR as WITHH
 use tempora_sink::schema::arrow_schema;
 
 use crate::card::layout::RunJson;
-use crate::card::releases::{write_collection_card, CollectionCard, ReleaseName, REVEALS_DIR};
+use crate::card::releases::{release_folders, write_collection_card, CollectionCard, REVEALS_DIR};
 use crate::card::{Card, CardError};
 
 /// The files an output folder's run derives that a published folder keeps,
@@ -360,19 +360,15 @@ fn publish_into(src: &Path, staged: &Path) -> Result<PublishedCollection, Publis
     })
 }
 
-/// The names of the releases of the collection `dir` (its folders named as
-/// releases are), sorted.
+/// The names of the releases of the collection `dir` (its folders that hold a
+/// release; an attempt that published nothing is no release), sorted.
 fn release_names(dir: &Path) -> std::io::Result<Vec<String>> {
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if entry.path().is_dir() && ReleaseName::parse(&name).is_some() {
-            names.push(name);
-        }
-    }
-    names.sort();
-    Ok(names)
+    let folders = release_folders(dir)?;
+    Ok(folders
+        .published
+        .iter()
+        .map(|(name, _)| name.to_string())
+        .collect())
 }
 
 /// The files `run.json` says its stages wrote (their `file X` counters).

@@ -283,10 +283,49 @@ fn read_releases(dir: &Path) -> Result<Vec<Release>, CardError> {
     Ok(releases)
 }
 
+/// The folders of the collection `dir` named like releases, with their names,
+/// sorted by name: `published` those that hold a release (its
+/// `release.json`), `attempts` those that hold only an attempt that published
+/// nothing ([`unpublished_attempt`]). Folders of neither kind are left to the
+/// card, which names them.
+///
+/// # Errors
+/// `dir` cannot be read.
+pub fn release_folders(dir: &Path) -> std::io::Result<ReleaseFolders> {
+    let mut found = ReleaseFolders::default();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let Some(Some(Ok(name))) = name.as_deref().map(ReleaseName::parse) else {
+            continue;
+        };
+        if !path.is_dir() {
+            continue;
+        }
+        if path.join(RELEASE_FILE).is_file() {
+            found.published.push((name, path));
+        } else if unpublished_attempt(&path) {
+            found.attempts.push((name, path));
+        }
+    }
+    found.published.sort();
+    found.attempts.sort();
+    Ok(found)
+}
+
+/// The release folders of a collection ([`release_folders`]).
+#[derive(Debug, Default)]
+pub struct ReleaseFolders {
+    /// Folders holding a release.
+    pub published: Vec<(ReleaseName, PathBuf)>,
+    /// Folders holding only an attempt that published nothing.
+    pub attempts: Vec<(ReleaseName, PathBuf)>,
+}
+
 /// Whether the release folder `dir` holds only an attempt that published
 /// nothing: no `release.json`, and a `run.json` of a run that failed or was
 /// stopped. No release yet: the card leaves it out until a run finishes it.
-fn unpublished_attempt(dir: &Path) -> bool {
+pub fn unpublished_attempt(dir: &Path) -> bool {
     if dir.join(RELEASE_FILE).exists() {
         return false;
     }
@@ -788,7 +827,7 @@ fn loading(md: &mut String, releases: &[Release], configs: &[ReleaseConfig]) {
     let _ = writeln!(
         md,
         "```python\nimport datasets\n\
-         newest = datasets.load_dataset(\"PATH\")  # the default config: the newest release, {0}\n\
+         newest = datasets.load_dataset(\"PATH\")  # the default config: the newest release with rows to load, {0}\n\
          release = datasets.load_dataset(\"PATH\", \"{1}\")  # one release by its name\n```\n\n\
          `PATH` is this folder, or `USER/REPO` once it is on the Hub. Each config is a release: \
          its sets as splits (`future`, ...), or, for a folder published without the publishers' \
