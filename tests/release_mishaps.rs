@@ -8,26 +8,18 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::bin::{succeeded, tempora, tempora_in};
+use common::demo::run_demo;
 use common::said::said;
+use common::tree::tree;
 
 /// The demo as a monthly release into the collection `out`, the month's
 /// articles its future set, with `extra` arguments.
 fn release(out: &Path, extra: &[&str]) -> std::process::Output {
-    let set_out = format!("pipeline.out=\"{}\"", out.display());
-    let args = [
-        "run",
-        "pipelines/demo.toml",
-        "--progress",
-        "off",
-        "--set",
-        &set_out,
-        "--set",
-        "pipeline.sets.future={from=\"release_start\",to=\"release_end\"}",
-    ];
-    tempora(&[&args[..], extra].concat())
+    let month = "pipeline.sets.future={from=\"release_start\",to=\"release_end\"}";
+    run_demo(out, &[&["--set", month][..], extra].concat())
 }
 
 /// A key file under `dir`, of `byte`s.
@@ -35,21 +27,6 @@ fn key(dir: &Path, name: &str, byte: u8) -> String {
     let path = dir.join(name);
     std::fs::write(&path, [byte; 32]).unwrap();
     format!("pipeline.release.key=\"{}\"", path.display())
-}
-
-/// Every file under `dir`, with its bytes.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(tree(&path));
-        } else {
-            files.push((path.clone(), std::fs::read(&path).unwrap()));
-        }
-    }
-    files.sort();
-    files
 }
 
 #[test]

@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 use tempora_testkit::{Corpus, MockWayback, MockWikidata};
 
 use common::temposum::{bbc, cnn};
+use common::tree::tree;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -315,19 +316,4 @@ fn monthly_twice(models: &Models, home: &Path) {
         said(&second)
     );
     assert_eq!(tree(&release), before, "the release changed");
-}
-
-/// Every file under `dir`, with its bytes.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(tree(&path));
-        } else {
-            files.push((path.clone(), std::fs::read(&path).unwrap()));
-        }
-    }
-    files.sort();
-    files
 }

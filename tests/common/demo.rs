@@ -13,6 +13,12 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// `tempora run pipelines/demo.toml` from the repository's root into `out`, with
 /// `extra` arguments (`--set`s), which must succeed: its stdout, the summary.
 pub fn run_into(out: &Path, extra: &[&str]) -> String {
+    succeeded(&run_demo(out, extra))
+}
+
+/// `tempora run pipelines/demo.toml` from the repository's root into `out`, with
+/// `extra` arguments, however it ends.
+pub fn run_demo(out: &Path, extra: &[&str]) -> std::process::Output {
     let set = format!("pipeline.out=\"{}\"", out.display());
     let args = [
         "run",
@@ -22,7 +28,7 @@ pub fn run_into(out: &Path, extra: &[&str]) -> String {
         "--set",
         &set,
     ];
-    succeeded(&tempora(&[&args[..], extra].concat()))
+    tempora(&[&args[..], extra].concat())
 }
 
 /// The demo with `extra` (tables) appended, written in `dir` as `demo.toml`, its

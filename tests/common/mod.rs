@@ -8,4 +8,5 @@ pub mod nightly;
 pub mod order;
 pub mod said;
 pub mod temposum;
+pub mod tree;
 pub mod wikidata;
