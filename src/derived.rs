@@ -121,20 +121,15 @@ fn write_manifest_inputs(
 }
 
 /// Writes `release.json` in `dir`: the release, and the run that makes it
-/// (from its `run.json`: its name and the day its dates were resolved on).
+/// (its name, from its `run.json`).
 fn write_release_record(dir: &Path, folder: &ReleaseFolder) -> anyhow::Result<()> {
     let path = dir.join("run.json");
     let run: serde_json::Value = serde_json::from_slice(
         &std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?,
     )
     .with_context(|| format!("{} is not JSON", path.display()))?;
-    let text = |pointer: &str| run.pointer(pointer).and_then(serde_json::Value::as_str);
-    let day = text("/dates/run_day")
-        .or_else(|| text("/started_at").and_then(|t| t.get(..10)))
-        .and_then(|d| d.parse().ok())
-        .with_context(|| format!("{} records no run day", path.display()))?;
-    let record = folder.record(text("/run").unwrap_or_default(), day);
-    let mut json = serde_json::to_vec_pretty(&record)?;
+    let name = run.get("run").and_then(serde_json::Value::as_str);
+    let mut json = serde_json::to_vec_pretty(&folder.record(name.unwrap_or_default()))?;
     json.push(b'\n');
     std::fs::write(dir.join(RELEASE_FILE), json)
         .with_context(|| format!("cannot write {RELEASE_FILE}"))

@@ -60,6 +60,8 @@ pub struct ReleaseFolder {
     pub monthly: Monthly,
     /// The share held back, when one is.
     pub withhold: Option<f64>,
+    /// The day the run resolved its dates on.
+    pub run_day: NaiveDate,
 }
 
 impl ReleaseFolder {
@@ -68,8 +70,8 @@ impl ReleaseFolder {
         self.collection.join(self.monthly.name())
     }
 
-    /// `release.json` of the run named `run`, resolved on `run_day`.
-    pub fn record(&self, run: &str, run_day: NaiveDate) -> ReleaseRecord {
+    /// `release.json` of the run named `run`.
+    pub fn record(&self, run: &str) -> ReleaseRecord {
         let m = &self.monthly;
         ReleaseRecord {
             schema: RELEASE_SCHEMA.into(),
@@ -84,7 +86,7 @@ impl ReleaseFolder {
                 .name()
             }),
             run: run.to_string(),
-            run_day,
+            run_day: self.run_day,
             withhold: self.withhold,
             reveal: m.reveal.as_str().into(),
         }
@@ -92,15 +94,19 @@ impl ReleaseFolder {
 }
 
 /// Places the run's output in the release's folder of the collection the file
-/// names (`pipeline.out`), rewriting `pipeline.out` in the file's table.
-pub fn place(file: &mut PipelineFile, monthly: &Monthly, withhold: Option<f64>) -> ReleaseFolder {
-    let settings = file.settings().ok();
-    let name = tempora_engine::config::pipeline_name(settings.as_ref(), &file.path);
-    let collection = tempora_engine::config::output_dir(settings.as_ref(), &name);
+/// names (`pipeline.out`), rewriting `pipeline.out` in the file's table; its
+/// dates were resolved on `run_day`.
+pub fn place(
+    file: &mut PipelineFile,
+    monthly: &Monthly,
+    withhold: Option<f64>,
+    run_day: NaiveDate,
+) -> ReleaseFolder {
     let folder = ReleaseFolder {
-        collection,
+        collection: file.output_dir(),
         monthly: monthly.clone(),
         withhold,
+        run_day,
     };
     if let Some(toml::Value::Table(pipeline)) = file.table.get_mut("pipeline") {
         pipeline.insert(
@@ -413,13 +419,13 @@ mod tests {
                 reveal: Reveal::NextRelease,
             },
             withhold: Some(1.0),
+            run_day: NaiveDate::from_ymd_opt(2026, 12, 3).unwrap(),
         }
     }
 
     fn publish(folder: &ReleaseFolder) {
         std::fs::create_dir_all(folder.path()).unwrap();
-        let day = NaiveDate::from_ymd_opt(2026, 12, 3).unwrap();
-        let record = folder.record("2026-12-03T040000Z", day);
+        let record = folder.record("2026-12-03T040000Z");
         std::fs::write(
             folder.path().join(RELEASE_FILE),
             serde_json::to_vec(&record).unwrap(),
@@ -458,12 +464,9 @@ mod tests {
             refused.contains("release 2026-11.v2 corrects 2026-11, which is not out"),
             "{refused}"
         );
-        let record = folder(dir.path(), 2).record("r", NaiveDate::MIN);
+        let record = folder(dir.path(), 2).record("r");
         assert_eq!(record.corrects.as_deref(), Some("2026-11"));
-        assert_eq!(
-            folder(dir.path(), 1).record("r", NaiveDate::MIN).corrects,
-            None
-        );
+        assert_eq!(folder(dir.path(), 1).record("r").corrects, None);
     }
 
     #[test]
@@ -497,7 +500,7 @@ mod tests {
             version: 2,
             reveal: Reveal::Never,
         };
-        let placed = place(&mut file, &monthly, None);
+        let placed = place(&mut file, &monthly, None, NaiveDate::MIN);
         assert_eq!(placed.collection, PathBuf::from("out/m"));
         assert_eq!(placed.path(), PathBuf::from("out/m/2026-11.v2"));
         assert_eq!(

@@ -170,11 +170,7 @@ pub fn run(args: &RunArgs) -> Outcome<ExitCode> {
 pub fn refuse(refused: &Refused, options: &RunOptions) -> ExitCode {
     eprintln!("error: {}", refused.errors);
     // A release that is out never changes, not even its run.json.
-    let out = refused.file.settings().ok().map(|s| {
-        let name = tempora_engine::config::pipeline_name(Some(&s), &refused.file.path);
-        tempora_engine::config::output_dir(Some(&s), &name)
-    });
-    if out.is_some_and(|out| crate::monthly::is_release(&out)) {
+    if crate::monthly::is_release(&refused.file.output_dir()) {
         return exit::usage();
     }
     if let Some(out) =

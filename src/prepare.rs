@@ -90,7 +90,8 @@ fn prepare_at(
     } = crate::release::settings(&mut file);
     let mut recorded = None;
     let monthly = monthly.map(|m| {
-        let folder = crate::monthly::place(&mut file, &m, release.as_ref().map(|r| r.share));
+        let share = release.as_ref().map(|r| r.share);
+        let folder = crate::monthly::place(&mut file, &m, share, dates.run_day);
         match crate::monthly::check(&folder) {
             Ok(attempt) => recorded = attempt.filter(|d| *d != day),
             Err(refused) => file.problems.push(

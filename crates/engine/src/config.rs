@@ -172,6 +172,16 @@ pub fn output_dir(settings: Option<&PipelineSettings>, name: &str) -> PathBuf {
 }
 
 impl PipelineFile {
+    /// The output directory the file names ([`output_dir`] of its name), the
+    /// defaults standing in for settings that cannot be read.
+    pub fn output_dir(&self) -> PathBuf {
+        let settings = self.settings().ok();
+        output_dir(
+            settings.as_ref(),
+            &pipeline_name(settings.as_ref(), &self.path),
+        )
+    }
+
     /// Reads and resolves a pipeline file. Problems other than syntax are kept in
     /// [`PipelineFile::problems`], to be reported with the plan's.
     ///

@@ -302,7 +302,7 @@ pub fn record_refused(
 ) -> Option<PathBuf> {
     let settings = file.settings().ok()?;
     let name = crate::config::pipeline_name(Some(&settings), &file.path);
-    let out = crate::config::output_dir(Some(&settings), &name);
+    let out = file.output_dir();
     check_writable(&out).ok()?;
     let mut report = RunReport::new(&name, &file.path, &file.table, options, Utc::now());
     report.cost = CrawlCost::declared(&registry.request_kinds());
