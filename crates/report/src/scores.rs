@@ -266,6 +266,10 @@ mod tests {
             system: system.into(),
             set: set.into(),
             summaries: 4,
+            articles: Some(4),
+            coverage: Some(1.0),
+            outdated_interval: None,
+            never_interval: None,
             with_claim: 2,
             claims: 3,
             verdicts: Default::default(),
@@ -286,6 +290,9 @@ mod tests {
             missing: Vec::new(),
             sets: Vec::new(),
             predictions: Vec::new(),
+            bootstrap: None,
+            leaderboard: None,
+            differences: Vec::new(),
         }
     }
 

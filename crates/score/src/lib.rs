@@ -21,7 +21,9 @@
 //! grown into phrases and joined to the person next to them ([`claims`]), and each
 //! claim's person and office resolved and judged ([`judge`]).
 
+pub mod bootstrap;
 pub mod claims;
+pub mod compare;
 pub mod holdings;
 pub mod inputs;
 pub mod job;

@@ -10,6 +10,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tempora_records::{ScoredSummary, Verdict};
 
+use crate::bootstrap::{Bootstrap, Interval};
+use crate::compare::{Difference, Leaderboard};
+use crate::harness::samples::HarnessFile;
 use crate::inputs::{self, SetFile};
 
 /// The set name of summaries whose predictions name none.
@@ -24,6 +27,14 @@ pub struct Row {
     pub set: String,
     /// Summaries scored.
     pub summaries: u64,
+    /// Articles of the row's set (of every set, for `all`), what `summaries` are
+    /// of; none for summaries scored without a set.
+    #[serde(default)]
+    pub articles: Option<u64>,
+    /// `summaries` of `articles`: 1 when the system summarized every article,
+    /// less when its rates are of part of the set; none without a set.
+    #[serde(default)]
+    pub coverage: Option<f64>,
     /// Summaries with at least one claim.
     pub with_claim: u64,
     /// Claims found.
@@ -34,6 +45,13 @@ pub struct Row {
     pub outdated_rate: f64,
     /// Summaries with at least one `never` claim, of all summaries.
     pub never_rate: f64,
+    /// The outdated rate's 95 % bootstrap interval over the row's articles (none
+    /// without resamples or summaries).
+    #[serde(default)]
+    pub outdated_interval: Option<Interval>,
+    /// The never rate's, likewise.
+    #[serde(default)]
+    pub never_interval: Option<Interval>,
     /// `current` claims, of all claims (0 when there is none).
     pub current_share: f64,
     /// The same figures per relation of the claims (`P39` for offices, `P286`
@@ -80,7 +98,7 @@ pub struct Unmatched {
 pub struct Missing {
     /// The system.
     pub system: String,
-    /// Its file.
+    /// Its file (its files, joined by `, `, when it has several).
     pub file: String,
     /// How many articles have no prediction.
     pub count: u64,
@@ -90,13 +108,19 @@ pub struct Missing {
     pub ids: Vec<String>,
 }
 
-/// A system and the predictions file it was read from.
+/// A system and a predictions file it was read from (a system may have several:
+/// the harness writes one samples file per task).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PredictionsFile {
     /// The system.
     pub system: String,
     /// The file, as given.
     pub file: String,
+    /// When the file is lm-evaluation-harness samples: its task, model, results
+    /// file, filters, the documents it logs more than once, and the rule that
+    /// picked the line and response scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessFile>,
 }
 
 /// `summary.json`.
@@ -123,6 +147,17 @@ pub struct Summary {
     /// The systems scored and their files (not `reference`).
     #[serde(default)]
     pub predictions: Vec<PredictionsFile>,
+    /// How the intervals were drawn; none when they were not (`--resamples 0`).
+    #[serde(default)]
+    pub bootstrap: Option<Bootstrap>,
+    /// The systems ranked by outdated rate on the future set, `reference` as
+    /// the control (none when no system but `reference` was scored).
+    #[serde(default)]
+    pub leaderboard: Option<Leaderboard>,
+    /// Per set and pair of systems, the difference of their outdated rates on
+    /// the articles both summarized, with its paired bootstrap interval.
+    #[serde(default)]
+    pub differences: Vec<Difference>,
 }
 
 impl Summary {
@@ -179,8 +214,14 @@ impl Row {
     }
 }
 
-/// The rows of `scores` (in any order: the rows are sorted).
-pub fn rows<'a>(scores: impl IntoIterator<Item = &'a ScoredSummary>) -> Vec<Row> {
+/// The rows of `scores` (in any order: the rows are sorted), with each row's
+/// coverage of `articles` (per set, none without a set) and, with `bootstrap`,
+/// its rates' intervals.
+pub fn rows<'a>(
+    scores: impl IntoIterator<Item = &'a ScoredSummary>,
+    articles: &BTreeMap<String, u64>,
+    bootstrap: Option<&Bootstrap>,
+) -> Vec<Row> {
     let mut groups: BTreeMap<(bool, String, String), Counts> = BTreeMap::new();
     let mut sets_of: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
     for score in scores {
@@ -211,7 +252,15 @@ pub fn rows<'a>(scores: impl IntoIterator<Item = &'a ScoredSummary>) -> Vec<Row>
             Some(_) => continue,
             None => set,
         };
-        rows.push(counts.row(system, set));
+        let of = if set == ALL_SETS {
+            let sets = &sets_of[&system];
+            sets.iter()
+                .map(|s| articles.get(s).copied())
+                .sum::<Option<u64>>()
+        } else {
+            articles.get(&set).copied()
+        };
+        rows.push(counts.row(system, set, of, bootstrap));
     }
     rows
 }
@@ -273,20 +322,33 @@ impl Counts {
         }
     }
 
-    fn row(self, system: String, set: String) -> Row {
+    fn row(
+        self,
+        system: String,
+        set: String,
+        articles: Option<u64>,
+        bootstrap: Option<&Bootstrap>,
+    ) -> Row {
         let claims: u64 = self.verdicts.values().sum();
         let current = self.verdicts.get(&Verdict::Current).copied().unwrap_or(0);
         let summaries = self.summaries;
+        let interval = |k: u64, rate: &str| {
+            bootstrap.and_then(|b| b.rate(k, summaries, &[rate, &system, &set]))
+        };
         Row {
-            system,
-            set,
+            outdated_interval: interval(self.with_outdated, "outdated"),
+            never_interval: interval(self.with_never, "never"),
             summaries,
+            articles,
+            coverage: articles.map(|of| share(summaries, of)),
             with_claim: self.with_claim,
             claims,
             verdicts: verdict_map(&self.verdicts),
             outdated_rate: share(self.with_outdated, summaries),
             never_rate: share(self.with_never, summaries),
             current_share: share(current, claims),
+            system,
+            set,
             relations: self
                 .relations
                 .into_iter()
@@ -394,9 +456,13 @@ mod tests {
             unmatched: Vec::new(),
             missing: Vec::new(),
             sets: Vec::new(),
+            bootstrap: None,
+            leaderboard: None,
+            differences: Vec::new(),
             predictions: vec![PredictionsFile {
                 system: "t5".into(),
                 file: "t5.jsonl".into(),
+                harness: None,
             }],
         };
         assert_eq!(
@@ -448,7 +514,7 @@ mod tests {
         sport.claims[0].relation = Some("P286".into());
         sport.claims[1].relation = None;
         let office = scored("a", "future", &[Verdict::Outdated]);
-        let rows = rows([&sport, &office]);
+        let rows = rows([&sport, &office], &BTreeMap::new(), None);
         let row = &rows[0];
         assert_eq!(row.outdated_rate, 1.0);
         let coach = &row.relations["P286"];
@@ -471,7 +537,7 @@ mod tests {
             scored("bart", "in_distribution", &[Current]),
             scored("reference", "future", &[Current]),
         ];
-        let rows = rows(&scores);
+        let rows = rows(&scores, &BTreeMap::new(), None);
         let names: Vec<(&str, &str)> = rows
             .iter()
             .map(|r| (r.system.as_str(), r.set.as_str()))

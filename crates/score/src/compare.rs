@@ -1,0 +1,258 @@
+//! Systems side by side: the difference of two systems' outdated rates on the
+//! articles both summarized, with its paired bootstrap interval, and the
+//! leaderboard that ranks the systems by outdated rate on the future set, with
+//! the set's own summaries (`reference`) as the control.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use tempora_records::{ScoredSummary, Verdict};
+
+use crate::bootstrap::{Bootstrap, Interval};
+use crate::job::REFERENCE;
+use crate::tables::{Row, ALL_SETS};
+
+/// The set a leaderboard ranks on when the scores have it.
+pub const FUTURE: &str = "future";
+
+/// Two systems' outdated rates on the articles of a set both summarized.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// The set, or `all` (every set, when there are several).
+    pub set: String,
+    /// The system compared.
+    pub system: String,
+    /// The system it is compared against: `reference`, or the one before it
+    /// in the rows' order.
+    pub against: String,
+    /// Articles both summarized, what the rates and the difference are of.
+    pub articles: u64,
+    /// `system`'s outdated rate on those articles.
+    pub system_rate: f64,
+    /// `against`'s outdated rate on those articles.
+    pub against_rate: f64,
+    /// `system_rate - against_rate`: above 0 when `system` has more summaries
+    /// with an outdated claim.
+    pub difference: f64,
+    /// Its 95 % paired bootstrap interval (the same articles resampled for
+    /// both); none without resamples.
+    pub interval: Option<Interval>,
+}
+
+/// The systems ranked by outdated rate on one set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    /// The set ranked on: `future`, or when no summary of it was scored, each
+    /// system's whole (`all`).
+    pub set: String,
+    /// The control first (unranked), then the systems, fewest outdated first.
+    pub standings: Vec<Standing>,
+}
+
+/// A system's place on the leaderboard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    /// 1 for the fewest outdated summaries (the never rate, then the name,
+    /// settling ties; equal rates share a rank); none for the control.
+    pub rank: Option<u32>,
+    /// The system.
+    pub system: String,
+    /// Summaries scored.
+    pub summaries: u64,
+    /// Articles of the set, what the summaries are of (none without a set).
+    pub articles: Option<u64>,
+    /// `summaries` of `articles`.
+    pub coverage: Option<f64>,
+    /// The share of its summaries with an outdated claim.
+    pub outdated_rate: f64,
+    /// Its 95 % interval.
+    pub outdated_interval: Option<Interval>,
+    /// The share with a never-true claim.
+    pub never_rate: f64,
+    /// Its 95 % interval.
+    pub never_interval: Option<Interval>,
+    /// Its outdated rate less the control's on the articles both summarized,
+    /// with the paired interval (none for the control, or without one).
+    pub against_control: Option<Difference>,
+}
+
+/// One system's summaries as a pair's bootstrap reads them: per article (set,
+/// date, id), whether the summary has an outdated claim.
+type Outcomes<'a> = Vec<(&'a str, NaiveDate, &'a str, bool)>;
+
+/// The differences of every pair of systems, per set and over every set (when
+/// there are several), in the rows' order of systems (`reference` first).
+pub fn differences(scores: &[ScoredSummary], bootstrap: Option<&Bootstrap>) -> Vec<Difference> {
+    let mut by_system: BTreeMap<(bool, &str), Outcomes> = BTreeMap::new();
+    let mut sets: BTreeSet<&str> = BTreeSet::new();
+    for s in scores {
+        let set = s.set.as_deref().unwrap_or(ALL_SETS);
+        sets.insert(set);
+        by_system
+            .entry((s.system != REFERENCE, s.system.as_str()))
+            .or_default()
+            .push((set, s.published, s.id.as_str(), s.has(Verdict::Outdated)));
+    }
+    let systems: Vec<(&str, Outcomes)> = by_system
+        .into_iter()
+        .map(|((_, name), mut outcomes)| {
+            outcomes.sort_unstable();
+            (name, outcomes)
+        })
+        .collect();
+    let mut wanted: Vec<Option<&str>> = sets.iter().map(|s| Some(*s)).collect();
+    if sets.len() > 1 {
+        wanted.push(None);
+    }
+    let mut out = Vec::new();
+    for set in wanted {
+        for (i, (against, first)) in systems.iter().enumerate() {
+            for (system, second) in &systems[i + 1..] {
+                let cells = cells(first, second, set);
+                if let Some(d) = difference(set, system, against, cells, bootstrap) {
+                    out.push(d);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The paired cells of two systems' outcomes on the articles of `set` (every
+/// set: `None`) both summarized: both outdated, only `second`'s, only
+/// `first`'s, neither.
+fn cells(first: &Outcomes, second: &Outcomes, set: Option<&str>) -> [u64; 4] {
+    let in_set = |o: &&(&str, NaiveDate, &str, bool)| set.is_none_or(|s| o.0 == s);
+    let mut a = first.iter().filter(in_set).peekable();
+    let mut b = second.iter().filter(in_set).peekable();
+    let mut cells = [0u64; 4];
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        match (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)) {
+            Ordering::Less => {
+                a.next();
+            }
+            Ordering::Greater => {
+                b.next();
+            }
+            Ordering::Equal => {
+                let cell = match (y.3, x.3) {
+                    (true, true) => 0,
+                    (true, false) => 1,
+                    (false, true) => 2,
+                    (false, false) => 3,
+                };
+                cells[cell] += 1;
+                a.next();
+                b.next();
+            }
+        }
+    }
+    cells
+}
+
+fn difference(
+    set: Option<&str>,
+    system: &str,
+    against: &str,
+    cells: [u64; 4],
+    bootstrap: Option<&Bootstrap>,
+) -> Option<Difference> {
+    let articles: u64 = cells.iter().sum();
+    if articles == 0 {
+        return None;
+    }
+    let set = set.unwrap_or(ALL_SETS);
+    let rate = |k: u64| k as f64 / articles as f64;
+    let (system_rate, against_rate) = (rate(cells[0] + cells[1]), rate(cells[0] + cells[2]));
+    Some(Difference {
+        set: set.to_string(),
+        system: system.to_string(),
+        against: against.to_string(),
+        articles,
+        system_rate,
+        against_rate,
+        difference: system_rate - against_rate,
+        interval: bootstrap.and_then(|b| b.difference(cells, &["difference", system, against, set])),
+    })
+}
+
+/// The leaderboard of `rows` on the future set (else each system's whole),
+/// with each system's difference from the control among `differences`; none
+/// when no system but the control was scored.
+pub fn leaderboard(rows: &[Row], differences: &[Difference]) -> Option<Leaderboard> {
+    let set = if rows.iter().any(|r| r.set == FUTURE) {
+        FUTURE
+    } else {
+        ALL_SETS
+    };
+    let mut systems: Vec<&str> = rows.iter().map(|r| r.system.as_str()).collect();
+    systems.dedup();
+    // The row of each system on the set: for the whole, its `all` row, or its
+    // only one.
+    let row_of = |system: &str| -> Option<&Row> {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.system == system).collect();
+        mine.iter()
+            .find(|r| r.set == set)
+            .or_else(|| (set == ALL_SETS && mine.len() == 1).then(|| &mine[0]))
+            .copied()
+    };
+    let control = systems.contains(&REFERENCE).then_some(REFERENCE);
+    let mut ranked: Vec<&Row> = systems
+        .iter()
+        .filter(|s| Some(**s) != control)
+        .filter_map(|s| row_of(s))
+        .collect();
+    if ranked.is_empty() {
+        return None;
+    }
+    ranked.sort_by(|a, b| {
+        (a.outdated_rate, a.never_rate)
+            .partial_cmp(&(b.outdated_rate, b.never_rate))
+            .unwrap_or(Ordering::Equal)
+            .then_with(|| a.system.cmp(&b.system))
+    });
+    let against_control = |row: &Row| {
+        let control = control?;
+        differences
+            .iter()
+            .find(|d| d.system == row.system && d.against == control && d.set == row.set)
+            .cloned()
+    };
+    let mut standings: Vec<Standing> = control
+        .and_then(row_of)
+        .map(|row| standing(row, None, None))
+        .into_iter()
+        .collect();
+    for (i, row) in ranked.iter().enumerate() {
+        let tied = i > 0
+            && (ranked[i - 1].outdated_rate, ranked[i - 1].never_rate)
+                == (row.outdated_rate, row.never_rate);
+        let rank = if tied {
+            standings.last().and_then(|s| s.rank)
+        } else {
+            Some(i as u32 + 1)
+        };
+        standings.push(standing(row, rank, against_control(row)));
+    }
+    Some(Leaderboard {
+        set: set.to_string(),
+        standings,
+    })
+}
+
+fn standing(row: &Row, rank: Option<u32>, against_control: Option<Difference>) -> Standing {
+    Standing {
+        rank,
+        system: row.system.clone(),
+        summaries: row.summaries,
+        articles: row.articles,
+        coverage: row.coverage,
+        outdated_rate: row.outdated_rate,
+        outdated_interval: row.outdated_interval,
+        never_rate: row.never_rate,
+        never_interval: row.never_interval,
+        against_control,
+    }
+}
