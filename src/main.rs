@@ -55,6 +55,10 @@ enum Command {
     /// Judge every office-holder claim in a model's summaries against the facts at
     /// each article's date (current, outdated, former, not_yet, never, unknown).
     Score(commands::score::ScoreArgs),
+    /// Write an lm-evaluation-harness task per set of a folder (and a group of
+    /// them), so the harness runs a model on the sets and `tempora score` reads its
+    /// samples.
+    Harness(commands::harness::HarnessArgs),
     /// Rebuild a set from its manifest (`manifest.jsonl`): fetch exactly its
     /// captures, check each, publish the same files, with no listing, dump or
     /// exclusion list.
@@ -101,6 +105,7 @@ fn main() -> ExitCode {
         Command::Novelty(args) => commands::novelty::run(args).map(|()| ExitCode::SUCCESS),
         Command::Diversify(args) => commands::diversify::run(args).map(|()| ExitCode::SUCCESS),
         Command::Score(args) => commands::score::run(&args),
+        Command::Harness(args) => commands::harness::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rebuild(args) => commands::rebuild::run(&args),
         Command::Reveal(args) => commands::reveal::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Publish(args) => commands::publish::run(&args).map(|()| ExitCode::SUCCESS),

@@ -9,6 +9,7 @@ pub mod diversify;
 pub mod eval_extract;
 pub mod extract;
 pub mod facts;
+pub mod harness;
 pub mod novelty;
 pub mod pairs;
 pub mod publish;

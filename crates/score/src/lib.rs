@@ -24,6 +24,7 @@
 pub mod bootstrap;
 pub mod claims;
 pub mod compare;
+pub mod harness;
 pub mod holdings;
 pub mod inputs;
 pub mod job;
