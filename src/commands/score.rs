@@ -9,7 +9,7 @@ use tempora_engine::UsageError;
 use tempora_relations::Catalogue;
 use tempora_score::inputs::FactsFile;
 use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
-use tempora_score::predictions::{self, Columns, Dates};
+use tempora_score::predictions::{self, Columns, Dates, ReadFile};
 use tempora_score::tables::Summary;
 use tempora_score::Judge;
 
@@ -30,12 +30,16 @@ pub struct ScoreArgs {
     #[arg(value_name = "SET_DIR")]
     pub set: Option<PathBuf>,
     /// The systems' summaries: JSON lines, CSV, TSV or Parquet (by extension), with
-    /// the columns `id` and `summary`, one file per system. Takes several files
+    /// the columns `id` and `summary`; or lm-evaluation-harness samples files
+    /// (`--log_samples`: `samples_<task>_<date>.jsonl`, known by their lines), each
+    /// document's `doc.id` with its first filtered response. Takes several files
     /// (`--predictions preds/*`), and may be given again.
     #[arg(long = "predictions", value_name = "FILE", num_args = 1..)]
     pub predictions: Vec<PathBuf>,
-    /// The system name of each predictions file, in the same order (default: the
-    /// file's stem). Takes several names, and may be given again.
+    /// The system name of each predictions file, in the same order (default: for
+    /// harness samples, the model the run's results file names; else the file's
+    /// stem). Files of one name are one system (one samples file per task). Takes
+    /// several names, and may be given again.
     #[arg(long = "system", value_name = "NAME", num_args = 1..)]
     pub systems: Vec<String>,
     /// The facts (JSON lines or Parquet, as `tempora facts` or a pipeline's
@@ -83,9 +87,9 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
         super::output_folder(dir)?;
     }
     no_folder_in_predictions(args)?;
-    let systems = system_names(args)?;
+    check_names(args)?;
     let facts_path = facts_file(args)?;
-    let read = read_predictions(args, &systems)?;
+    let read = read_predictions(args)?;
     let facts = job::read_facts(&facts_path).map_err(failed)?;
     let catalogue = Catalogue::load(args.catalogue.as_deref()).context("--catalogue")?;
     let judge = Judge::with_catalogue(&facts, catalogue).map_err(failed)?;
@@ -101,6 +105,7 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
         Some(dir) => {
             let parts = set_parts(dir)?;
             let articles = job::read_set(&parts).map_err(failed)?;
+            job::refuse_foreign_samples(&articles, &read).map_err(failed)?;
             let scored = job::score_set(&judge, &articles, &read, !args.no_reference);
             let sets = job::set_files(&parts, dir).map_err(failed)?;
             let out = args.out.clone();
@@ -135,8 +140,10 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     Ok(tell(&summary, &out))
 }
 
-/// Reads each system's predictions file.
-fn read_predictions(args: &ScoreArgs, systems: &[String]) -> Outcome<Vec<SystemPredictions>> {
+/// Reads each predictions file and names its system: the files of one name are
+/// one system. Says on stderr which line of a harness samples file was scored
+/// for a document logged more than once.
+fn read_predictions(args: &ScoreArgs) -> Outcome<Vec<SystemPredictions>> {
     let columns = Columns {
         id: args.id_column.clone(),
         summary: args.summary_column.clone(),
@@ -148,17 +155,44 @@ fn read_predictions(args: &ScoreArgs, systems: &[String]) -> Outcome<Vec<SystemP
     } else {
         Dates::Required
     };
-    systems
-        .iter()
-        .zip(&args.predictions)
-        .map(|(system, path)| {
-            Ok(SystemPredictions {
-                system: system.clone(),
-                path: path.clone(),
-                rows: predictions::read(path, &columns, dates).map_err(failed)?,
-            })
-        })
-        .collect()
+    let mut named = Vec::with_capacity(args.predictions.len());
+    for (i, path) in args.predictions.iter().enumerate() {
+        let file = predictions::read_file(path, &columns, dates).map_err(failed)?;
+        let name = system_name(args, i, &file)?;
+        if let Some(note) = file
+            .harness
+            .as_ref()
+            .and_then(|h| h.note(&path.display().to_string()))
+        {
+            eprintln!("{note}");
+        }
+        named.push((name, file));
+    }
+    SystemPredictions::group(named).map_err(failed)
+}
+
+/// The system name of the `i`th predictions file: its `--system`, else the model
+/// the harness's results file names (for samples), else the file's stem.
+fn system_name(args: &ScoreArgs, i: usize, file: &ReadFile) -> Outcome<String> {
+    let model = file.harness.as_ref().and_then(|h| h.model.clone());
+    let name = match args.systems.get(i) {
+        Some(name) => name.clone(),
+        None => {
+            let name = model.unwrap_or_else(|| predictions::system_of(&file.path));
+            for warning in &file.warnings {
+                eprintln!("warning: {warning}; the system is named `{name}`");
+            }
+            name
+        }
+    };
+    if name == REFERENCE && args.set.is_some() && !args.no_reference {
+        return Err(UsageError::new(format!(
+            "`{REFERENCE}` names the set's own summaries: give {} another `--system` name",
+            file.path.display()
+        ))
+        .into());
+    }
+    Ok(name)
 }
 
 /// Prints the rows (stdout) and what was not scored (stderr): exit 0, or 23 when
@@ -236,8 +270,9 @@ fn no_folder_in_predictions(args: &ScoreArgs) -> Outcome {
     Ok(())
 }
 
-/// The system name of each predictions file: `--system` in order, or the stems.
-fn system_names(args: &ScoreArgs) -> Result<Vec<String>, Failure> {
+/// Predictions (or a set) are given, and `--system` names (if any) pair with the
+/// files.
+fn check_names(args: &ScoreArgs) -> Result<(), Failure> {
     if args.set.is_none() && args.predictions.is_empty() {
         return Err(UsageError::new(
             "give predictions (`--predictions FILE`), and a set folder or `--facts`".to_string(),
@@ -252,30 +287,7 @@ fn system_names(args: &ScoreArgs) -> Result<Vec<String>, Failure> {
         ))
         .into());
     }
-    let names: Vec<String> = if args.systems.is_empty() {
-        args.predictions
-            .iter()
-            .map(|p| predictions::system_of(p))
-            .collect()
-    } else {
-        args.systems.clone()
-    };
-    for (i, name) in names.iter().enumerate() {
-        if name == REFERENCE && args.set.is_some() && !args.no_reference {
-            return Err(UsageError::new(format!(
-                "`{REFERENCE}` names the set's own summaries: give {} another `--system` name",
-                args.predictions[i].display()
-            ))
-            .into());
-        }
-        if names[..i].contains(name) {
-            return Err(UsageError::new(format!(
-                "two predictions files are the system `{name}`: name them with `--system`"
-            ))
-            .into());
-        }
-    }
-    Ok(names)
+    Ok(())
 }
 
 /// The facts file: `--facts`, or the set folder's.

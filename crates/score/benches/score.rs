@@ -548,11 +548,11 @@ fn workload() -> Workload {
                 set: None,
             });
         }
-        systems.push(SystemPredictions {
-            system: format!("system{s}"),
-            path: format!("system{s}.jsonl").into(),
+        systems.push(SystemPredictions::one(
+            format!("system{s}"),
+            format!("system{s}.jsonl"),
             rows,
-        });
+        ));
     }
     let document_bytes = articles.values().map(|a| a.document.len()).sum();
     let mut names: Vec<String> = w

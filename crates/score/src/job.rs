@@ -16,7 +16,7 @@ use tempora_engine::atomic_file::AtomicFile;
 use tempora_records::{Fact, FactMatch, Record, RecordKind, ScoredSummary};
 
 use crate::inputs::{read_lines, FactsFile, SetFile};
-use crate::predictions::Prediction;
+use crate::predictions::{Prediction, ReadFile};
 use crate::tables::{self, Missing, PredictionsFile, Summary, Unmatched};
 use crate::{Context, Judge, ScoreError};
 
@@ -108,15 +108,14 @@ pub fn read_facts(path: &Path) -> Result<Vec<Fact>, ScoreError> {
     Ok(facts)
 }
 
-/// A system's predictions, read.
+/// A system's predictions, read: from one file, or several (the harness writes
+/// one samples file per task), no id in two of them.
 #[derive(Debug, Clone)]
 pub struct SystemPredictions {
     /// The system's name.
     pub system: String,
-    /// The file they came from.
-    pub path: PathBuf,
-    /// The predictions.
-    pub rows: Vec<Prediction>,
+    /// Its files, with their predictions, in the order given.
+    pub files: Vec<ReadFile>,
 }
 
 /// Every summary judged, the predictions no article matched and the articles no
@@ -134,12 +133,123 @@ pub struct Scored {
 }
 
 impl SystemPredictions {
-    fn file(&self) -> PredictionsFile {
-        PredictionsFile {
-            system: self.system.clone(),
-            file: self.path.display().to_string(),
+    /// The predictions of one file, as the system `system`.
+    pub fn one(system: impl Into<String>, path: impl Into<PathBuf>, rows: Vec<Prediction>) -> Self {
+        Self {
+            system: system.into(),
+            files: vec![ReadFile {
+                path: path.into(),
+                rows,
+                harness: None,
+                warnings: Vec::new(),
+            }],
         }
     }
+
+    /// The files read, each with its system's name, as systems: the files of one
+    /// name are one system, in the order of its first file.
+    ///
+    /// # Errors
+    /// An id in two files of one system, naming both files and lines.
+    pub fn group(files: Vec<(String, ReadFile)>) -> Result<Vec<Self>, ScoreError> {
+        let mut systems: Vec<Self> = Vec::new();
+        for (system, file) in files {
+            match systems.iter_mut().find(|s| s.system == system) {
+                Some(known) => {
+                    known.check_apart(&file)?;
+                    known.files.push(file);
+                }
+                None => systems.push(Self {
+                    system,
+                    files: vec![file],
+                }),
+            }
+        }
+        Ok(systems)
+    }
+
+    /// Refuses `file` as more of this system when it holds an id one of the
+    /// system's files holds.
+    fn check_apart(&self, file: &ReadFile) -> Result<(), ScoreError> {
+        let known: HashMap<&str, (&Path, usize)> = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.rows
+                    .iter()
+                    .map(|r| (r.id.as_str(), (f.path.as_path(), r.line)))
+            })
+            .collect();
+        for row in &file.rows {
+            if let Some((first, line)) = known.get(row.id.as_str()) {
+                return Err(ScoreError::Line {
+                    path: file.path.clone(),
+                    line: row.line,
+                    message: format!(
+                        "id {:?} is also in {}:{line}, and both files are the system `{}`: one summary per id and system; name them apart with `--system`",
+                        row.id,
+                        first.display(),
+                        self.system
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every prediction, file by file.
+    pub fn rows(&self) -> impl Iterator<Item = &Prediction> {
+        self.files.iter().flat_map(|f| f.rows.iter())
+    }
+
+    /// The system's files, as `summary.json` names them.
+    fn predictions_files(&self) -> impl Iterator<Item = PredictionsFile> + '_ {
+        self.files.iter().map(|f| PredictionsFile {
+            system: self.system.clone(),
+            file: f.path.display().to_string(),
+            harness: f.harness.clone(),
+        })
+    }
+
+    /// Its files in one line, as its `missing` names them.
+    fn file_names(&self) -> String {
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// Refuses harness samples with a document the set does not hold: a samples file
+/// holds only its task's documents, so one of another is another task's or
+/// another set's.
+///
+/// # Errors
+/// The first line of such a file whose id is no article of `articles`.
+pub fn refuse_foreign_samples(
+    articles: &BTreeMap<String, SetArticle>,
+    systems: &[SystemPredictions],
+) -> Result<(), ScoreError> {
+    let files = systems.iter().flat_map(|s| &s.files);
+    for file in files.filter(|f| f.harness.is_some()) {
+        if let Some(row) = file.rows.iter().find(|r| !articles.contains_key(&r.id)) {
+            let mut sets: Vec<&str> = articles.values().map(|a| a.set.as_str()).collect();
+            sets.sort_unstable();
+            sets.dedup();
+            return Err(ScoreError::Line {
+                path: file.path.clone(),
+                line: row.line,
+                message: format!(
+                    "document {:?} is no article of the set ({}): samples of another task or another set? (a harness samples file holds only its task's documents)",
+                    row.id,
+                    sets.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Scores the predictions of every system against the set's `articles` (joined by
@@ -190,9 +300,13 @@ pub fn score_set(
         }
     }
     let mut unmatched = Vec::new();
-    for system in systems {
+    // Per file: its lines are its own.
+    for (system, file) in systems
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (s, f)))
+    {
         let mut unknown = Vec::new();
-        for row in &system.rows {
+        for row in &file.rows {
             match index.get(row.id.as_str()) {
                 Some(entry) => score(&system.system, entry, &row.summary),
                 None => unknown.push((row.line, row.id.clone())),
@@ -201,7 +315,7 @@ pub fn score_set(
         if !unknown.is_empty() {
             unmatched.push(Unmatched {
                 system: system.system.clone(),
-                file: system.path.display().to_string(),
+                file: file.path.display().to_string(),
                 count: unknown.len() as u64,
                 ids: unknown,
             });
@@ -212,14 +326,17 @@ pub fn score_set(
         scores: keyed.into_iter().map(|(_, s)| s).collect(),
         unmatched,
         missing: systems.iter().filter_map(|s| missing(&order, s)).collect(),
-        predictions: systems.iter().map(SystemPredictions::file).collect(),
+        predictions: systems
+            .iter()
+            .flat_map(SystemPredictions::predictions_files)
+            .collect(),
     }
 }
 
 /// The articles of `order` (the set, in the scores' order) that `system` has no
-/// prediction for, if any.
+/// prediction for in any of its files, if any.
 fn missing(order: &[&SetArticle], system: &SystemPredictions) -> Option<Missing> {
-    let predicted: HashSet<&str> = system.rows.iter().map(|r| r.id.as_str()).collect();
+    let predicted: HashSet<&str> = system.rows().map(|r| r.id.as_str()).collect();
     let ids: Vec<String> = order
         .iter()
         .filter(|a| !predicted.contains(a.id.as_str()))
@@ -227,7 +344,7 @@ fn missing(order: &[&SetArticle], system: &SystemPredictions) -> Option<Missing>
         .collect();
     (!ids.is_empty()).then(|| Missing {
         system: system.system.clone(),
-        file: system.path.display().to_string(),
+        file: system.file_names(),
         count: ids.len() as u64,
         of: order.len() as u64,
         ids,
@@ -238,7 +355,7 @@ fn missing(order: &[&SetArticle], system: &SystemPredictions) -> Option<Missing>
 pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
     let mut scored = Scored::default();
     for system in systems {
-        for row in &system.rows {
+        for row in system.rows() {
             // Rows without a date never get here: reading them required one.
             let Some(published) = row.published else {
                 continue;
@@ -255,7 +372,10 @@ pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
         }
     }
     sort(&mut scored.scores);
-    scored.predictions = systems.iter().map(SystemPredictions::file).collect();
+    scored.predictions = systems
+        .iter()
+        .flat_map(SystemPredictions::predictions_files)
+        .collect();
     scored
 }
 
@@ -383,11 +503,10 @@ mod tests {
     }
 
     fn system(name: &str, ids: &[&str]) -> SystemPredictions {
-        SystemPredictions {
-            system: name.into(),
-            path: format!("{name}.jsonl").into(),
-            rows: ids
-                .iter()
+        SystemPredictions::one(
+            name,
+            format!("{name}.jsonl"),
+            ids.iter()
                 .enumerate()
                 .map(|(i, id)| Prediction {
                     line: i + 1,
@@ -398,7 +517,7 @@ mod tests {
                     set: None,
                 })
                 .collect(),
-        }
+        )
     }
 
     /// The scores come in the order of their whole key (system, set, date, id,
@@ -445,7 +564,7 @@ mod tests {
         let mut reversed = systems.clone();
         reversed.reverse();
         for s in &mut reversed {
-            s.rows.reverse();
+            s.files[0].rows.reverse();
         }
         assert_eq!(
             keys(&score_set(&judge, &articles, &reversed, true)),
@@ -469,6 +588,63 @@ mod tests {
         assert_eq!(
             scored.scores.last().map(|s| s.system.as_str()),
             Some("reference")
+        );
+    }
+
+    /// Files of one name are one system: scored together, each file's unknown
+    /// ids by its own lines, the articles none of them holds as missing; an id in
+    /// two of them is refused, naming both.
+    #[test]
+    fn files_of_one_system_are_merged_and_an_id_in_two_refused() {
+        let pm = entity("Q1", "Prime Minister of the United Kingdom", &[]);
+        let hale = entity("Q2", "Ann Hale", &[]);
+        let facts = [fact(&pm, "P1308", &hale, "2010-05-11", None)];
+        let judge = Judge::new(facts.iter()).unwrap();
+        let articles: BTreeMap<String, SetArticle> = [
+            article("z1", "future", "2020-01-02"),
+            article("a2", "future", "2021-03-04"),
+            article("m3", "in_distribution", "2019-05-06"),
+        ]
+        .into_iter()
+        .map(|a| (a.id.clone(), a))
+        .collect();
+        let file = |name: &str, ids: &[&str]| {
+            let one = system(name, ids);
+            ("bart".to_string(), one.files.into_iter().next().unwrap())
+        };
+        let systems =
+            SystemPredictions::group(vec![file("a", &["z1"]), file("b", &["x9", "m3"])]).unwrap();
+        assert_eq!(systems.len(), 1);
+        let scored = score_set(&judge, &articles, &systems, false);
+        assert_eq!(scored.scores.len(), 2);
+        let unmatched: Vec<(&str, &str, &[(usize, String)])> = scored
+            .unmatched
+            .iter()
+            .map(|u| (u.system.as_str(), u.file.as_str(), u.ids.as_slice()))
+            .collect();
+        assert_eq!(
+            unmatched,
+            [("bart", "b.jsonl", &[(1, "x9".to_string())][..])]
+        );
+        let missing: Vec<(&str, &str, &[String])> = scored
+            .missing
+            .iter()
+            .map(|m| (m.system.as_str(), m.file.as_str(), m.ids.as_slice()))
+            .collect();
+        assert_eq!(
+            missing,
+            [("bart", "a.jsonl, b.jsonl", &["a2".to_string()][..])]
+        );
+        let files: Vec<(&str, &str)> = scored
+            .predictions
+            .iter()
+            .map(|p| (p.system.as_str(), p.file.as_str()))
+            .collect();
+        assert_eq!(files, [("bart", "a.jsonl"), ("bart", "b.jsonl")]);
+        let twice = SystemPredictions::group(vec![file("a", &["z1"]), file("c", &["a2", "z1"])]);
+        assert_eq!(
+            twice.unwrap_err().to_string(),
+            "c.jsonl:2: id \"z1\" is also in a.jsonl:1, and both files are the system `bart`: one summary per id and system; name them apart with `--system`"
         );
     }
 }

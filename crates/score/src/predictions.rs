@@ -10,11 +10,12 @@
 //! some exports).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use serde_json::Value;
 
+use crate::harness::samples::{self, HarnessFile};
 use crate::ScoreError;
 
 /// The column names to read.
@@ -67,13 +68,38 @@ pub enum Dates {
     FromSet,
 }
 
+/// The predictions of one file, read.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    /// The file, as given.
+    pub path: PathBuf,
+    /// Its predictions, in the file's order (one per id).
+    pub rows: Vec<Prediction>,
+    /// What the file is when it is lm-evaluation-harness samples.
+    pub harness: Option<HarnessFile>,
+    /// What a user is told about it (a harness results file that names no model).
+    pub warnings: Vec<String>,
+}
+
 /// Reads every prediction of `path`, by its extension: `.csv`, `.tsv`, `.parquet`,
 /// else JSON lines.
 ///
 /// # Errors
-/// [`ScoreError`] naming the file and line: unreadable, not JSON, no such column,
-/// an id twice, a date that is not `YYYY-MM-DD`.
+/// See [`read_file`].
 pub fn read(path: &Path, columns: &Columns, dates: Dates) -> Result<Vec<Prediction>, ScoreError> {
+    Ok(read_file(path, columns, dates)?.rows)
+}
+
+/// Reads every prediction of `path`, by its extension: `.csv`, `.tsv`, `.parquet`,
+/// else JSON lines; JSON lines that are lm-evaluation-harness samples (by their
+/// first line, [`samples::is_samples`]) as such, with the model their results
+/// file names.
+///
+/// # Errors
+/// [`ScoreError`] naming the file and line: unreadable, not JSON, no such column,
+/// an id twice, a date that is not `YYYY-MM-DD`; for samples, a document
+/// without an `id`.
+pub fn read_file(path: &Path, columns: &Columns, dates: Dates) -> Result<ReadFile, ScoreError> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
@@ -82,10 +108,36 @@ pub fn read(path: &Path, columns: &Columns, dates: Dates) -> Result<Vec<Predicti
     let rows = match extension.as_str() {
         "csv" => read_delimited(path, b',', columns, dates)?,
         "tsv" => read_delimited(path, b'\t', columns, dates)?,
-        _ => read_json_lines(path, columns, dates)?,
+        _ => {
+            let lines = crate::inputs::read_lines(path)?;
+            let first = lines.iter().find(|l| !l.trim().is_empty());
+            if first.is_some_and(|l| samples::is_samples(l)) {
+                return read_samples(path, &lines, dates);
+            }
+            read_json_lines(path, &lines, columns, dates)?
+        }
     };
     check_unique(path, &rows)?;
-    Ok(rows)
+    Ok(ReadFile {
+        path: path.to_path_buf(),
+        rows,
+        harness: None,
+        warnings: Vec::new(),
+    })
+}
+
+/// Harness samples, with the model the run's results file names.
+fn read_samples(path: &Path, lines: &[String], dates: Dates) -> Result<ReadFile, ScoreError> {
+    let (rows, mut harness) = samples::read(path, lines, dates)?;
+    let model = samples::model_of(path);
+    harness.model = model.name;
+    harness.results = model.results.map(|r| r.display().to_string());
+    Ok(ReadFile {
+        path: path.to_path_buf(),
+        rows,
+        harness: Some(harness),
+        warnings: model.warning.into_iter().collect(),
+    })
 }
 
 fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
@@ -99,11 +151,12 @@ fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
 /// JSON lines, or a Parquet file read as JSON lines (one per row).
 fn read_json_lines(
     path: &Path,
+    lines: &[String],
     columns: &Columns,
     dates: Dates,
 ) -> Result<Vec<Prediction>, ScoreError> {
     let mut rows = Vec::new();
-    for (i, line) in crate::inputs::read_lines(path)?.iter().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
         if !line.trim().is_empty() {
             rows.push(json_row(path, i + 1, line, columns, dates)?);
         }
@@ -226,7 +279,7 @@ impl Raw {
 
 /// A date `YYYY-MM-DD`, also with a time after it (`2021-01-21T10:00:00Z`, as
 /// pandas writes dates).
-fn parse_date(text: &str) -> Option<NaiveDate> {
+pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
     let text = text.trim();
     let day = text.get(..10).unwrap_or(text);
     NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
