@@ -597,7 +597,10 @@ mod tests {
         let hard = "He said: \"{{document}}\" {a: b} # no comment\n\ttab \\ back\r\u{7f}\u{85}\u{2028}\u{feff}é 日本";
         let quoted = quote(hard);
         assert_eq!(unquote(&quoted), hard);
-        assert!(!quoted[1..quoted.len() - 1].contains('"') || quoted.contains("\\\""));
+        let inner = &quoted[1..quoted.len() - 1];
+        assert!(inner
+            .match_indices('"')
+            .all(|(i, _)| inner[..i].ends_with('\\')));
         for c in ['\n', '\r', '\u{7f}', '\u{85}', '\u{2028}', '\u{feff}'] {
             assert!(!quoted.contains(c), "{c:?} written as is");
         }
