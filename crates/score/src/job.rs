@@ -300,25 +300,23 @@ pub fn score_set(
         }
     }
     let mut unmatched = Vec::new();
-    // Per file: its lines are its own.
-    for (system, file) in systems
-        .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (s, f)))
-    {
-        let mut unknown = Vec::new();
-        for row in &file.rows {
-            match index.get(row.id.as_str()) {
-                Some(entry) => score(&system.system, entry, &row.summary),
-                None => unknown.push((row.line, row.id.clone())),
+    for system in systems {
+        for file in &system.files {
+            let mut unknown = Vec::new();
+            for row in &file.rows {
+                match index.get(row.id.as_str()) {
+                    Some(entry) => score(&system.system, entry, &row.summary),
+                    None => unknown.push((row.line, row.id.clone())),
+                }
             }
-        }
-        if !unknown.is_empty() {
-            unmatched.push(Unmatched {
-                system: system.system.clone(),
-                file: file.path.display().to_string(),
-                count: unknown.len() as u64,
-                ids: unknown,
-            });
+            if !unknown.is_empty() {
+                unmatched.push(Unmatched {
+                    system: system.system.clone(),
+                    file: file.path.display().to_string(),
+                    count: unknown.len() as u64,
+                    ids: unknown,
+                });
+            }
         }
     }
     keyed.sort_unstable_by(|(a, sa), (b, sb)| a.cmp(b).then_with(|| key(sa).cmp(&key(sb))));
@@ -326,11 +324,16 @@ pub fn score_set(
         scores: keyed.into_iter().map(|(_, s)| s).collect(),
         unmatched,
         missing: systems.iter().filter_map(|s| missing(&order, s)).collect(),
-        predictions: systems
-            .iter()
-            .flat_map(SystemPredictions::predictions_files)
-            .collect(),
+        predictions: predictions_files(systems),
     }
+}
+
+/// Every system's files, as `summary.json` names them: one entry per file.
+fn predictions_files(systems: &[SystemPredictions]) -> Vec<PredictionsFile> {
+    systems
+        .iter()
+        .flat_map(SystemPredictions::predictions_files)
+        .collect()
 }
 
 /// The articles of `order` (the set, in the scores' order) that `system` has no
@@ -372,10 +375,7 @@ pub fn score_dated(judge: &Judge, systems: &[SystemPredictions]) -> Scored {
         }
     }
     sort(&mut scored.scores);
-    scored.predictions = systems
-        .iter()
-        .flat_map(SystemPredictions::predictions_files)
-        .collect();
+    scored.predictions = predictions_files(systems);
     scored
 }
 
@@ -617,15 +617,12 @@ mod tests {
         assert_eq!(systems.len(), 1);
         let scored = score_set(&judge, &articles, &systems, false);
         assert_eq!(scored.scores.len(), 2);
-        let unmatched: Vec<(&str, &str, &[(usize, String)])> = scored
+        let unmatched: Vec<String> = scored
             .unmatched
             .iter()
-            .map(|u| (u.system.as_str(), u.file.as_str(), u.ids.as_slice()))
+            .map(|u| format!("{} {} {:?}", u.system, u.file, u.ids))
             .collect();
-        assert_eq!(
-            unmatched,
-            [("bart", "b.jsonl", &[(1, "x9".to_string())][..])]
-        );
+        assert_eq!(unmatched, ["bart b.jsonl [(1, \"x9\")]"]);
         let missing: Vec<(&str, &str, &[String])> = scored
             .missing
             .iter()

@@ -1,7 +1,8 @@
 //! Reading a system's summaries: JSON lines, CSV or Parquet, with the columns
 //! `id` and `summary` (names settable) and, for summaries of any data set,
 //! `published` (`YYYY-MM-DD`); optionally `document` (the article, for surnames)
-//! and `set`.
+//! and `set`. JSON lines that are lm-evaluation-harness samples, by their first
+//! line, are read by [`crate::harness::samples`].
 //!
 //! Every line is read or named in an error with its file, line (row for Parquet)
 //! and field: a missing column, an id given twice (with the line that gave it
