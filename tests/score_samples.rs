@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::bin::tempora_in;
 use common::demo::run_into;
+use common::jsonl::lines;
 use common::said::said;
 use serde_json::{json, Value};
 use tempora_score::tables::Summary;
@@ -27,16 +28,12 @@ fn demo(dir: &Path) -> PathBuf {
 /// The articles of a set file of the demo, as the harness's `doc`: the row, its
 /// date read back with a time (as `datasets` reads dates from JSON).
 fn docs(out: &Path, set: &str) -> Vec<Value> {
-    std::fs::read_to_string(out.join(format!("{set}.jsonl")))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut doc: Value = serde_json::from_str(l).unwrap();
-            let day = doc["published"].as_str().unwrap().to_string();
-            doc["published"] = json!(format!("{day} 00:00:00"));
-            doc
-        })
-        .collect()
+    let mut docs = lines(&out.join(format!("{set}.jsonl")));
+    for doc in &mut docs {
+        let day = doc["published"].as_str().unwrap().to_string();
+        doc["published"] = json!(format!("{day} 00:00:00"));
+    }
+    docs
 }
 
 /// One line of samples, its keys in the harness's order.
@@ -111,11 +108,7 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn scores(out: &Path) -> Vec<Value> {
-    std::fs::read_to_string(out.join("scores/scores.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    lines(&out.join("scores/scores.jsonl"))
 }
 
 /// The two task files of one run are one system, named by the model of the

@@ -502,6 +502,17 @@ mod tests {
         }
     }
 
+    /// A judge of one fact: Ann Hale, Prime Minister since 2010.
+    fn hale_judge() -> Judge {
+        let pm = entity("Q1", "Prime Minister of the United Kingdom", &[]);
+        let hale = entity("Q2", "Ann Hale", &[]);
+        Judge::new([fact(&pm, "P1308", &hale, "2010-05-11", None)].iter()).unwrap()
+    }
+
+    fn by_id<const N: usize>(articles: [SetArticle; N]) -> BTreeMap<String, SetArticle> {
+        articles.into_iter().map(|a| (a.id.clone(), a)).collect()
+    }
+
     fn system(name: &str, ids: &[&str]) -> SystemPredictions {
         SystemPredictions::one(
             name,
@@ -524,19 +535,13 @@ mod tests {
     /// summary) whatever the order of systems and rows, a name given twice too.
     #[test]
     fn scores_are_in_key_order_whatever_the_inputs_order() {
-        let pm = entity("Q1", "Prime Minister of the United Kingdom", &[]);
-        let hale = entity("Q2", "Ann Hale", &[]);
-        let facts = [fact(&pm, "P1308", &hale, "2010-05-11", None)];
-        let judge = Judge::new(facts.iter()).unwrap();
-        let articles: BTreeMap<String, SetArticle> = [
+        let judge = hale_judge();
+        let articles = by_id([
             article("z1", "future", "2020-01-02"),
             article("a2", "future", "2021-03-04"),
             article("m3", "in_distribution", "2019-05-06"),
             article("b4", "future", "2020-01-02"),
-        ]
-        .into_iter()
-        .map(|a| (a.id.clone(), a))
-        .collect();
+        ]);
         let systems = [
             system("bart", &["m3", "z1", "a2", "b4"]),
             system("alpha", &["b4", "a2"]),
@@ -596,18 +601,12 @@ mod tests {
     /// two of them is refused, naming both.
     #[test]
     fn files_of_one_system_are_merged_and_an_id_in_two_refused() {
-        let pm = entity("Q1", "Prime Minister of the United Kingdom", &[]);
-        let hale = entity("Q2", "Ann Hale", &[]);
-        let facts = [fact(&pm, "P1308", &hale, "2010-05-11", None)];
-        let judge = Judge::new(facts.iter()).unwrap();
-        let articles: BTreeMap<String, SetArticle> = [
+        let judge = hale_judge();
+        let articles = by_id([
             article("z1", "future", "2020-01-02"),
             article("a2", "future", "2021-03-04"),
             article("m3", "in_distribution", "2019-05-06"),
-        ]
-        .into_iter()
-        .map(|a| (a.id.clone(), a))
-        .collect();
+        ]);
         let file = |name: &str, ids: &[&str]| {
             let one = system(name, ids);
             ("bart".to_string(), one.files.into_iter().next().unwrap())
