@@ -276,3 +276,27 @@ fn what_cannot_be_exported_is_refused_named() {
     );
     assert_eq!(read(&root.join("tasks/mine.yaml")), "task: mine\n");
 }
+
+#[test]
+fn the_guide_shows_the_task_the_demo_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let (code, _, stderr) = harness(dir.path(), &["demo", "--out", "tasks"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let written = read(&dir.path().join("tasks/tempora_demo_future.yaml"));
+    let guide = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide.md"));
+    let section = &guide[guide.find("## From a model to a score").unwrap()..];
+    let block = &section[section.find("```yaml\n").unwrap() + 8..];
+    let block = &block[..block.find("```").unwrap()];
+    let shown = block.replace(
+        "/home/me/tempora/out/demo",
+        &out.canonicalize().unwrap().display().to_string(),
+    );
+    let keys = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(keys(&shown), keys(&written), "{written}");
+}
