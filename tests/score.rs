@@ -358,7 +358,7 @@ fn articles_without_a_prediction_are_counted_and_listed() {
     assert_eq!(card.status.code(), Some(0), "{}", said(&card));
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(
-        readme.contains("`one` has no prediction for 2 of the set's 3 articles"),
+        readme.contains("`one` left out 2 of the set's 3 articles"),
         "{readme}"
     );
 }
@@ -487,7 +487,7 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
     };
     for text in shown(dir.path(), &out) {
         assert!(
-            text.contains("| stale | future | 2 | 2 | 3 | 100.0 % |"),
+            text.contains("| stale | future | 2 | 2 / 2 (100.0 %) | 2 | 3 | 100.0 % [100.0, 100.0] |"),
             "{text}"
         );
         assert!(text.contains("charts/scores-by-system.svg"), "{text}");

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -133,7 +134,8 @@ pub fn draw(chart: &impl Chart, dir: &Path) -> Result<[PathBuf; 2], ReportError>
 }
 
 /// Bars of shares by group, side by side: TempoSum's Figure 2 (per set, the share
-/// of a system's summaries with an outdated claim).
+/// of a system's summaries with an outdated claim), each bar with its interval
+/// as an error bar when it has one.
 #[derive(Debug, Clone)]
 pub struct Bars {
     /// File stem of the chart.
@@ -146,18 +148,26 @@ pub struct Bars {
     pub groups: Vec<String>,
     /// Each series' name and its share (0 to 1) in each group.
     pub series: Vec<(String, Vec<f64>)>,
+    /// Per series (as `series`), each bar's interval (low, high), drawn as an
+    /// error bar (when it has a width): empty when the chart has none, `None`
+    /// for a bar without one.
+    pub intervals: Vec<Vec<Option<(f64, f64)>>>,
 }
 
+/// The plotters chart the bars are drawn on.
+type BarsChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 impl Bars {
-    /// The top of the y axis: room above the highest bar for its value, and above
-    /// that for the legend (upper right), which would otherwise hide the last
-    /// group's high bars.
+    /// The top of the y axis: room above the highest bar or interval for its
+    /// value, and above that for the legend (upper right), which would
+    /// otherwise hide the last group's high bars.
     fn top(&self) -> f64 {
         let highest = self
             .series
             .iter()
             .flat_map(|(_, v)| v)
             .copied()
+            .chain(self.intervals.iter().flatten().flatten().map(|i| i.1))
             .fold(0.0_f64, f64::max);
         let legend = 0.07 * self.series.len() as f64 + 0.05;
         if highest > 0.0 {
@@ -165,6 +175,64 @@ impl Bars {
         } else {
             1.0
         }
+    }
+
+    /// Bar `i` of series `j`'s interval, if it has one.
+    fn interval(&self, j: usize, i: usize) -> Option<(f64, f64)> {
+        self.intervals.get(j)?.get(i).copied().flatten()
+    }
+
+    /// Series `j`: its bars, their intervals as error bars (a vertical line
+    /// with a cap at each end, in black so that it shows on every colour),
+    /// and each bar's value above the bar or its interval, as TempoSum's figure
+    /// prints them.
+    fn draw_series<DB: DrawingBackend>(
+        &self,
+        ctx: &mut BarsChart<'_, DB>,
+        j: usize,
+        width: f64,
+    ) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let (name, shares) = &self.series[j];
+        let color = Palette99::pick(j).to_rgba();
+        let left = |i: usize| i as f64 + 0.1 + width * j as f64;
+        let bars = shares
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| Rectangle::new([(left(i), 0.0), (left(i) + width, s)], color.filled()));
+        ctx.draw_series(bars)
+            .map_err(|e| e.to_string())?
+            .label(name.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        let cap = width * 0.15;
+        // An interval of no width (a rate of 0 or 1 on few articles) says
+        // nothing a whisker would show.
+        let whiskers = (0..shares.len()).filter_map(|i| {
+            let (low, high) = self
+                .interval(j, i)
+                .filter(|(low, high)| high - low > 1e-9)?;
+            let x = left(i) + width / 2.0;
+            Some([
+                PathElement::new(vec![(x, low), (x, high)], BLACK.stroke_width(2)),
+                PathElement::new(vec![(x - cap, low), (x + cap, low)], BLACK.stroke_width(2)),
+                PathElement::new(
+                    vec![(x - cap, high), (x + cap, high)],
+                    BLACK.stroke_width(2),
+                ),
+            ])
+        });
+        ctx.draw_series(whiskers.flatten())
+            .map_err(|e| e.to_string())?;
+        let values = shares.iter().enumerate().map(|(i, &s)| {
+            let above = self.interval(j, i).map_or(s, |(_, high)| high.max(s));
+            let style = TextStyle::from((FAMILY, 13)).pos(Pos::new(HPos::Center, VPos::Bottom));
+            let x = left(i) + width / 2.0;
+            Text::new(format!("{:.1}%", s * 100.0), (x, above), style)
+        });
+        ctx.draw_series(values).map_err(|e| e.to_string())?;
+        Ok(())
     }
 }
 
@@ -215,25 +283,8 @@ impl Chart for Bars {
             .draw()
             .map_err(|e| e.to_string())?;
         let width = 0.8 / self.series.len().max(1) as f64;
-        for (j, (name, shares)) in self.series.iter().enumerate() {
-            let color = Palette99::pick(j).to_rgba();
-            let bars = shares.iter().enumerate().map(move |(i, &s)| {
-                let x0 = i as f64 + 0.1 + width * j as f64;
-                Rectangle::new([(x0, 0.0), (x0 + width, s)], color.filled())
-            });
-            ctx.draw_series(bars)
-                .map_err(|e| e.to_string())?
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
-                });
-            // Each bar's value above it, as TempoSum's figure prints them.
-            let values = shares.iter().enumerate().map(move |(i, &s)| {
-                let x = i as f64 + 0.1 + width * j as f64;
-                let style = TextStyle::from((FAMILY, 13)).pos(Pos::new(HPos::Left, VPos::Bottom));
-                Text::new(format!("{:.1}%", s * 100.0), (x, s), style)
-            });
-            ctx.draw_series(values).map_err(|e| e.to_string())?;
+        for j in 0..self.series.len() {
+            self.draw_series(&mut ctx, j, width)?;
         }
         ctx.configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)

@@ -8,8 +8,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
+use tempora_score::bootstrap::Interval;
 use tempora_score::job::{SCORES_DIR, SUMMARY_JSON};
-use tempora_score::tables::{markdown, markdown_by_relation, Summary, ALL_SETS};
+use tempora_score::markdown::{self, Pairs};
+use tempora_score::tables::{Summary, ALL_SETS};
 
 use crate::charts::Bars;
 use crate::error::ReportError;
@@ -19,7 +21,7 @@ use crate::error::ReportError;
 #[serde(untagged)]
 pub enum Scores {
     /// `scores/summary.json`, whose set files and facts are the folder's.
-    Current(Summary),
+    Current(Box<Summary>),
     /// Scores of files the folder no longer holds as they were.
     Stale(Stale),
 }
@@ -75,7 +77,7 @@ pub fn read(dir: &Path) -> Result<Option<Scores>, ReportError> {
         source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
     })?;
     Ok(Some(match summary.changed_in(dir) {
-        None => Scores::Current(summary),
+        None => Scores::Current(Box::new(summary)),
         Some(why) => Scores::Stale(Stale {
             stale: why,
             score_again: summary.score_again(),
@@ -96,8 +98,8 @@ pub fn charts(scores: &Scores) -> Vec<Bars> {
 
 /// TempoSum's Figure 2: a group per system (`reference` first), a bar per set
 /// (`in_distribution` first), the share of the system's summaries in that set
-/// with an outdated claim. A system with no summary in a set has 0 there, as
-/// its rate in the table.
+/// with an outdated claim, with its interval when it has one. A system with no
+/// summary in a set has 0 there, as its rate in the table, and no interval.
 pub fn by_system(summary: &Summary) -> Bars {
     let mut systems: Vec<&str> = summary.rows.iter().map(|r| r.system.as_str()).collect();
     systems.dedup();
@@ -113,12 +115,11 @@ pub fn by_system(summary: &Summary) -> Bars {
         // Scores without sets: each system's whole.
         sets.push(ALL_SETS);
     }
-    let rate = |system: &str, set: &str| {
+    let row = |system: &str, set: &str| {
         summary
             .rows
             .iter()
             .find(|r| r.system == system && r.set == set)
-            .map_or(0.0, |r| r.outdated_rate)
     };
     Bars {
         name: BY_SYSTEM.into(),
@@ -128,15 +129,33 @@ pub fn by_system(summary: &Summary) -> Bars {
         series: sets
             .iter()
             .map(|set| {
-                let rates = systems.iter().map(|system| rate(system, set)).collect();
+                let rates = systems
+                    .iter()
+                    .map(|system| row(system, set).map_or(0.0, |r| r.outdated_rate))
+                    .collect();
                 (set.to_string(), rates)
+            })
+            .collect(),
+        intervals: sets
+            .iter()
+            .map(|set| {
+                systems
+                    .iter()
+                    .map(|system| bounds(row(system, set)?.outdated_interval.as_ref()))
+                    .collect()
             })
             .collect(),
     }
 }
 
+/// An interval as the chart takes it.
+fn bounds(interval: Option<&Interval>) -> Option<(f64, f64)> {
+    interval.map(|i| (i.low, i.high))
+}
+
 /// One chart per system: per set (not `all`), the share of its summaries with an
-/// outdated claim and with a claim the facts say was never true.
+/// outdated claim and with a claim the facts say was never true, with their
+/// intervals.
 fn per_system(summary: &Summary) -> Vec<Bars> {
     let mut systems: Vec<&str> = summary.rows.iter().map(|r| r.system.as_str()).collect();
     systems.dedup();
@@ -159,6 +178,14 @@ fn per_system(summary: &Summary) -> Vec<Bars> {
                         rows.iter().map(|r| r.outdated_rate).collect(),
                     ),
                     ("never".into(), rows.iter().map(|r| r.never_rate).collect()),
+                ],
+                intervals: vec![
+                    rows.iter()
+                        .map(|r| bounds(r.outdated_interval.as_ref()))
+                        .collect(),
+                    rows.iter()
+                        .map(|r| bounds(r.never_interval.as_ref()))
+                        .collect(),
                 ],
             }
         })
@@ -215,14 +242,8 @@ set's own summaries.
 ",
         summary.facts, summary.facts_read
     );
-    md.push_str(&markdown(&summary.rows));
-    md.push('\n');
-    let by_relation = markdown_by_relation(&summary.rows);
-    if !by_relation.is_empty() {
-        md.push_str("By the relation of the claims (its Wikidata property):\n\n");
-        md.push_str(&by_relation);
-        md.push('\n');
-    }
+    let files = format!("{SCORES_DIR}/");
+    md.push_str(&markdown::tables(summary, Pairs::Leaderboard, &files));
     let by_system = format!("/{BY_SYSTEM}.svg");
     let (first, rest): (Vec<&String>, Vec<&String>) = charts
         .iter()
@@ -233,26 +254,6 @@ set's own summaries.
         .chain(rest.into_iter().filter(|c| c.contains("/scores_")))
     {
         let _ = writeln!(md, "![{chart}]({chart})\n");
-    }
-    not_scored(md, summary);
-}
-
-/// What was not scored: predictions of ids the set does not hold, articles
-/// without a prediction.
-fn not_scored(md: &mut String, summary: &Summary) {
-    let unmatched: u64 = summary.unmatched.iter().map(|u| u.count).sum();
-    if unmatched > 0 {
-        let _ = writeln!(
-            md,
-            "{unmatched} predictions named an id the set does not hold and were not scored (listed in `scores/summary.json`).\n"
-        );
-    }
-    for missing in &summary.missing {
-        let _ = writeln!(
-            md,
-            "`{}` has no prediction for {} of the set's {} articles (listed in `scores/summary.json`): its rates are of the rest.\n",
-            missing.system, missing.count, missing.of
-        );
     }
 }
 
@@ -305,7 +306,7 @@ mod tests {
             row("bart/x", "all", 0.4),
             row("t5", "all", 0.1),
         ]);
-        let scores = Scores::Current(summary);
+        let scores = Scores::Current(Box::new(summary));
         let charts = charts(&scores);
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
@@ -322,7 +323,7 @@ mod tests {
         ];
         section(&mut md, &scores, &drawn, "##");
         assert!(
-            md.contains("| bart/x | future | 4 | 2 | 3 | 50.0 % |"),
+            md.contains("| bart/x | future | 4 | 4 / 4 (100.0 %) | 2 | 3 | 50.0 % |"),
             "{md}"
         );
         let every = md.find(&format!("![charts/{BY_SYSTEM}.svg]")).expect(&md);
@@ -375,5 +376,104 @@ mod tests {
         section(&mut md, &stale, &[format!("charts/{BY_SYSTEM}.svg")], "##");
         assert!(md.contains("are of an earlier run of this folder and are not shown: `future.jsonl` changed since they were scored. Score this folder (`DIR`) again: `tempora score DIR --predictions a.jsonl --system a`."), "{md}");
         assert!(!md.contains("| system |") && !md.contains("!["), "{md}");
+    }
+
+    /// A row of `summaries` of the set's 40 articles, the rate's interval ±12.5
+    /// points.
+    fn scored(system: &str, set: &str, summaries: u64, outdated: f64) -> Row {
+        Row {
+            summaries,
+            articles: Some(40),
+            coverage: Some(summaries as f64 / 40.0),
+            outdated_interval: Some(Interval {
+                low: (outdated - 0.125).max(0.0),
+                high: outdated + 0.125,
+            }),
+            never_interval: Some(Interval {
+                low: 0.0,
+                high: 0.05,
+            }),
+            ..row(system, set, outdated)
+        }
+    }
+
+    /// `reference`, `bart` and `t5` (36 of the 40 articles) on the future set,
+    /// with intervals, the leaderboard and the differences.
+    fn with_intervals() -> Summary {
+        let rows = vec![
+            scored("reference", "future", 40, 0.125),
+            scored("bart", "future", 40, 0.5),
+            scored("t5", "future", 36, 0.25),
+        ];
+        let differences = tempora_score::compare::differences(&[], Some(&Default::default()));
+        Summary {
+            leaderboard: tempora_score::compare::leaderboard(&rows, &differences),
+            bootstrap: Some(Default::default()),
+            ..summary(rows)
+        }
+    }
+
+    /// The report's and the card's section: the intervals' sentence, then the
+    /// leaderboard, then every row, each with its interval and coverage, a
+    /// rate of part of the set marked and explained, then the charts.
+    #[test]
+    fn the_section_puts_the_leaderboard_first_with_intervals_and_coverage() {
+        let scores = Scores::Current(Box::new(with_intervals()));
+        let drawn = [format!("charts/{BY_SYSTEM}.svg")];
+        let mut md = String::new();
+        section(&mut md, &scores, &drawn, "##");
+        let at = |text: &str| md.find(text).unwrap_or_else(|| panic!("{text} in {md}"));
+        let order = [
+            at("(1,000 resamples, seed 12345"),
+            at("**Leaderboard on the `future` set**"),
+            at("| control | reference | 12.5 % [0.0, 25.0] |"),
+            at("| 1 | t5 | 25.0 % [12.5, 37.5] † | 0.0 % [0.0, 5.0] † | – | 36 / 40 (90.0 %) |"),
+            at("| 2 | bart | 50.0 % [37.5, 62.5] |"),
+            at("**Every system and set**"),
+            at("| t5 | future | 36 | 36 / 40 (90.0 %) | 2 | 3 | 25.0 % [12.5, 37.5] † |"),
+            at("† Of part of the set"),
+            at("`t5` left out 4 of the set's 40 articles. `scores/summary.json` lists the articles."),
+            at("![charts/scores-by-system.svg]"),
+        ];
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?} in {md}");
+        // Only once: the note is the one place that says what was left out.
+        assert_eq!(md.matches("left out").count(), 1, "{md}");
+    }
+
+    /// The chart of every system carries each bar's interval, and draws it as
+    /// an error bar (three black lines: the whisker and its caps); a bar
+    /// without an interval, or with one of no width, draws none.
+    #[test]
+    fn the_chart_of_every_system_draws_each_bars_interval() {
+        let summary = with_intervals();
+        let bars = by_system(&summary);
+        assert_eq!(
+            bars.intervals,
+            [[
+                Some((0.0, 0.25)),
+                Some((0.375, 0.625)),
+                Some((0.125, 0.375))
+            ]]
+        );
+        let whiskers = |bars: &Bars| {
+            let dir = tempfile::tempdir().unwrap();
+            let [svg, _] = crate::charts::draw(bars, dir.path()).unwrap();
+            let svg = std::fs::read_to_string(svg).unwrap();
+            svg.matches(r##"stroke="#000000" stroke-width="2" points="##)
+                .count()
+        };
+        assert_eq!(whiskers(&bars), 9);
+        let mut narrow = bars.clone();
+        narrow.intervals[0][1] = Some((0.5, 0.5));
+        narrow.intervals[0][2] = None;
+        assert_eq!(whiskers(&narrow), 3);
+        let none = Bars {
+            intervals: Vec::new(),
+            ..bars
+        };
+        assert_eq!(whiskers(&none), 0);
+        // Each system's chart has its rates' intervals too.
+        let t5 = &charts(&Scores::Current(Box::new(summary)))[3];
+        assert_eq!(t5.intervals, [[Some((0.125, 0.375))], [Some((0.0, 0.05))]]);
     }
 }

@@ -474,13 +474,7 @@ pub fn write(
     .map_err(write_error(&json))?;
     let md = out.join(SCORES_MD);
     tempora_engine::runtime::write_atomically(&md, |w| {
-        w.write_all(tables::markdown(&summary.rows).as_bytes())?;
-        let by_relation = tables::markdown_by_relation(&summary.rows);
-        if !by_relation.is_empty() {
-            w.write_all(b"\n")?;
-            w.write_all(by_relation.as_bytes())?;
-        }
-        Ok(())
+        w.write_all(crate::markdown::scores_md(summary).as_bytes())
     })
     .map_err(write_error(&md))?;
     Ok(summary)

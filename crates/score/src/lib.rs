@@ -30,6 +30,7 @@ pub mod inputs;
 pub mod job;
 pub mod judge;
 pub mod lexicon;
+pub mod markdown;
 pub mod predictions;
 pub mod tables;
 pub mod words;

@@ -14,6 +14,7 @@ use crate::bootstrap::{Bootstrap, Interval};
 use crate::compare::{Difference, Leaderboard};
 use crate::harness::samples::HarnessFile;
 use crate::inputs::{self, SetFile};
+use crate::markdown::percent;
 
 /// The set name of summaries whose predictions name none.
 pub const ALL_SETS: &str = "all";
@@ -366,78 +367,6 @@ impl Counts {
     }
 }
 
-/// The rows as a Markdown table (percentages with one decimal).
-pub fn markdown(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| system | set | summaries | with a claim | claims | outdated rate | never rate | current share | current | outdated | former | not yet | never | unknown |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for row in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            row.system,
-            row.set,
-            row.summaries,
-            row.with_claim,
-            row.claims,
-            percent(row.outdated_rate),
-            percent(row.never_rate),
-            percent(row.current_share),
-            verdict_cells(&row.verdicts),
-        );
-    }
-    out
-}
-
-/// The rows per relation of their claims as a Markdown table, or nothing when
-/// every claim is of one relation.
-pub fn markdown_by_relation(rows: &[Row]) -> String {
-    let relations: std::collections::BTreeSet<&str> = rows
-        .iter()
-        .flat_map(|r| r.relations.keys().map(String::as_str))
-        .collect();
-    if relations.len() < 2 {
-        return String::new();
-    }
-    let mut out = String::from(
-        "| system | set | relation | claims | outdated rate | never rate | current | outdated | former | not yet | never | unknown |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for row in rows {
-        for (relation, f) in &row.relations {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {relation} | {} | {} | {} | {} |",
-                row.system,
-                row.set,
-                f.claims,
-                percent(f.outdated_rate),
-                percent(f.never_rate),
-                verdict_cells(&f.verdicts),
-            );
-        }
-    }
-    out
-}
-
-/// The counts of the verdicts the tables show, as cells: current, outdated,
-/// former, not yet, never, unknown.
-fn verdict_cells(verdicts: &BTreeMap<String, u64>) -> String {
-    [
-        "current", "outdated", "former", "not_yet", "never", "unknown",
-    ]
-    .iter()
-    .map(|name| verdicts.get(*name).copied().unwrap_or(0).to_string())
-    .collect::<Vec<_>>()
-    .join(" | ")
-}
-
-/// A share as a percentage with one decimal: `12.5 %`.
-pub fn percent(share: f64) -> String {
-    format!("{:.1} %", share * 100.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,9 +450,6 @@ mod tests {
         assert_eq!((coach.claims, coach.outdated_rate), (1, 0.5));
         assert_eq!(row.relations["P39"].verdicts["outdated"], 1);
         assert_eq!(row.relations[UNRESOLVED].verdicts["current"], 1);
-        let md = markdown_by_relation(&rows);
-        assert!(md.contains("| a | future | P286 | 1 | 50.0 % |"), "{md}");
-        assert!(markdown_by_relation(&rows[..0]).is_empty());
     }
 
     #[test]
@@ -563,8 +489,5 @@ mod tests {
         assert_eq!(future.never_rate, 0.25);
         assert_eq!(future.current_share, 2.0 / 5.0);
         assert_eq!(rows[3].summaries, 5);
-        assert!(markdown(&rows).contains(
-            "| bart | future | 4 | 3 | 5 | 25.0 % | 25.0 % | 40.0 % | 2 | 2 | 0 | 0 | 1 | 0 |"
-        ));
     }
 }
