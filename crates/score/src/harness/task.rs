@@ -268,7 +268,14 @@ pub fn template_names(template: &str) -> Vec<String> {
 /// The columns of a set (the fields of its first record) and its articles (its
 /// non-blank lines or rows).
 fn columns_and_count(path: &Path) -> Result<(Vec<String>, usize), ScoreError> {
-    let lines = crate::inputs::read_lines(path)?;
+    // A file that cannot be read is an error of reading (exit 1), not a refusal.
+    let lines = crate::inputs::read_lines(path).map_err(|e| match e {
+        ScoreError::File { path, message } => ScoreError::Read {
+            path,
+            source: std::io::Error::other(message),
+        },
+        e => e,
+    })?;
     let mut records = lines
         .iter()
         .enumerate()
