@@ -337,6 +337,14 @@ pub fn export(
             path: file.clone(),
             source,
         })?;
+        if file.to_str().is_none() {
+            return Err(ScoreError::File {
+                path: file,
+                message: "the path is not UTF-8, which a task's YAML cannot name: \
+                          move the set folder to a path of UTF-8"
+                    .into(),
+            });
+        }
         let (columns, articles) = columns_and_count(&file)?;
         if articles == 0 {
             export.empty.push(set.name.clone());
