@@ -367,13 +367,17 @@ pub fn coverage(summaries: u64, articles: Option<u64>) -> String {
     }
 }
 
-/// `25.0 % [19.0, 31.0]`, marked when of part of the set: `25.0 % [19.0, 31.0] †`.
-fn rate_cell(rate: f64, interval: Option<&Interval>, partial: bool) -> String {
-    let mut cell = percent(rate);
-    if let Some(interval) = interval {
-        let _ = write!(cell, " {}", interval.percent());
+/// `25.0 % [19.0, 31.0]`: a rate with its interval, when it has one.
+pub fn rate(rate: f64, interval: Option<&Interval>) -> String {
+    match interval {
+        Some(interval) => format!("{} {}", percent(rate), interval.percent()),
+        None => percent(rate),
     }
-    mark(cell, partial)
+}
+
+/// A rate's cell, marked when of part of the set: `25.0 % [19.0, 31.0] †`.
+fn rate_cell(share: f64, interval: Option<&Interval>, partial: bool) -> String {
+    mark(rate(share, interval), partial)
 }
 
 /// `+12.5 % [3.0, 22.0]`: a difference of rates in points, with its interval.
@@ -644,6 +648,26 @@ mod tests {
         assert!(
             md.contains("2 predictions named an id the set does not hold"),
             "{md}"
+        );
+    }
+
+    /// `tempora score`'s line of a row gives the same figures as the tables.
+    #[test]
+    fn the_printed_line_has_the_intervals_and_the_coverage() {
+        assert_eq!(
+            row("t5", "future", 34, 40, 0.2).line(),
+            "t5 / future: 34 summaries, 34 with a claim, 34 claims; outdated rate 20.0 % [10.0, 30.0], \
+never rate 5.0 % [0.0, 12.0], current share 50.0 %; coverage 34 / 40 (85.0 %)"
+        );
+        let old = Row {
+            articles: None,
+            outdated_interval: None,
+            never_interval: None,
+            ..row("t5", "all", 3, 3, 0.5)
+        };
+        assert_eq!(
+            old.line(),
+            "t5 / all: 3 summaries, 3 with a claim, 3 claims; outdated rate 50.0 %, never rate 5.0 %, current share 50.0 %"
         );
     }
 

@@ -14,7 +14,7 @@ use crate::bootstrap::{Bootstrap, Interval};
 use crate::compare::{Difference, Leaderboard};
 use crate::harness::samples::HarnessFile;
 use crate::inputs::{self, SetFile};
-use crate::markdown::percent;
+use crate::markdown;
 
 /// The set name of summaries whose predictions name none.
 pub const ALL_SETS: &str = "all";
@@ -199,19 +199,25 @@ impl Summary {
 }
 
 impl Row {
-    /// The row in one line, as `tempora score` prints it.
+    /// The row in one line, as `tempora score` prints it: the rates with their
+    /// intervals, as the tables give them, and the coverage.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} / {}: {} summaries, {} with a claim, {} claims; outdated rate {}, never rate {}, current share {}",
             self.system,
             self.set,
             self.summaries,
             self.with_claim,
             self.claims,
-            percent(self.outdated_rate),
-            percent(self.never_rate),
-            percent(self.current_share)
-        )
+            markdown::rate(self.outdated_rate, self.outdated_interval.as_ref()),
+            markdown::rate(self.never_rate, self.never_interval.as_ref()),
+            markdown::percent(self.current_share)
+        );
+        if self.articles.is_some() {
+            let coverage = markdown::coverage(self.summaries, self.articles);
+            let _ = write!(line, "; coverage {coverage}");
+        }
+        line
     }
 }
 
