@@ -487,7 +487,9 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
     };
     for text in shown(dir.path(), &out) {
         assert!(
-            text.contains("| stale | future | 2 | 2 / 2 (100.0 %) | 2 | 3 | 100.0 % [100.0, 100.0] |"),
+            text.contains(
+                "| stale | future | 2 | 2 / 2 (100.0 %) | 2 | 3 | 100.0 % [100.0, 100.0] |"
+            ),
             "{text}"
         );
         assert!(text.contains("charts/scores-by-system.svg"), "{text}");
