@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use tempora_engine::UsageError;
 use tempora_relations::Catalogue;
+use tempora_score::bootstrap::Bootstrap;
 use tempora_score::inputs::FactsFile;
 use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
 use tempora_score::predictions::{self, Columns, Dates, ReadFile};
@@ -67,6 +68,13 @@ pub struct ScoreArgs {
     /// Do not score the set's own summaries as the system `reference`.
     #[arg(long)]
     pub no_reference: bool,
+    /// Bootstrap resamples for each rate's and each difference's 95 % interval
+    /// (over articles, percentile); 0 for no interval.
+    #[arg(long, value_name = "N", default_value_t = tempora_score::bootstrap::RESAMPLES)]
+    pub resamples: u32,
+    /// The bootstrap's seed: the same seed, the same intervals.
+    #[arg(long, value_name = "N", default_value_t = tempora_score::bootstrap::SEED)]
+    pub seed: u64,
     /// A folder of more relation catalogue entries (`*.toml`), beside the
     /// shipped ones: a relation it declares is judged by its role words.
     #[arg(long, value_name = "DIR")]
@@ -127,7 +135,9 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
     };
     let facts_file =
         FactsFile::of(&facts_path, args.set.as_deref(), facts.len() as u64).map_err(failed)?;
-    let summary = job::write(&out, &scored, &facts_file, &sets).map_err(failed)?;
+    let bootstrap = Bootstrap::new(args.resamples, args.seed);
+    let summary = job::summarize(&scored, &facts_file, &sets, bootstrap.as_ref());
+    job::write(&out, &scored, &summary).map_err(failed)?;
     if let Some(dir) = &args.set {
         tempora_report::scores::remove_charts(dir).map_err(|e| {
             let charts = dir.join(tempora_report::CHARTS_DIR);

@@ -11,6 +11,15 @@
 //!   after reading: every article's context (its document scanned for names in
 //!   full), then every summary scanned, its claims found, resolved and judged, and
 //!   the scores sorted. One core. Goal: at least 50,000 summaries a second.
+//! - `score/set_100k_intervals`: the same, then `job::summarize`: the figures per
+//!   system (`summary.json`'s rows, the differences of every pair of systems, the
+//!   leaderboard) with the default 1,000 resamples for every rate and every
+//!   pair's difference: what `tempora score` does. Goal: at most 10 % over
+//!   `set_100k`.
+//! - `score/figures_100k`, `score/figures_100k_no_intervals`: `job::summarize`
+//!   alone on the same scores, with and without (`--resamples 0`) the
+//!   intervals: what the figures and the resamples cost, apart from the noise of
+//!   scoring.
 //! - `score/conflicts_matcher`: the yardstick, side by side: the conflicts
 //!   stage's name matcher (the same word trie, every name of the same facts) scanning
 //!   the same summaries and documents, nothing else.
@@ -30,7 +39,9 @@ use chrono::NaiveDate;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tempora_filter::conflicts::matcher::{MatcherBuilder, NameUse};
 use tempora_records::{EntityRef, Fact, FactMatch};
-use tempora_score::job::{score_set, SetArticle, SystemPredictions};
+use tempora_score::bootstrap::Bootstrap;
+use tempora_score::inputs::FactsFile;
+use tempora_score::job::{score_set, summarize, SetArticle, SystemPredictions};
 use tempora_score::predictions::Prediction;
 use tempora_score::Judge;
 
@@ -576,7 +587,7 @@ fn workload() -> Workload {
 
 fn bench(c: &mut Criterion) {
     let w = workload();
-    let summaries: usize = w.systems.iter().map(|s| s.rows.len()).sum();
+    let summaries: usize = w.systems.iter().map(|s| s.rows().count()).sum();
     let scored = score_set(&w.judge, &w.articles, &w.systems, false);
     let claims: usize = scored.scores.iter().map(|s| s.claims.len()).sum();
     let mut verdicts = std::collections::BTreeMap::new();
@@ -602,6 +613,26 @@ fn bench(c: &mut Criterion) {
                 .len()
         });
     });
+    let facts = FactsFile {
+        name: "facts.jsonl".into(),
+        sha256: String::new(),
+        read: 0,
+    };
+    let bootstrap = Bootstrap::default();
+    group.bench_function("set_100k_intervals", |b| {
+        b.iter(|| {
+            let scored = score_set(&w.judge, &w.articles, &w.systems, false);
+            summarize(&scored, &facts, &[], Some(&bootstrap)).rows.len()
+        });
+    });
+    for (name, bootstrap) in [
+        ("figures_100k", Some(&bootstrap)),
+        ("figures_100k_no_intervals", None),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| summarize(&scored, &facts, &[], bootstrap).rows.len());
+        });
+    }
     let mut builder = MatcherBuilder::new(true);
     for (i, name) in w.names.iter().enumerate() {
         builder.add(name, NameUse::Name(i as u32), false);
@@ -614,7 +645,7 @@ fn bench(c: &mut Criterion) {
                 found += matcher.scan(&article.document).len();
             }
             for system in &w.systems {
-                for row in &system.rows {
+                for row in system.rows() {
                     found += matcher.scan(&row.summary).len();
                 }
             }

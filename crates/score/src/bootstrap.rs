@@ -124,7 +124,13 @@ impl Bootstrap {
         let mut rng = self.rng(stream);
         // Multinomial(n, cells / n), drawn as binomials of what is left: both,
         // then the first's alone of the rest, then the second's alone.
-        let share = |count: u64, of: u64| if of == 0 { 0.0 } else { count as f64 / of as f64 };
+        let share = |count: u64, of: u64| {
+            if of == 0 {
+                0.0
+            } else {
+                count as f64 / of as f64
+            }
+        };
         let [both, first, second, _] = cells;
         let mut differences: Vec<f64> = (0..self.resamples)
             .map(|_| {
@@ -199,7 +205,10 @@ mod tests {
             })
             .collect();
         figures.sort_by(f64::total_cmp);
-        (figures[resamples / 40], figures[resamples - resamples / 40 - 1])
+        (
+            figures[resamples / 40],
+            figures[resamples - resamples / 40 - 1],
+        )
     }
 
     /// Articles with `k` of `n` summaries holding the claim.
@@ -260,7 +269,9 @@ mod tests {
         pairs.extend(std::iter::repeat_n((1, 0), 20));
         pairs.extend(std::iter::repeat_n((0, 1), 10));
         pairs.extend(std::iter::repeat_n((0, 0), 130));
-        let ours = bootstrap.difference([40, 20, 10, 130], &["a", "b"]).unwrap();
+        let ours = bootstrap
+            .difference([40, 20, 10, 130], &["a", "b"])
+            .unwrap();
         let (low, high) = by_definition(&pairs, 1000, 11);
         assert!(close(ours.low, low, 0.015), "{ours:?} against {low}");
         assert!(close(ours.high, high, 0.015), "{ours:?} against {high}");

@@ -174,7 +174,8 @@ fn difference(
         system_rate,
         against_rate,
         difference: system_rate - against_rate,
-        interval: bootstrap.and_then(|b| b.difference(cells, &["difference", system, against, set])),
+        interval: bootstrap
+            .and_then(|b| b.difference(cells, &["difference", system, against, set])),
     })
 }
 

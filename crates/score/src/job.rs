@@ -15,6 +15,8 @@ use serde::Deserialize;
 use tempora_engine::atomic_file::AtomicFile;
 use tempora_records::{Fact, FactMatch, Record, RecordKind, ScoredSummary};
 
+use crate::bootstrap::Bootstrap;
+use crate::compare;
 use crate::inputs::{read_lines, FactsFile, SetFile};
 use crate::predictions::{Prediction, ReadFile};
 use crate::tables::{self, Missing, PredictionsFile, Summary, Unmatched};
@@ -130,6 +132,9 @@ pub struct Scored {
     pub missing: Vec<Missing>,
     /// The systems scored, with their files.
     pub predictions: Vec<PredictionsFile>,
+    /// Articles per set, of the set scored against (none without a set): what a
+    /// system's coverage is of.
+    pub articles: BTreeMap<String, u64>,
 }
 
 impl SystemPredictions {
@@ -325,6 +330,10 @@ pub fn score_set(
         unmatched,
         missing: systems.iter().filter_map(|s| missing(&order, s)).collect(),
         predictions: predictions_files(systems),
+        articles: articles.values().fold(BTreeMap::new(), |mut counts, a| {
+            *counts.entry(a.set.clone()).or_default() += 1;
+            counts
+        }),
     }
 }
 
@@ -415,17 +424,39 @@ pub fn set_files(parts: &[SetPart], dir: &Path) -> Result<Vec<SetFile>, ScoreErr
         .collect()
 }
 
-/// Writes the scores and their summary into `out` (created if missing): `facts`
-/// and `sets` are the files read, as `summary.json` records them.
-///
-/// # Errors
-/// A file that cannot be written (naming it).
-pub fn write(
-    out: &Path,
+/// The figures of the scores (`summary.json`): the rows per system and set with
+/// their coverage and, with `bootstrap`, their intervals; the differences of
+/// every pair of systems; the leaderboard. `facts` and `sets` are the files
+/// read, as it records them.
+pub fn summarize(
     scored: &Scored,
     facts: &FactsFile,
     sets: &[SetFile],
-) -> Result<Summary, ScoreError> {
+    bootstrap: Option<&Bootstrap>,
+) -> Summary {
+    let rows = tables::rows(&scored.scores, &scored.articles, bootstrap);
+    let differences = compare::differences(&scored.scores, bootstrap);
+    Summary {
+        facts: facts.name.clone(),
+        facts_sha256: facts.sha256.clone(),
+        facts_read: facts.read,
+        leaderboard: compare::leaderboard(&rows, &differences),
+        rows,
+        unmatched: scored.unmatched.clone(),
+        missing: scored.missing.clone(),
+        sets: sets.to_vec(),
+        predictions: scored.predictions.clone(),
+        bootstrap: bootstrap.cloned(),
+        differences,
+    }
+}
+
+/// Writes the scores and their `summary` (of [`summarize`]) into `out`
+/// (created if missing).
+///
+/// # Errors
+/// A file that cannot be written (naming it).
+pub fn write(out: &Path, scored: &Scored, summary: &Summary) -> Result<(), ScoreError> {
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |e: std::io::Error| ScoreError::Read {
@@ -434,16 +465,6 @@ pub fn write(
         }
     };
     std::fs::create_dir_all(out).map_err(write_error(out))?;
-    let summary = Summary {
-        facts: facts.name.clone(),
-        facts_sha256: facts.sha256.clone(),
-        facts_read: facts.read,
-        rows: tables::rows(&scored.scores),
-        unmatched: scored.unmatched.clone(),
-        missing: scored.missing.clone(),
-        sets: sets.to_vec(),
-        predictions: scored.predictions.clone(),
-    };
     let jsonl = out.join(SCORES_JSONL);
     tempora_engine::runtime::write_atomically(&jsonl, |w| {
         for score in &scored.scores {
@@ -467,7 +488,7 @@ pub fn write(
         .map_err(write_error(&parquet))?;
     let json = out.join(SUMMARY_JSON);
     tempora_engine::runtime::write_atomically(&json, |w| {
-        serde_json::to_writer_pretty(&mut *w, &summary)?;
+        serde_json::to_writer_pretty(&mut *w, summary)?;
         w.write_all(b"\n")?;
         Ok(())
     })
@@ -477,7 +498,7 @@ pub fn write(
         w.write_all(crate::markdown::scores_md(summary).as_bytes())
     })
     .map_err(write_error(&md))?;
-    Ok(summary)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -229,57 +229,49 @@ pub fn rows<'a>(
     articles: &BTreeMap<String, u64>,
     bootstrap: Option<&Bootstrap>,
 ) -> Vec<Row> {
-    let mut groups: BTreeMap<(bool, String, String), Counts> = BTreeMap::new();
-    let mut sets_of: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    // Per system (`reference` first) its sets, then its whole (`all`, kept
+    // when it has more than one set).
+    let mut groups: BTreeMap<(bool, &str, bool, &str), Counts> = BTreeMap::new();
     for score in scores {
-        let set = score.set.clone().unwrap_or_else(|| ALL_SETS.to_string());
-        sets_of
-            .entry(score.system.clone())
-            .or_default()
-            .insert(set.clone());
-        let not_reference = score.system != "reference";
-        groups
-            .entry((not_reference, score.system.clone(), set))
-            .or_default()
-            .add(score);
-        groups
-            .entry((
-                not_reference,
-                score.system.clone(),
-                format!("\u{10ffff}{ALL_SETS}"),
-            ))
-            .or_default()
-            .add(score);
+        let set = score.set.as_deref().unwrap_or(ALL_SETS);
+        let system = score.system.as_str();
+        let not_reference = system != "reference";
+        for (whole, set) in [(false, set), (true, ALL_SETS)] {
+            groups
+                .entry((not_reference, system, whole, set))
+                .or_default()
+                .add(score);
+        }
     }
     let mut rows = Vec::new();
-    for ((_, system, set), counts) in groups {
-        let set = match set.strip_prefix('\u{10ffff}') {
-            // The whole of a system with more than one set.
-            Some(all) if sets_of[&system].len() > 1 => all.to_string(),
-            Some(_) => continue,
-            None => set,
-        };
-        let of = if set == ALL_SETS {
-            let sets = &sets_of[&system];
-            sets.iter()
+    let mut sets: Vec<&str> = Vec::new();
+    for ((_, system, whole, set), counts) in groups {
+        if !whole {
+            sets.push(set);
+        } else if sets.len() < 2 {
+            sets.clear();
+            continue;
+        }
+        let of = if whole {
+            sets.drain(..)
                 .map(|s| articles.get(s).copied())
                 .sum::<Option<u64>>()
         } else {
-            articles.get(&set).copied()
+            articles.get(set).copied()
         };
-        rows.push(counts.row(system, set, of, bootstrap));
+        rows.push(counts.row(system.to_string(), set.to_string(), of, bootstrap));
     }
     rows
 }
 
 #[derive(Debug, Default)]
-struct Counts {
+struct Counts<'a> {
     summaries: u64,
     with_claim: u64,
     with_outdated: u64,
     with_never: u64,
     verdicts: BTreeMap<Verdict, u64>,
-    relations: BTreeMap<String, RelationCounts>,
+    relations: BTreeMap<&'a str, RelationCounts>,
 }
 
 #[derive(Debug, Default)]
@@ -309,8 +301,8 @@ fn share(n: u64, of: u64) -> f64 {
     }
 }
 
-impl Counts {
-    fn add(&mut self, score: &ScoredSummary) {
+impl<'a> Counts<'a> {
+    fn add(&mut self, score: &'a ScoredSummary) {
         self.summaries += 1;
         self.with_claim += u64::from(!score.claims.is_empty());
         self.with_outdated += u64::from(score.has(Verdict::Outdated));
@@ -319,7 +311,7 @@ impl Counts {
         for claim in &score.claims {
             *self.verdicts.entry(claim.verdict).or_default() += 1;
             let relation = claim.relation.as_deref().unwrap_or(UNRESOLVED);
-            let counts = self.relations.entry(relation.to_string()).or_default();
+            let counts = self.relations.entry(relation).or_default();
             *counts.verdicts.entry(claim.verdict).or_default() += 1;
             if !seen.contains(&(relation, claim.verdict)) {
                 seen.push((relation, claim.verdict));
@@ -366,7 +358,7 @@ impl Counts {
                         outdated_rate: share(c.with_outdated, summaries),
                         never_rate: share(c.with_never, summaries),
                     };
-                    (relation, figures)
+                    (relation.to_string(), figures)
                 })
                 .collect(),
         }
