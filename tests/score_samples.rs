@@ -234,7 +234,7 @@ fn a_document_logged_under_two_filters_is_scored_from_its_first_line() {
             "lowercase",
         ),
     ];
-    let file = write(dir.path(), "model-output.jsonl", &lines);
+    let file = write(&dir.path().join("model-output"), "output.jsonl", &lines);
     let run = tempora_in(
         dir.path(),
         &["score", out.to_str().unwrap(), "--predictions", &file],
@@ -280,10 +280,10 @@ fn a_document_logged_under_two_filters_is_scored_from_its_first_line() {
 }
 
 /// Without `model_name`, the model argument names the system (a line of `k=v`
-/// in older versions); a results file that is no JSON leaves the file's stem,
-/// with a warning; `--system` wins over both.
+/// in older versions); a results file that is no JSON leaves the samples'
+/// folder's name, with a warning; `--system` wins over both.
 #[test]
-fn the_system_is_named_by_the_results_file_else_the_stem() {
+fn the_system_is_named_by_the_results_file_else_the_folder() {
     let dir = tempfile::tempdir().unwrap();
     let out = demo(dir.path());
     let (future, _) = harness_run(dir.path(), &out);
@@ -306,9 +306,8 @@ fn the_system_is_named_by_the_results_file_else_the_stem() {
     assert!(named.contains("org/Older / future: 2 summaries"), "{named}");
     std::fs::write(&results, "{\"model_name\": ").unwrap();
     let (named, told) = stdout(&["score", set, "--predictions", &future]);
-    let stem = format!("samples_tempora_demo_future_{DATE}");
     assert!(
-        named.contains(&format!("{stem} / future: 2 summaries")),
+        named.contains("org__Model-7B / future: 2 summaries"),
         "{named}"
     );
     assert!(
@@ -319,12 +318,57 @@ fn the_system_is_named_by_the_results_file_else_the_stem() {
         "{told}"
     );
     assert!(
-        told.contains(&format!("; the system is named `{stem}`")),
+        told.contains("; the system is named `org__Model-7B`, after the samples file's folder (`--system NAME` names it)"),
         "{told}"
     );
     let (named, told) = stdout(&["score", set, "--predictions", &future, "--system", "mine"]);
     assert!(named.contains("mine / future: 2 summaries"), "{named}");
-    assert!(!told.contains("warning"), "{told}");
+    assert!(!told.contains("the system is named"), "{told}");
+}
+
+/// Samples without their results file (copied elsewhere): the task files of a
+/// folder are one system, named after the folder (as the harness names it
+/// after the model), `.` by its own name, each file said on stderr with
+/// `--system` as the way to choose; no set is missing from a system.
+#[test]
+fn samples_without_a_results_file_are_one_system_named_by_their_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let (future, in_distribution) = harness_run(dir.path(), &out);
+    std::fs::remove_file(Path::new(&future).with_file_name(format!("results_{DATE}.json")))
+        .unwrap();
+    let set = out.to_str().unwrap();
+    let run = tempora_in(
+        dir.path(),
+        &["score", set, "--predictions", &future, &in_distribution],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("org__Model-7B / future: 2 summaries"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("org__Model-7B / in_distribution: 1 summaries"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("samples_"), "{stdout}");
+    let told = said(&run);
+    for file in [&future, &in_distribution] {
+        let warning = format!("warning: {file}: no results file of the harness beside it (`results_<date>.json` of the run) names the model; the system is named `org__Model-7B`, after the samples file's folder (`--system NAME` names it)");
+        assert!(told.contains(&warning), "{warning}\n{told}");
+    }
+    // Given from inside the folder, as `./samples_...`: the folder's own name.
+    let model = Path::new(&future).parent().unwrap();
+    let name = |p: &str| format!("./{}", Path::new(p).file_name().unwrap().to_str().unwrap());
+    let (here, there) = (name(&future), name(&in_distribution));
+    let run = tempora_in(model, &["score", set, "--predictions", &here, &there]);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("org__Model-7B / future: 2 summaries"),
+        "{stdout}"
+    );
 }
 
 /// Refused, naming the file and line: a document without an `id` (another

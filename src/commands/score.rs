@@ -38,7 +38,8 @@ pub struct ScoreArgs {
     #[arg(long = "predictions", value_name = "FILE", num_args = 1..)]
     pub predictions: Vec<PathBuf>,
     /// The system name of each predictions file, in the same order (default: for
-    /// harness samples, the model the run's results file names; else the file's
+    /// harness samples, the model the run's results file names, else the name of
+    /// their folder, which the harness names after the model; else the file's
     /// stem). Files of one name are one system (one samples file per task). Takes
     /// several names, and may be given again.
     #[arg(long = "system", value_name = "NAME", num_args = 1..)]
@@ -181,16 +182,16 @@ fn read_predictions(args: &ScoreArgs) -> Outcome<Vec<SystemPredictions>> {
     SystemPredictions::group(named).map_err(failed)
 }
 
-/// The system name of the `i`th predictions file: its `--system`, else the model
-/// the harness's results file names (for samples), else the file's stem.
+/// The system name of the `i`th predictions file: its `--system`, else for
+/// samples the model the harness's results file names, else their folder (with a
+/// warning); else the file's stem.
 fn system_name(args: &ScoreArgs, i: usize, file: &ReadFile) -> Outcome<String> {
-    let model = file.harness.as_ref().and_then(|h| h.model.clone());
     let name = match args.systems.get(i) {
         Some(name) => name.clone(),
         None => {
-            let name = model.unwrap_or_else(|| predictions::system_of(&file.path));
-            for warning in &file.warnings {
-                eprintln!("warning: {warning}; the system is named `{name}`");
+            let (name, warning) = predictions::default_system(file);
+            if let Some(warning) = warning {
+                eprintln!("warning: {warning}");
             }
             name
         }

@@ -141,7 +141,8 @@ fn read_samples(path: &Path, lines: &[String], dates: Dates) -> Result<ReadFile,
     })
 }
 
-fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
+/// The error of `path` at `line`: `message`.
+pub(crate) fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
     ScoreError::Line {
         path: path.to_path_buf(),
         line,
@@ -374,6 +375,35 @@ pub fn system_of(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "system".into())
+}
+
+/// The system name of a file read, when `--system` gives none, and the warning
+/// that says how it was taken when no results file named the model: harness
+/// samples are named by the model of their run's results file, else by their
+/// folder (the harness writes them to a folder named after the model), else by
+/// the file's stem; any other file by its stem.
+pub fn default_system(file: &ReadFile) -> (String, Option<String>) {
+    let Some(harness) = &file.harness else {
+        return (system_of(&file.path), None);
+    };
+    if let Some(model) = &harness.model {
+        return (model.clone(), None);
+    }
+    let (name, after) = match samples::folder_name(&file.path) {
+        Some(folder) => (folder, "the samples file's folder"),
+        None => (system_of(&file.path), "the file's name"),
+    };
+    let why = if file.warnings.is_empty() {
+        format!(
+            "{}: no results file of the harness beside it (`results_<date>.json` of the run) names the model",
+            file.path.display()
+        )
+    } else {
+        file.warnings.join("; ")
+    };
+    let warning =
+        format!("{why}; the system is named `{name}`, after {after} (`--system NAME` names it)");
+    (name, Some(warning))
 }
 
 #[cfg(test)]

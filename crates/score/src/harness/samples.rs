@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::predictions::{parse_date, Dates, Prediction};
+use crate::predictions::{line_error, parse_date, Dates, Prediction};
 use crate::ScoreError;
 
 /// Which line and which response of a document is scored.
@@ -78,17 +78,32 @@ impl HarnessFile {
             format!("{} to {} times", again.min_times, again.max_times)
         };
         Some(format!(
-            "{file}: {} documents logged {times} (filters {}): scored the first line of each (filter {}), its first response",
-            again.documents,
-            quoted(&self.filters),
-            quoted(&again.scored_filters),
+            "{file}: {} logged {times} ({}): scored the first line of each ({}), its first response",
+            counted(again.documents as usize, "document"),
+            quoted("filter", &self.filters),
+            quoted("filter", &again.scored_filters),
         ))
     }
 }
 
-fn quoted(names: &[String]) -> String {
+/// `n` and `word`, plural unless `n` is 1: `1 document`, `2 documents`.
+fn counted(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// `word` (plural for more than one) and the `names` quoted: ``filters `a`, `b` ``.
+fn quoted(word: &str, names: &[String]) -> String {
     let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    names.join(", ")
+    let word = if names.len() == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    };
+    format!("{word} {}", names.join(", "))
 }
 
 /// Whether `line` (a file's first line that is not empty) is a line of harness
@@ -179,14 +194,6 @@ fn logged_again(
         max_times,
         scored_filters,
     })
-}
-
-fn line_error(path: &Path, line: usize, message: String) -> ScoreError {
-    ScoreError::Line {
-        path: path.to_path_buf(),
-        line,
-        message,
-    }
 }
 
 /// One line: the document's id, its first response and, without a set, its
@@ -331,6 +338,20 @@ pub fn model_of(path: &Path) -> Model {
             name: None,
         },
     }
+}
+
+/// The name of the folder that holds the samples file `path` (canonical, so
+/// that `.` is the folder's own name): the harness writes samples to
+/// `<output_path>/<model, sanitized>/`, so it is the model's name (`dummy`,
+/// `org__Model-7B`). None for a file at the root.
+pub fn folder_name(path: &Path) -> Option<String> {
+    let parent = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    let name = parent.file_name()?.to_string_lossy().into_owned();
+    (!name.is_empty()).then_some(name)
 }
 
 /// The results file of the run that wrote the samples file `path`.
@@ -582,9 +603,24 @@ mod tests {
         assert!(
             file.note("r.jsonl")
                 .unwrap()
-                .starts_with("r.jsonl: 2 documents logged 2 to 3 times (filters `none`)"),
+                .starts_with("r.jsonl: 2 documents logged 2 to 3 times (filter `none`)"),
             "{:?}",
             file.note("r.jsonl")
+        );
+    }
+
+    /// One document logged again, under one filter: said in the singular.
+    #[test]
+    fn one_document_logged_again_is_said_in_the_singular() {
+        let lines = [
+            line(0, &doc("\"a\""), "[[\"1\"]]", "[\"1\"]", None),
+            line(1, &doc("\"b\""), "[[\"2\"]]", "[\"2\"]", None),
+            line(0, &doc("\"a\""), "[[\"3\"]]", "[\"3\"]", None),
+        ];
+        let (_, file) = read_all(&lines, Dates::FromSet).unwrap();
+        assert_eq!(
+            file.note("s.jsonl").as_deref(),
+            Some("s.jsonl: 1 document logged 2 times (filter `none`): scored the first line of each (filter `none`), its first response")
         );
     }
 
