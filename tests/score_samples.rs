@@ -371,6 +371,37 @@ fn samples_without_a_results_file_are_one_system_named_by_their_folder() {
     );
 }
 
+/// The run's results file given as predictions (a glob of the model's folder)
+/// is refused as what it is, over several lines or one, or by its name when it
+/// is no JSON; exit 1, as a line that is no JSON.
+#[test]
+fn a_results_file_given_as_predictions_is_refused_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = demo(dir.path());
+    let (future, _) = harness_run(dir.path(), &out);
+    let model = Path::new(&future).parent().unwrap().to_path_buf();
+    let results = json!({
+        "results": {"tempora_demo_future": {"alias": "tempora_demo_future", "bypass,none": 999}},
+        "configs": {"tempora_demo_future": {"task": "tempora_demo_future"}},
+        "model_name": "org/Model-7B",
+    });
+    let pretty = model.join(format!("results_{DATE}.json"));
+    std::fs::write(&pretty, serde_json::to_string_pretty(&results).unwrap()).unwrap();
+    let one_line = write(&model, "run.json", &[results.to_string()]);
+    let broken = write(&model, "results_2026.json", &["{".into()]);
+    let set = out.to_str().unwrap();
+    for results in [pretty.display().to_string(), one_line, broken] {
+        let run = tempora_in(
+            dir.path(),
+            &["score", set, "--predictions", &future, &results],
+        );
+        assert_eq!(run.status.code(), Some(1), "{}", said(&run));
+        let told = said(&run);
+        let refusal = format!("{results}: a results file of lm-evaluation-harness, not samples: give the samples files (`samples_*.jsonl`)");
+        assert!(told.contains(&refusal), "{refusal}\n{told}");
+    }
+}
+
 /// Refused, naming the file and line: a document without an `id` (another
 /// task's samples), a document the set does not hold (at the first such line),
 /// a line that is no JSON, and an id in two files of one system (naming both,

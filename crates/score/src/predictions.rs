@@ -115,6 +115,12 @@ pub fn read_file(path: &Path, columns: &Columns, dates: Dates) -> Result<ReadFil
             if first.is_some_and(|l| samples::is_samples(l)) {
                 return read_samples(path, &lines, dates);
             }
+            if samples::is_results(path, &lines) {
+                return Err(ScoreError::File {
+                    path: path.to_path_buf(),
+                    message: "a results file of lm-evaluation-harness, not samples: give the samples files (`samples_*.jsonl`)".into(),
+                });
+            }
             read_json_lines(path, &lines, columns, dates)?
         }
     };

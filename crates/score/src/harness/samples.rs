@@ -118,6 +118,30 @@ pub fn is_samples(line: &str) -> bool {
         && (object.contains_key("filtered_resps") || object.contains_key("resps"))
 }
 
+/// Whether the file `path` of `lines` is the harness's results file of a run
+/// (`results_<date>.json`), not samples: one JSON object, over one line or
+/// several, with `results` and `configs`; or a file named `results_*.json`
+/// whose first line is not JSON.
+pub fn is_results(path: &Path, lines: &[String]) -> bool {
+    let Some(first) = lines.iter().find(|l| !l.trim().is_empty()) else {
+        return false;
+    };
+    let of_results = |value: &Value| {
+        value
+            .as_object()
+            .is_some_and(|o| o.contains_key("results") && o.contains_key("configs"))
+    };
+    if let Ok(value) = serde_json::from_str::<Value>(first) {
+        return of_results(&value);
+    }
+    if serde_json::from_str::<Value>(&lines.join("\n")).is_ok_and(|v| of_results(&v)) {
+        return true;
+    }
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("results_") && n.ends_with(".json"))
+}
+
 /// One line of samples, read.
 struct Sample {
     prediction: Prediction,
