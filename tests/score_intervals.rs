@@ -40,8 +40,18 @@ fn system(dir: &Path, name: &str, n: usize, outdated: usize) -> PathBuf {
 fn score(facts: &Path, predictions: &[&Path], out: &Path, extra: &[&str]) -> Value {
     let facts = facts.display().to_string();
     let out_arg = out.display().to_string();
-    let files: Vec<String> = predictions.iter().map(|p| p.display().to_string()).collect();
-    let mut args = vec!["score", "--facts", &facts, "--out", &out_arg, "--predictions"];
+    let files: Vec<String> = predictions
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut args = vec![
+        "score",
+        "--facts",
+        &facts,
+        "--out",
+        &out_arg,
+        "--predictions",
+    ];
     args.extend(files.iter().map(String::as_str));
     args.extend(extra);
     succeeded(&tempora(&args));
@@ -90,7 +100,10 @@ fn intervals_differences_and_the_leaderboard_in_summary_json() {
     assert_eq!(summary["bootstrap"]["resamples"], 1000, "{summary:#}");
     let (low, high) = bounds(&row(&summary, "a")["outdated_interval"]);
     let (w_low, w_high) = wald(50.0, 200.0);
-    assert!((low - w_low).abs() < 0.015 && (high - w_high).abs() < 0.015, "{low} {high}");
+    assert!(
+        (low - w_low).abs() < 0.015 && (high - w_high).abs() < 0.015,
+        "{low} {high}"
+    );
     assert_eq!(row(&summary, "a")["outdated_rate"], 0.25);
     assert_eq!(bounds(&row(&summary, "a")["never_interval"]), (0.0, 0.0));
     // Four times the articles at the same rate: half the width.
@@ -167,7 +180,8 @@ fn coverage_and_the_control_against_the_demo_set() {
         "{\"id\": \"55738746\", \"summary\": \"Vice President Joe Biden signed orders.\"}\n",
     )
     .unwrap();
-    let stale = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/demo/predictions/stale.jsonl");
+    let stale =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/demo/predictions/stale.jsonl");
     let dir_arg = out.display().to_string();
     let said = tempora(&[
         "score",
@@ -189,7 +203,10 @@ fn coverage_and_the_control_against_the_demo_set() {
             .clone()
     };
     assert_eq!(
-        (future("partial")["summaries"].clone(), future("partial")["articles"].clone()),
+        (
+            future("partial")["summaries"].clone(),
+            future("partial")["articles"].clone()
+        ),
         (1.into(), 2.into())
     );
     assert_eq!(future("partial")["coverage"], 0.5);
@@ -197,7 +214,10 @@ fn coverage_and_the_control_against_the_demo_set() {
     let board = &summary["leaderboard"];
     assert_eq!(board["set"], "future");
     let first = &board["standings"][0];
-    assert_eq!((first["system"].as_str(), &first["rank"]), (Some("reference"), &Value::Null));
+    assert_eq!(
+        (first["system"].as_str(), &first["rank"]),
+        (Some("reference"), &Value::Null)
+    );
     // Each system against the control, on the articles both summarized.
     let partial_row = board["standings"]
         .as_array()
@@ -207,4 +227,99 @@ fn coverage_and_the_control_against_the_demo_set() {
         .unwrap();
     assert_eq!(partial_row["against_control"]["articles"], 1);
     assert_eq!(partial_row["against_control"]["difference"], 1.0);
+}
+
+/// A system that left out a whole set, and one with no summary at all, are
+/// in every table with their coverage (0), unranked on the leaderboard, and
+/// named under the tables; an empty summary is counted and said.
+#[test]
+fn a_system_that_left_out_a_set_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    run_into(&out, &[]);
+    let only_in = dir.path().join("only_in.jsonl");
+    std::fs::write(&only_in, "{\"id\": \"27123456\", \"summary\": \"\"}\n").unwrap();
+    let nothing = dir.path().join("nothing.jsonl");
+    std::fs::write(&nothing, "").unwrap();
+    let said = tempora(&[
+        "score",
+        &out.display().to_string(),
+        "--predictions",
+        &only_in.display().to_string(),
+        &nothing.display().to_string(),
+    ]);
+    assert_eq!(said.status.code(), Some(23));
+    let stderr = String::from_utf8_lossy(&said.stderr);
+    assert!(
+        stderr.contains("warning: `only_in`: 1 of its 1 summaries are empty"),
+        "{stderr}"
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(out.join("scores/summary.json")).unwrap()).unwrap();
+    for system in ["only_in", "nothing"] {
+        let future = summary["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["system"] == system && r["set"] == "future")
+            .unwrap_or_else(|| panic!("no future row of {system}: {summary:#}"));
+        assert_eq!(
+            (&future["summaries"], &future["coverage"]),
+            (&0.into(), &0.0.into())
+        );
+        assert_eq!(future["outdated_interval"], Value::Null);
+        let standing = summary["leaderboard"]["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["system"] == system)
+            .unwrap_or_else(|| panic!("{system} not on the leaderboard: {summary:#}"));
+        assert_eq!(standing["rank"], Value::Null);
+    }
+    assert_eq!(summary["leaderboard"]["control"], "reference");
+    let md = std::fs::read_to_string(out.join("scores/scores.md")).unwrap();
+    assert!(
+        md.contains("`only_in` left out 2 of the set's 3 articles"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`nothing` left out 3 of the set's 3 articles"),
+        "{md}"
+    );
+    assert!(md.contains("| – | nothing | – | – | – |"), "{md}");
+}
+
+/// `reference` is the control's name, whatever `--no-reference` says; the
+/// resamples have a bound.
+#[test]
+fn the_controls_name_and_too_many_resamples_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    run_into(&out, &[]);
+    let stale =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/demo/predictions/stale.jsonl");
+    let (out_arg, stale_arg) = (out.display().to_string(), stale.display().to_string());
+    let said = tempora(&[
+        "score",
+        &out_arg,
+        "--no-reference",
+        "--predictions",
+        &stale_arg,
+        "--system",
+        "reference",
+    ]);
+    assert_eq!(said.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&said.stderr).contains("`reference` names the set's own summaries")
+    );
+    let said = tempora(&[
+        "score",
+        &out_arg,
+        "--resamples",
+        "2000000",
+        "--predictions",
+        &stale_arg,
+    ]);
+    assert_eq!(said.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&said.stderr).contains("--resamples"));
 }

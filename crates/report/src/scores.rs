@@ -272,6 +272,7 @@ mod tests {
             outdated_interval: None,
             never_interval: None,
             with_claim: 2,
+            empty: 0,
             claims: 3,
             verdicts: Default::default(),
             outdated_rate: outdated,

@@ -24,6 +24,8 @@ use rand_distr::{Binomial, Distribution};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use crate::tables::share;
+
 /// The resamples drawn by default (sacrebleu's paired bootstrap draws 1,000).
 pub const RESAMPLES: u32 = 1000;
 
@@ -124,13 +126,6 @@ impl Bootstrap {
         let mut rng = self.rng(stream);
         // Multinomial(n, cells / n), drawn as binomials of what is left: both,
         // then the first's alone of the rest, then the second's alone.
-        let share = |count: u64, of: u64| {
-            if of == 0 {
-                0.0
-            } else {
-                count as f64 / of as f64
-            }
-        };
         let [both, first, second, _] = cells;
         let mut differences: Vec<f64> = (0..self.resamples)
             .map(|_| {

@@ -47,7 +47,11 @@ pub struct Leaderboard {
     /// The set ranked on: `future`, or when no summary of it was scored, each
     /// system's whole (`all`).
     pub set: String,
-    /// The control first (unranked), then the systems, fewest outdated first.
+    /// The control: `reference`, the set's own summaries, when they were
+    /// scored.
+    pub control: Option<String>,
+    /// The control first (unranked), then the systems, fewest outdated first,
+    /// then those with no summary of the set (unranked).
     pub standings: Vec<Standing>,
 }
 
@@ -55,12 +59,16 @@ pub struct Leaderboard {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Standing {
     /// 1 for the fewest outdated summaries (the never rate, then the name,
-    /// settling ties; equal rates share a rank); none for the control.
+    /// settling ties; equal rates share a rank); none for the control and a
+    /// system with no summary of the set.
     pub rank: Option<u32>,
     /// The system.
     pub system: String,
     /// Summaries scored.
     pub summaries: u64,
+    /// Summaries with at least one claim (a summary without one can have no
+    /// outdated claim: an empty or vague summary ranks high).
+    pub with_claim: u64,
     /// Articles of the set, what the summaries are of (none without a set).
     pub articles: Option<u64>,
     /// `summaries` of `articles`.
@@ -200,12 +208,12 @@ pub fn leaderboard(rows: &[Row], differences: &[Difference]) -> Option<Leaderboa
             .copied()
     };
     let control = systems.contains(&REFERENCE).then_some(REFERENCE);
-    let mut ranked: Vec<&Row> = systems
+    let (mut ranked, unranked): (Vec<&Row>, Vec<&Row>) = systems
         .iter()
         .filter(|s| Some(**s) != control)
         .filter_map(|s| row_of(s))
-        .collect();
-    if ranked.is_empty() {
+        .partition(|r| r.summaries > 0);
+    if ranked.is_empty() && unranked.is_empty() {
         return None;
     }
     ranked.sort_by(|a, b| {
@@ -237,8 +245,10 @@ pub fn leaderboard(rows: &[Row], differences: &[Difference]) -> Option<Leaderboa
         };
         standings.push(standing(row, rank, against_control(row)));
     }
+    standings.extend(unranked.iter().map(|row| standing(row, None, None)));
     Some(Leaderboard {
         set: set.to_string(),
+        control: control.map(str::to_string),
         standings,
     })
 }
@@ -248,6 +258,7 @@ fn standing(row: &Row, rank: Option<u32>, against_control: Option<Difference>) -
         rank,
         system: row.system.clone(),
         summaries: row.summaries,
+        with_claim: row.with_claim,
         articles: row.articles,
         coverage: row.coverage,
         outdated_rate: row.outdated_rate,

@@ -218,11 +218,13 @@ impl SystemPredictions {
 
     /// Its files in one line, as its `missing` names them.
     fn file_names(&self) -> String {
-        let names: Vec<String> = self
+        let mut names: Vec<String> = self
             .files
             .iter()
             .map(|f| f.path.display().to_string())
             .collect();
+        // Sorted: the same files in any order give the same summary.json.
+        names.sort_unstable();
         names.join(", ")
     }
 }
@@ -434,8 +436,13 @@ pub fn summarize(
     sets: &[SetFile],
     bootstrap: Option<&Bootstrap>,
 ) -> Summary {
-    let rows = tables::rows(&scored.scores, &scored.articles, bootstrap);
+    let systems = scored.predictions.iter().map(|p| p.system.as_str());
+    let rows = tables::rows(&scored.scores, systems, &scored.articles, bootstrap);
     let differences = compare::differences(&scored.scores, bootstrap);
+    // The files by system and name: the same files in any order give the same
+    // summary.json.
+    let mut predictions = scored.predictions.clone();
+    predictions.sort_unstable_by(|a, b| (&a.system, &a.file).cmp(&(&b.system, &b.file)));
     Summary {
         facts: facts.name.clone(),
         facts_sha256: facts.sha256.clone(),
@@ -445,7 +452,7 @@ pub fn summarize(
         unmatched: scored.unmatched.clone(),
         missing: scored.missing.clone(),
         sets: sets.to_vec(),
-        predictions: scored.predictions.clone(),
+        predictions,
         bootstrap: bootstrap.cloned(),
         differences,
     }

@@ -16,8 +16,7 @@ use tempora_engine::cost::thousands;
 
 use crate::bootstrap::{Bootstrap, Interval};
 use crate::compare::{Difference, Leaderboard, Standing};
-use crate::job::REFERENCE;
-use crate::tables::{Row, Summary, ALL_SETS};
+use crate::tables::{share, Row, Summary, ALL_SETS};
 
 /// The mark of a rate of part of the set.
 pub const PARTIAL: &str = "†";
@@ -91,45 +90,70 @@ interval is a paired bootstrap over the articles both systems summarized.\n",
     }
 }
 
-/// The leaderboard: the control first, then the systems, fewest outdated first.
+/// The leaderboard: the control first, then the systems, fewest outdated
+/// first, then those with no summary of the set.
 pub fn leaderboard(summary: &Summary, board: &Leaderboard) -> String {
     let on = if board.set == ALL_SETS {
         "each system's summaries of every set".to_string()
     } else {
         format!("the `{}` set", board.set)
     };
-    let control = board
-        .standings
-        .iter()
-        .find(|s| s.rank.is_none())
-        .map_or(REFERENCE, |s| s.system.as_str());
     let mut md = format!(
-        "**Leaderboard on {on}**: the systems ranked by outdated rate, lower is better; \
-`{control}`, the set's own summaries, is the control, and each system's difference \
-from it is on the articles both summarized.\n\n\
-| rank | system | outdated rate | never rate | difference from `{control}` | coverage |\n\
-|---|---|---:|---:|---:|---:|\n"
+        "**Leaderboard on {on}**: the systems ranked by outdated rate, lower is better (a summary with no claim has no outdated one: read the rate with the share of summaries with a claim)"
     );
+    let control = board.control.as_deref();
+    match control {
+        Some(control) => {
+            let _ = write!(
+                md,
+                "; `{control}`, the set's own summaries, is the control, and each system's difference from it is on the articles both summarized.\n\n\
+| rank | system | outdated rate | never rate | with a claim | difference from `{control}` | coverage |\n\
+|---|---|---:|---:|---:|---:|---:|\n"
+            );
+        }
+        None => md.push_str(
+            ".\n\n| rank | system | outdated rate | never rate | with a claim | coverage |\n\
+|---|---|---:|---:|---:|---:|\n",
+        ),
+    }
     for standing in &board.standings {
-        let _ = writeln!(md, "{}", standing_cells(summary, &board.set, standing));
+        let _ = writeln!(md, "{}", standing_cells(summary, board, standing));
     }
     md
 }
 
-fn standing_cells(summary: &Summary, set: &str, s: &Standing) -> String {
-    let partial = partial(summary, &s.system, set, s.summaries, s.articles);
-    let rank = s
-        .rank
-        .map_or_else(|| "control".to_string(), |r| r.to_string());
-    let against = s.against_control.as_ref().map_or_else(
-        || "–".to_string(),
-        |d| difference_cell(d, d.articles < s.articles.unwrap_or(0)),
-    );
+fn standing_cells(summary: &Summary, board: &Leaderboard, s: &Standing) -> String {
+    let partial = partial(summary, &s.system, &board.set, s.summaries, s.articles);
+    let control = board.control.as_deref();
+    let rank = match s.rank {
+        Some(rank) => rank.to_string(),
+        None if Some(s.system.as_str()) == control => "control".to_string(),
+        None => "–".to_string(),
+    };
+    let against = match (control, &s.against_control) {
+        (None, _) => String::new(),
+        (Some(_), None) => " – |".to_string(),
+        (Some(_), Some(d)) => format!(
+            " {} |",
+            difference_cell(d, d.articles < s.articles.unwrap_or(0))
+        ),
+    };
     format!(
-        "| {rank} | {} | {} | {} | {against} | {} |",
+        "| {rank} | {} | {} | {} | {} |{against} {} |",
         s.system,
-        rate_cell(s.outdated_rate, s.outdated_interval.as_ref(), partial),
-        rate_cell(s.never_rate, s.never_interval.as_ref(), partial),
+        rate_cell(
+            s.summaries,
+            s.outdated_rate,
+            s.outdated_interval.as_ref(),
+            partial
+        ),
+        rate_cell(
+            s.summaries,
+            s.never_rate,
+            s.never_interval.as_ref(),
+            partial
+        ),
+        rate_cell(s.summaries, share(s.with_claim, s.summaries), None, false),
         coverage(s.summaries, s.articles),
     )
 }
@@ -151,8 +175,18 @@ pub fn markdown(summary: &Summary) -> String {
             coverage(row.summaries, row.articles),
             row.with_claim,
             row.claims,
-            rate_cell(row.outdated_rate, row.outdated_interval.as_ref(), partial),
-            rate_cell(row.never_rate, row.never_interval.as_ref(), partial),
+            rate_cell(
+                row.summaries,
+                row.outdated_rate,
+                row.outdated_interval.as_ref(),
+                partial
+            ),
+            rate_cell(
+                row.summaries,
+                row.never_rate,
+                row.never_interval.as_ref(),
+                partial
+            ),
             percent(row.current_share),
             verdict_cells(&row.verdicts),
         );
@@ -185,8 +219,8 @@ pub fn markdown_by_relation(summary: &Summary) -> String {
                 row.set,
                 coverage(row.summaries, row.articles),
                 f.claims,
-                rate_cell(f.outdated_rate, None, partial),
-                rate_cell(f.never_rate, None, partial),
+                rate_cell(row.summaries, f.outdated_rate, None, partial),
+                rate_cell(row.summaries, f.never_rate, None, partial),
                 verdict_cells(&f.verdicts),
             );
         }
@@ -324,7 +358,7 @@ fn left_out(summary: &Summary, system: &str) -> String {
         .collect();
     let (count, of) = match summary.missing.iter().find(|m| m.system == system) {
         Some(m) => (m.count, m.of),
-        None => per_set.iter().fold((0, 0), |(c, o), s| (c + s.1, o + s.2)),
+        None => (per_set.iter().map(|s| s.1).sum(), sets.values().sum()),
     };
     let mut text = format!("`{system}` left out {count} of the set's {of} articles");
     if sets.len() > 1 && !per_set.is_empty() {
@@ -375,8 +409,12 @@ pub fn rate(rate: f64, interval: Option<&Interval>) -> String {
     }
 }
 
-/// A rate's cell, marked when of part of the set: `25.0 % [19.0, 31.0] †`.
-fn rate_cell(share: f64, interval: Option<&Interval>, partial: bool) -> String {
+/// A rate's cell, marked when of part of the set: `25.0 % [19.0, 31.0] †`;
+/// `–` when no summary was scored.
+fn rate_cell(summaries: u64, share: f64, interval: Option<&Interval>, partial: bool) -> String {
+    if summaries == 0 {
+        return "–".to_string();
+    }
     mark(rate(share, interval), partial)
 }
 
@@ -433,6 +471,7 @@ mod tests {
             articles: Some(of),
             coverage: Some(summaries as f64 / of as f64),
             with_claim: summaries,
+            empty: 0,
             claims: summaries,
             verdicts: BTreeMap::new(),
             outdated_rate: outdated,
@@ -558,9 +597,42 @@ mod tests {
         );
         assert_eq!(
             line(&md, "| 1 | t5 |"),
-            "| 1 | t5 | 20.0 % [10.0, 30.0] † | 5.0 % [0.0, 12.0] † | +30.0 % [18.0, 41.0] † | 34 / 40 (85.0 %) |"
+            "| 1 | t5 | 20.0 % [10.0, 30.0] † | 5.0 % [0.0, 12.0] † | 100.0 % | +30.0 % [18.0, 41.0] † | 34 / 40 (85.0 %) |"
         );
         assert!(line(&md, "| control | reference |").contains("| – | 40 / 40 (100.0 %) |"));
+    }
+
+    /// A system that left out the whole future set is on the leaderboard,
+    /// unranked, with no rate; without `reference`, no control is named.
+    #[test]
+    fn a_system_without_the_set_is_listed_unranked_and_no_control_is_invented() {
+        let mut summary = summary();
+        summary.rows.retain(|r| r.system != "reference");
+        summary.rows.push(row("pegasus", "future", 0, 40, 0.0));
+        summary
+            .rows
+            .push(row("pegasus", "in_distribution", 30, 30, 0.1));
+        summary.rows.push(row("pegasus", "all", 30, 70, 0.1));
+        summary.differences.clear();
+        summary.leaderboard = compare::leaderboard(&summary.rows, &summary.differences);
+        let md = tables(&summary, Pairs::All, "");
+        assert!(!md.contains("control"), "{md}");
+        assert!(
+            md.contains("| rank | system | outdated rate | never rate | with a claim | coverage |"),
+            "{md}"
+        );
+        assert_eq!(
+            line(&md, "| – | pegasus |"),
+            "| – | pegasus | – | – | – | 0 / 40 (0.0 %) |"
+        );
+        assert!(
+            line(&md, "| pegasus | future |").contains("| 0 / 40 (0.0 %) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("`pegasus` left out 40 of the set's 70 articles"),
+            "{md}"
+        );
     }
 
     /// `scores.md` has every pair of every set; the report's section the

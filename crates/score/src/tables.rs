@@ -2,7 +2,7 @@
 //! outdated-hallucination rate (Figure 2: the share of summaries with at least one
 //! outdated claim), the `never` rate, and the share of claims that are current.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use std::path::Path;
@@ -38,6 +38,11 @@ pub struct Row {
     pub coverage: Option<f64>,
     /// Summaries with at least one claim.
     pub with_claim: u64,
+    /// Empty summaries (none, or only white space: a model that generated
+    /// nothing, or a stop string that cut it all), scored as summaries with no
+    /// claim.
+    #[serde(default)]
+    pub empty: u64,
     /// Claims found.
     pub claims: u64,
     /// Claims by verdict (every verdict present, zero included).
@@ -223,24 +228,41 @@ impl Row {
 
 /// The rows of `scores` (in any order: the rows are sorted), with each row's
 /// coverage of `articles` (per set, none without a set) and, with `bootstrap`,
-/// its rates' intervals.
+/// its rates' intervals. Each of `systems` (and each system of `scores`) has a
+/// row for every set of `articles` that has any, one of no summary (coverage 0)
+/// where it summarized none: a system that left out a set is seen to.
 pub fn rows<'a>(
     scores: impl IntoIterator<Item = &'a ScoredSummary>,
-    articles: &BTreeMap<String, u64>,
+    systems: impl IntoIterator<Item = &'a str>,
+    articles: &'a BTreeMap<String, u64>,
     bootstrap: Option<&Bootstrap>,
 ) -> Vec<Row> {
     // Per system (`reference` first) its sets, then its whole (`all`, kept
     // when it has more than one set).
     let mut groups: BTreeMap<(bool, &str, bool, &str), Counts> = BTreeMap::new();
+    let mut named: BTreeSet<&str> = systems.into_iter().collect();
     for score in scores {
         let set = score.set.as_deref().unwrap_or(ALL_SETS);
         let system = score.system.as_str();
+        named.insert(system);
         let not_reference = system != "reference";
         for (whole, set) in [(false, set), (true, ALL_SETS)] {
             groups
                 .entry((not_reference, system, whole, set))
                 .or_default()
                 .add(score);
+        }
+    }
+    let sets = articles.iter().filter(|(_, n)| **n > 0);
+    for (system, (set, _)) in named
+        .iter()
+        .flat_map(|s| sets.clone().map(move |a| (*s, a)))
+    {
+        let not_reference = system != "reference";
+        for key in [(false, set.as_str()), (true, ALL_SETS)] {
+            groups
+                .entry((not_reference, system, key.0, key.1))
+                .or_default();
         }
     }
     let mut rows = Vec::new();
@@ -267,6 +289,7 @@ pub fn rows<'a>(
 #[derive(Debug, Default)]
 struct Counts<'a> {
     summaries: u64,
+    empty: u64,
     with_claim: u64,
     with_outdated: u64,
     with_never: u64,
@@ -293,7 +316,7 @@ fn verdict_map(verdicts: &BTreeMap<Verdict, u64>) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn share(n: u64, of: u64) -> f64 {
+pub(crate) fn share(n: u64, of: u64) -> f64 {
     if of == 0 {
         0.0
     } else {
@@ -304,6 +327,7 @@ fn share(n: u64, of: u64) -> f64 {
 impl<'a> Counts<'a> {
     fn add(&mut self, score: &'a ScoredSummary) {
         self.summaries += 1;
+        self.empty += u64::from(score.summary.trim().is_empty());
         self.with_claim += u64::from(!score.claims.is_empty());
         self.with_outdated += u64::from(score.has(Verdict::Outdated));
         self.with_never += u64::from(score.has(Verdict::Never));
@@ -341,6 +365,7 @@ impl<'a> Counts<'a> {
             articles,
             coverage: articles.map(|of| share(summaries, of)),
             with_claim: self.with_claim,
+            empty: self.empty,
             claims,
             verdicts: verdict_map(&self.verdicts),
             outdated_rate: share(self.with_outdated, summaries),
@@ -441,7 +466,7 @@ mod tests {
         sport.claims[0].relation = Some("P286".into());
         sport.claims[1].relation = None;
         let office = scored("a", "future", &[Verdict::Outdated]);
-        let rows = rows([&sport, &office], &BTreeMap::new(), None);
+        let rows = rows([&sport, &office], [], &BTreeMap::new(), None);
         let row = &rows[0];
         assert_eq!(row.outdated_rate, 1.0);
         let coach = &row.relations["P286"];
@@ -461,7 +486,7 @@ mod tests {
             scored("bart", "in_distribution", &[Current]),
             scored("reference", "future", &[Current]),
         ];
-        let rows = rows(&scores, &BTreeMap::new(), None);
+        let rows = rows(&scores, [], &BTreeMap::new(), None);
         let names: Vec<(&str, &str)> = rows
             .iter()
             .map(|r| (r.system.as_str(), r.set.as_str()))
