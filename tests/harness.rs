@@ -178,6 +178,57 @@ fn a_prompt_of_quotes_and_line_breaks_is_kept_and_a_rerun_writes_the_same_bytes(
     assert_eq!(read(&dir.path().join("tasks/lab-1.yaml")), group);
 }
 
+/// The words of a shell command line, as `sh` splits them.
+fn shell_words(line: &str) -> Vec<String> {
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {line}"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{line}: {}", said(&run));
+    String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Folders with a space and a quote in their names: the command lines printed,
+/// pasted into a shell, give each folder as one word, as the files' comments do.
+#[test]
+fn the_command_lines_printed_are_quoted_for_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = dir.path().join("it's my sets");
+    run_into(&sets, &[]);
+    let args = ["it's my sets", "--out", "my tasks", "--name", "x"];
+    let (code, stdout, stderr) = harness(dir.path(), &args);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let sets = sets.canonicalize().unwrap().display().to_string();
+    let tasks = dir.path().join("my tasks").canonicalize().unwrap();
+    let tasks = tasks.display().to_string();
+    let line = |start: &str| {
+        let line = stdout.lines().find_map(|l| l.strip_prefix(start));
+        let line = line.unwrap_or_else(|| panic!("no {start:?} line: {stdout}"));
+        // The placeholder of the model's folder, which the user replaces.
+        shell_words(&line.replace("OUT/<model>/samples_x_*.jsonl", "SAMPLES"))
+    };
+    let run = line("run:");
+    let at = run.iter().position(|w| w == "--include_path").unwrap();
+    assert_eq!(run[at + 1], tasks, "{stdout}");
+    let score = line("score:");
+    assert_eq!(
+        score,
+        ["tempora", "score", &sets, "--predictions", "SAMPLES"],
+        "{stdout}"
+    );
+    // The same quoting as the comments of the files.
+    let yaml = read(&dir.path().join("my tasks/x_future.yaml"));
+    for word in [&run[at + 1], &score[2]] {
+        let quoted = format!("'{}'", word.replace('\'', r"'\''"));
+        assert!(yaml.contains(&quoted), "{quoted}\n{yaml}");
+        assert!(stdout.contains(&quoted), "{quoted}\n{stdout}");
+    }
+}
+
 #[test]
 fn a_set_without_a_parquet_copy_is_read_as_json() {
     let dir = tempfile::tempdir().unwrap();

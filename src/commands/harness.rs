@@ -188,10 +188,10 @@ fn tell(export: &Export, written: &[PathBuf], out: &Path, folder: &Path) {
     println!(
         "run:   lm-eval run --model hf --model_args pretrained=MODEL --tasks {group} \
          --include_path {} --output_path OUT --log_samples",
-        out.display()
+        task::shell_word(out)
     );
     println!(
         "score: tempora score {} --predictions OUT/<model>/samples_{group}_*.jsonl",
-        folder.display()
+        task::shell_word(folder)
     );
 }

@@ -390,8 +390,9 @@ pub fn export(
 }
 
 /// `path` for a shell command line: as is when it holds only plain characters,
-/// else in single quotes.
-fn shell_word(path: &Path) -> String {
+/// else in single quotes (the files' comments and `tempora harness`'s own lines
+/// quote alike).
+pub fn shell_word(path: &Path) -> String {
     let text = path.display().to_string();
     let plain = text
         .chars()
