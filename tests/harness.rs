@@ -229,6 +229,45 @@ fn the_command_lines_printed_are_quoted_for_the_shell() {
     }
 }
 
+/// `--no-until`, for instruction-tuned models: no stop string (`until: []`, so
+/// the harness stops at the model's end of sequence and cuts nothing), the
+/// lines to run with the chat template; the default's comments point to it.
+#[test]
+fn no_until_writes_no_stop_string_for_chat_models() {
+    let dir = tempfile::tempdir().unwrap();
+    demo(dir.path());
+    let args = ["demo", "--out", "chat", "--no-until"];
+    let (code, stdout, stderr) = harness(dir.path(), &args);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let text = read(&dir.path().join("chat/tempora_demo_future.yaml"));
+    let yaml = read_yaml(&text);
+    assert_eq!(yaml["generation_kwargs.until"], json!([]), "{text}");
+    assert!(!yaml.contains_key("generation_kwargs.until.0"), "{text}");
+    assert!(
+        text.contains("# Stops at: the model's end of sequence"),
+        "{text}"
+    );
+    let chat = "--model_args pretrained=MODEL --apply_chat_template --tasks";
+    assert!(text.contains(chat), "{text}");
+    assert!(stdout.contains(chat), "{stdout}");
+    let (code, stdout, stderr) = harness(dir.path(), &["demo", "--out", "base"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let text = read(&dir.path().join("base/tempora_demo_future.yaml"));
+    assert!(
+        text.contains("export with `tempora harness --no-until`"),
+        "{text}"
+    );
+    assert!(!text.contains("--apply_chat_template --tasks"), "{text}");
+    assert!(!stdout.contains("--apply_chat_template"), "{stdout}");
+    let both = ["demo", "--out", "both", "--no-until", "--until", "###"];
+    let (code, _, stderr) = harness(dir.path(), &both);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'--no-until' cannot be used with '--until"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_set_without_a_parquet_copy_is_read_as_json() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,9 +32,18 @@ pub struct HarnessArgs {
     #[arg(long, value_name = "N", default_value_t = task::DEFAULT_MAX_GEN_TOKS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_gen_toks: u32,
-    /// Where generation stops (default: a blank line); may be given again.
-    #[arg(long, value_name = "TEXT")]
+    /// Where generation stops (default: a blank line, which ends a base model's
+    /// answer); may be given again.
+    #[arg(long, value_name = "TEXT", conflicts_with = "no_until")]
     pub until: Vec<String>,
+    /// No stop string (`until: []`): generation ends at the model's end of
+    /// sequence, or `--max-gen-toks`. For instruction-tuned models, run with
+    /// `--apply_chat_template`: the harness cuts an answer at the first stop
+    /// string, and a chat answer may open with a blank line ("Here is a
+    /// summary:", a blank line, the summary), which the default would cut to
+    /// nothing or that preamble, scored as a summary with no claim.
+    #[arg(long)]
+    pub no_until: bool,
 }
 
 /// Runs `tempora harness`: writes the files and prints them, with the command
@@ -70,7 +79,7 @@ pub fn run(args: &HarnessArgs) -> Outcome {
         let _ = std::fs::remove_dir(&args.out);
     }
     let (export, written, out) = written?;
-    tell(&export, &written, &out, &folder);
+    tell(&export, &written, (&out, &folder), &options.until);
     Ok(())
 }
 
@@ -104,7 +113,9 @@ fn options(args: &HarnessArgs) -> Outcome<Options> {
         )
         .into());
     }
-    let until = if args.until.is_empty() {
+    let until = if args.no_until {
+        Vec::new()
+    } else if args.until.is_empty() {
         vec![task::DEFAULT_UNTIL.to_string()]
     } else {
         args.until.clone()
@@ -170,8 +181,9 @@ fn sets_of(folder: &Path) -> Outcome<Vec<SetInput>> {
         .collect())
 }
 
-/// Prints each file written, the sets left out, and the command lines.
-fn tell(export: &Export, written: &[PathBuf], out: &Path, folder: &Path) {
+/// Prints each file written, the sets left out, and the command lines (for
+/// tasks of no stop string, `until`, with the chat template).
+fn tell(export: &Export, written: &[PathBuf], (out, folder): (&Path, &Path), until: &[String]) {
     for task in &export.tasks {
         println!(
             "{}: {} articles from {}",
@@ -186,8 +198,9 @@ fn tell(export: &Export, written: &[PathBuf], out: &Path, folder: &Path) {
     let group = export.group.as_ref().map_or("", |g| g.name.as_str());
     println!("wrote {} files to {}", written.len(), out.display());
     println!(
-        "run:   lm-eval run --model hf --model_args pretrained=MODEL --tasks {group} \
+        "run:   lm-eval run --model hf --model_args pretrained=MODEL{} --tasks {group} \
          --include_path {} --output_path OUT --log_samples",
+        task::chat_option(until),
         task::shell_word(out)
     );
     println!(

@@ -35,7 +35,13 @@ pub const DEFAULT_PROMPT: &str =
 /// The most tokens a model generates per summary unless `--max-gen-toks` says.
 pub const DEFAULT_MAX_GEN_TOKS: u32 = 128;
 
-/// Where generation stops unless `--until` says: a blank line.
+/// Where generation stops unless `--until` says: a blank line, as the harness's
+/// own tasks stop when they name no stop (its `fewshot_delimiter`), which ends a
+/// base model's answer before it writes on. An instruction-tuned model run with
+/// the chat template is exported with none (`--no-until`, `until: []`): the
+/// harness cuts a response at the first stop string, and a chat answer may open
+/// with a blank line ("Here is a summary:", a blank line, the summary); every
+/// model backend of the harness then stops at the model's end of sequence.
 pub const DEFAULT_UNTIL: &str = "\n\n";
 
 /// The first line of every file written here; a file that does not open with it
@@ -107,7 +113,8 @@ pub struct Options {
     pub prompt: Prompt,
     /// `generation_kwargs.max_gen_toks`.
     pub max_gen_toks: u32,
-    /// `generation_kwargs.until`.
+    /// `generation_kwargs.until`; none for `until: []` (the model's end of
+    /// sequence, for chat models).
     pub until: Vec<String>,
     /// What wrote the files, named in their comments (`tempora 0.1.0`).
     pub made_by: String,
@@ -404,6 +411,32 @@ pub fn shell_word(path: &Path) -> String {
     }
 }
 
+/// The `lm-eval run` option that tasks of the stop strings `until` need: the
+/// chat template for tasks of none (`--no-until`, for instruction-tuned models).
+pub fn chat_option(until: &[String]) -> &'static str {
+    if until.is_empty() {
+        " --apply_chat_template"
+    } else {
+        ""
+    }
+}
+
+/// What the comments say of the stop strings `until`.
+fn stops(until: &[String]) -> String {
+    if until.is_empty() {
+        return "Stops at: the model's end of sequence or max_gen_toks (`until: []`, --no-until),\n\
+                for an instruction-tuned model run with --apply_chat_template."
+            .into();
+    }
+    let quoted: Vec<String> = until.iter().map(|u| quote(u)).collect();
+    format!(
+        "Stops at: {} (cut there). For an instruction-tuned model run with\n\
+         --apply_chat_template, export with `tempora harness --no-until`: a chat\n\
+         answer that opens with a blank line would be cut to nothing.",
+        quoted.join(", ")
+    )
+}
+
 /// Comment lines (`# ...`) holding `text`, its control characters escaped so
 /// that every line stays a comment.
 fn comment(yaml: &mut String, text: &str) {
@@ -448,14 +481,17 @@ fn header(
     };
     let text = format!(
         "Prompt: {}\n\
+         {}\n\
          The metric is `bypass`: the harness scores nothing and only logs what the\n\
          model generated, which needs --log_samples; `tempora score` judges it.\n\
          Run (MODEL a Hugging Face model, OUT any folder{every}):\n\
-         \x20 lm-eval run --model hf --model_args pretrained=MODEL --tasks {name} \\\n\
+         \x20 lm-eval run --model hf --model_args pretrained=MODEL{} --tasks {name} \\\n\
          \x20   --include_path {} --output_path OUT --log_samples\n\
          Score (OUT/<model>: MODEL with each `/` as `__`):\n\
          \x20 tempora score {} --predictions OUT/<model>/samples_{name}_*.jsonl",
         options.prompt.origin(),
+        stops(&options.until),
+        chat_option(&options.until),
         shell_word(out),
         shell_word(folder),
     );
@@ -499,9 +535,13 @@ fn task_yaml(
     let _ = writeln!(yaml, "output_type: {}", quote("generate_until"));
     let _ = writeln!(yaml, "doc_to_text: {}", quote(&options.prompt.text));
     let _ = writeln!(yaml, "doc_to_target: {}", quote("summary"));
-    yaml.push_str("generation_kwargs:\n  until:\n");
-    for until in &options.until {
-        let _ = writeln!(yaml, "    - {}", quote(until));
+    if options.until.is_empty() {
+        yaml.push_str("generation_kwargs:\n  until: []\n");
+    } else {
+        yaml.push_str("generation_kwargs:\n  until:\n");
+        for until in &options.until {
+            let _ = writeln!(yaml, "    - {}", quote(until));
+        }
     }
     let _ = writeln!(yaml, "  max_gen_toks: {}", options.max_gen_toks);
     yaml.push_str("  do_sample: false\n");
