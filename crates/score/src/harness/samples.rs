@@ -686,6 +686,22 @@ mod tests {
         }
     }
 
+    /// The folder's name, `.` by its own (canonical) name; none at the root.
+    #[test]
+    fn the_folder_of_samples_is_named_canonically() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = dir.path().join("org__M-7B");
+        std::fs::create_dir(&model).unwrap();
+        let samples = model.join("samples_t_2026.jsonl");
+        assert_eq!(folder_name(&samples).as_deref(), Some("org__M-7B"));
+        let dotted = model.join(".").join("samples_t_2026.jsonl");
+        assert_eq!(folder_name(&dotted).as_deref(), Some("org__M-7B"));
+        assert_eq!(folder_name(Path::new("/samples_t_2026.jsonl")), None);
+        let here = std::env::current_dir().unwrap();
+        let name = here.file_name().map(|n| n.to_string_lossy().into_owned());
+        assert_eq!(folder_name(Path::new("samples_t_2026.jsonl")), name);
+    }
+
     #[test]
     fn the_task_and_date_come_from_the_harness_file_name() {
         let parts = |name: &str| task_and_date(Path::new(name));
