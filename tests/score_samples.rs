@@ -124,6 +124,14 @@ fn the_task_files_of_one_run_are_one_system_named_by_its_model() {
     let args = ["score", set, "--predictions", &future, &in_distribution];
     let run = tempora_in(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    // The empty response of a task that stops at a blank line is warned of.
+    let warning = format!("warning: {future}: 1 of 2 responses empty, scored as summaries with no claim; the task stops at \"\\n\\n\", where the harness cut each response");
+    assert!(said(&run).contains(&warning), "{warning}\n{}", said(&run));
+    assert!(
+        !said(&run).contains(&format!("warning: {in_distribution}")),
+        "{}",
+        said(&run)
+    );
     let stdout = String::from_utf8_lossy(&run.stdout);
     for line in [
         "org/Model-7B / future: 2 summaries, 1 with a claim, 1 claims; outdated rate 50.0 %",

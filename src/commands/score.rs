@@ -153,7 +153,8 @@ pub fn run(args: &ScoreArgs) -> Outcome<ExitCode> {
 
 /// Reads each predictions file and names its system: the files of one name are
 /// one system. Says on stderr which line of a harness samples file was scored
-/// for a document logged more than once.
+/// for a document logged more than once, and warns of its empty responses when
+/// its task had stop strings (which may have cut them).
 fn read_predictions(args: &ScoreArgs) -> Outcome<Vec<SystemPredictions>> {
     let columns = Columns {
         id: args.id_column.clone(),
@@ -170,12 +171,14 @@ fn read_predictions(args: &ScoreArgs) -> Outcome<Vec<SystemPredictions>> {
     for (i, path) in args.predictions.iter().enumerate() {
         let file = predictions::read_file(path, &columns, dates).map_err(failed)?;
         let name = system_name(args, i, &file)?;
-        if let Some(note) = file
-            .harness
-            .as_ref()
-            .and_then(|h| h.note(&path.display().to_string()))
-        {
-            eprintln!("{note}");
+        if let Some(harness) = &file.harness {
+            let shown = path.display().to_string();
+            if let Some(note) = harness.note(&shown) {
+                eprintln!("{note}");
+            }
+            if let Some(warning) = harness.stop_warning(&shown) {
+                eprintln!("warning: {warning}");
+            }
         }
         named.push((name, file));
     }

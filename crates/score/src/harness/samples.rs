@@ -52,6 +52,22 @@ pub struct HarnessFile {
     pub logged_again: Option<LoggedAgain>,
     /// Which line and response of a document is scored ([`RULE`]).
     pub rule: String,
+    /// The responses scored: how many are empty, and where the task stopped
+    /// them (for [`HarnessFile::stop_warning`]; not in `summary.json`).
+    #[serde(skip)]
+    pub responses: Responses,
+}
+
+/// The responses of a samples file that are scored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Responses {
+    /// How many (one per document).
+    pub documents: u64,
+    /// How many of them are empty.
+    pub empty: u64,
+    /// The task's stop strings, as the first line's generation arguments
+    /// (`arguments.gen_args_0.arg_1.until`) give them.
+    pub until: Vec<String>,
 }
 
 /// The documents a samples file logs more than once.
@@ -82,6 +98,28 @@ impl HarnessFile {
             counted(again.documents as usize, "document"),
             quoted("filter", &self.filters),
             quoted("filter", &again.scored_filters),
+        ))
+    }
+
+    /// What a user is told when responses of `file` are empty and the task had
+    /// stop strings: the harness cut each response at the first of them, so an
+    /// instruction-tuned model's answer that opens with a blank line is cut to
+    /// nothing; its tasks are exported with `tempora harness --no-until`.
+    pub fn stop_warning(&self, file: &str) -> Option<String> {
+        let responses = &self.responses;
+        if responses.empty == 0 || responses.until.is_empty() {
+            return None;
+        }
+        let stops: Vec<String> = responses
+            .until
+            .iter()
+            .map(|u| crate::harness::task::quote(u))
+            .collect();
+        Some(format!(
+            "{file}: {} of {} responses empty, scored as summaries with no claim; the task stops at {}, where the harness cut each response: an instruction-tuned model (--apply_chat_template) whose answer opens with a blank line loses it whole; for such a model export the tasks with `tempora harness --no-until` and run them again",
+            responses.empty,
+            responses.documents,
+            stops.join(", ")
         ))
     }
 }
@@ -146,6 +184,7 @@ pub fn is_results(path: &Path, lines: &[String]) -> bool {
 struct Sample {
     prediction: Prediction,
     filter: String,
+    until: Vec<String>,
 }
 
 /// Reads the samples `lines` of `path` (a file [`is_samples`] accepts): one
@@ -165,11 +204,13 @@ pub fn read(
     let mut scored_filter: Vec<String> = Vec::new();
     let mut times: HashMap<String, (usize, u64)> = HashMap::new();
     let mut filters: Vec<String> = Vec::new();
+    let mut until: Option<Vec<String>> = None;
     for (i, text) in lines.iter().enumerate() {
         if text.trim().is_empty() {
             continue;
         }
         let sample = sample(path, i + 1, text, dates)?;
+        until.get_or_insert(sample.until);
         if !filters.contains(&sample.filter) {
             filters.push(sample.filter.clone());
         }
@@ -183,6 +224,11 @@ pub fn read(
         }
     }
     let logged_again = logged_again(&times, &scored_filter);
+    let responses = Responses {
+        documents: rows.len() as u64,
+        empty: rows.iter().filter(|r| r.summary.trim().is_empty()).count() as u64,
+        until: until.unwrap_or_default(),
+    };
     let file = HarnessFile {
         task: task_and_date(path).map(|(task, _)| task),
         model: None,
@@ -190,6 +236,7 @@ pub fn read(
         filters,
         logged_again,
         rule: RULE.to_string(),
+        responses,
     };
     Ok((rows, file))
 }
@@ -268,7 +315,31 @@ fn sample(path: &Path, line: usize, text: &str, dates: Dates) -> Result<Sample, 
         document,
         set: None,
     };
-    Ok(Sample { prediction, filter })
+    Ok(Sample {
+        prediction,
+        filter,
+        until: stop_strings(&object),
+    })
+}
+
+/// The stop strings of a line's request (`arguments.gen_args_0.arg_1.until`, a
+/// list or one string); none when the line does not give them.
+fn stop_strings(object: &Map<String, Value>) -> Vec<String> {
+    let until = object
+        .get("arguments")
+        .and_then(|a| a.get("gen_args_0"))
+        .and_then(|a| a.get("arg_1"))
+        .and_then(|a| a.get("until"));
+    match until {
+        Some(Value::String(stop)) => vec![stop.clone()],
+        Some(Value::Array(stops)) => stops
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The first filtered response of a line (`resps` when it has no
@@ -631,6 +702,45 @@ mod tests {
             "{:?}",
             file.note("r.jsonl")
         );
+    }
+
+    /// Empty responses of a task with stop strings are warned of, naming the
+    /// stops and `--no-until`; none without empty responses or stops.
+    #[test]
+    fn empty_responses_cut_by_a_stop_string_are_warned_of() {
+        let with_stops = |until: &str, responses: [&str; 2]| {
+            let lines: Vec<String> = responses
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let filtered = serde_json::to_string(&[r]).unwrap();
+                    let text = line(i as u32, &doc(&format!("\"{i}\"")), "[]", &filtered, None);
+                    text.replace(
+                        "\"arg_1\": {}",
+                        &format!("\"arg_1\": {{\"until\": {until}}}"),
+                    )
+                })
+                .collect();
+            read_all(&lines, Dates::FromSet)
+                .unwrap()
+                .1
+                .stop_warning("s.jsonl")
+        };
+        let warning = with_stops("[\"\\n\\n\", \"###\"]", ["", "Ann Hale spoke."]).unwrap();
+        assert!(
+            warning.starts_with("s.jsonl: 1 of 2 responses empty, scored as summaries with no claim; the task stops at \"\\n\\n\", \"###\", where"),
+            "{warning}"
+        );
+        assert!(
+            warning
+                .ends_with("export the tasks with `tempora harness --no-until` and run them again"),
+            "{warning}"
+        );
+        assert!(with_stops("\"\\n\\n\"", ["", " "])
+            .unwrap()
+            .contains("2 of 2 responses empty"));
+        assert_eq!(with_stops("[\"\\n\\n\"]", ["a", "b"]), None);
+        assert_eq!(with_stops("[]", ["", ""]), None);
     }
 
     /// One document logged again, under one filter: said in the singular.
