@@ -11,7 +11,7 @@ use tempora_score::bootstrap::Bootstrap;
 use tempora_score::inputs::FactsFile;
 use tempora_score::job::{self, SetPart, SystemPredictions, REFERENCE};
 use tempora_score::predictions::{self, Columns, Dates, ReadFile};
-use tempora_score::tables::Summary;
+use tempora_score::tables::{Summary, ALL_SETS};
 use tempora_score::Judge;
 
 use crate::exit::{self, Failure, Outcome};
@@ -70,8 +70,9 @@ pub struct ScoreArgs {
     #[arg(long)]
     pub no_reference: bool,
     /// Bootstrap resamples for each rate's and each difference's 95 % interval
-    /// (over articles, percentile); 0 for no interval.
-    #[arg(long, value_name = "N", default_value_t = tempora_score::bootstrap::RESAMPLES)]
+    /// (over articles, percentile); 0 for no interval, at most 1,000,000.
+    #[arg(long, value_name = "N", default_value_t = tempora_score::bootstrap::RESAMPLES,
+          value_parser = clap::value_parser!(u32).range(..=1_000_000))]
     pub resamples: u32,
     /// The bootstrap's seed: the same seed, the same intervals.
     #[arg(long, value_name = "N", default_value_t = tempora_score::bootstrap::SEED)]
@@ -199,9 +200,9 @@ fn system_name(args: &ScoreArgs, i: usize, file: &ReadFile) -> Outcome<String> {
             name
         }
     };
-    if name == REFERENCE && args.set.is_some() && !args.no_reference {
+    if name == REFERENCE {
         return Err(UsageError::new(format!(
-            "`{REFERENCE}` names the set's own summaries: give {} another `--system` name",
+            "`{REFERENCE}` names the set's own summaries, the leaderboard's control: give {} another `--system` name",
             file.path.display()
         ))
         .into());
@@ -216,6 +217,7 @@ fn tell(summary: &Summary, out: &Path) -> ExitCode {
         println!("{}", row.line());
     }
     println!("wrote {}", out.display());
+    warn_empty(summary);
     let all_in = out.join(job::SUMMARY_JSON);
     for unmatched in &summary.unmatched {
         let ids: Vec<String> = unmatched
@@ -246,6 +248,27 @@ fn tell(summary: &Summary, out: &Path) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         exit::partial()
+    }
+}
+
+/// A `warning:` line per system with empty summaries, which count as
+/// summaries with no claim, so no outdated one: a model that generated nothing,
+/// or a stop string that cut its whole answer, would look faultless.
+fn warn_empty(summary: &Summary) {
+    let mut systems: Vec<&str> = summary.rows.iter().map(|r| r.system.as_str()).collect();
+    systems.dedup();
+    for system in systems {
+        let mine = summary.rows.iter().filter(|r| r.system == system);
+        let whole = mine.clone().find(|r| r.set == ALL_SETS);
+        let (empty, of) = match whole {
+            Some(row) => (row.empty, row.summaries),
+            None => mine.fold((0, 0), |(e, n), r| (e + r.empty, n + r.summaries)),
+        };
+        if empty > 0 {
+            eprintln!(
+                "warning: `{system}`: {empty} of its {of} summaries are empty, scored as summaries with no claim (a model that generated nothing, or a stop string that cut its whole answer)"
+            );
+        }
     }
 }
 
