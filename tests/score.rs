@@ -503,9 +503,10 @@ fn scores_of_an_earlier_run_are_not_shown_as_current() {
             text.contains("The scores in `scores/` are of an earlier run of this folder and are not shown: `future.jsonl` changed since they were scored."),
             "{text}"
         );
+        // The files by system name, whatever the order they were given in.
         let again = format!(
-            "`tempora score DIR --predictions {} {} --system stale fresh`",
-            files[0], files[1]
+            "`tempora score DIR --predictions {} {} --system fresh stale`",
+            files[1], files[0]
         );
         assert!(text.contains(&again), "{again} in {text}");
     }
