@@ -4,7 +4,7 @@
 //! the set's own summaries (`reference`) as the control.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
@@ -86,39 +86,61 @@ pub struct Standing {
     pub against_control: Option<Difference>,
 }
 
-/// One system's summaries as a pair's bootstrap reads them: per article (set,
-/// date, id), whether the summary has an outdated claim.
-type Outcomes<'a> = Vec<(&'a str, NaiveDate, &'a str, bool)>;
+/// What a system's summary of an article is to a pair's bootstrap: none, one
+/// without an outdated claim, one with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    None,
+    Fine,
+    Outdated,
+}
 
 /// The differences of every pair of systems, per set and over every set (when
 /// there are several), in the rows' order of systems (`reference` first).
 pub fn differences(scores: &[ScoredSummary], bootstrap: Option<&Bootstrap>) -> Vec<Difference> {
-    let mut by_system: BTreeMap<(bool, &str), Outcomes> = BTreeMap::new();
-    let mut sets: BTreeSet<&str> = BTreeSet::new();
+    // Each article (set, date, id) by its index, and the set of each.
+    let mut index: HashMap<(&str, NaiveDate, &str), usize> = HashMap::new();
+    let mut set_of: Vec<&str> = Vec::new();
+    let mut by_system: BTreeMap<(bool, &str), Vec<(usize, bool)>> = BTreeMap::new();
     for s in scores {
         let set = s.set.as_deref().unwrap_or(ALL_SETS);
-        sets.insert(set);
+        let article = *index
+            .entry((set, s.published, s.id.as_str()))
+            .or_insert_with(|| {
+                set_of.push(set);
+                set_of.len() - 1
+            });
         by_system
             .entry((s.system != REFERENCE, s.system.as_str()))
             .or_default()
-            .push((set, s.published, s.id.as_str(), s.has(Verdict::Outdated)));
+            .push((article, s.has(Verdict::Outdated)));
     }
-    let systems: Vec<(&str, Outcomes)> = by_system
+    // Per system, its outcome on every article.
+    let systems: Vec<(&str, Vec<Outcome>)> = by_system
         .into_iter()
-        .map(|((_, name), mut outcomes)| {
-            outcomes.sort_unstable();
+        .map(|((_, name), summaries)| {
+            let mut outcomes = vec![Outcome::None; set_of.len()];
+            for (article, outdated) in summaries {
+                outcomes[article] = if outdated {
+                    Outcome::Outdated
+                } else {
+                    Outcome::Fine
+                };
+            }
             (name, outcomes)
         })
         .collect();
+    let sets: BTreeSet<&str> = set_of.iter().copied().collect();
     let mut wanted: Vec<Option<&str>> = sets.iter().map(|s| Some(*s)).collect();
     if sets.len() > 1 {
         wanted.push(None);
     }
     let mut out = Vec::new();
     for set in wanted {
+        let in_set: Vec<bool> = set_of.iter().map(|s| set.is_none_or(|w| w == *s)).collect();
         for (i, (against, first)) in systems.iter().enumerate() {
             for (system, second) in &systems[i + 1..] {
-                let cells = cells(first, second, set);
+                let cells = cells(first, second, &in_set);
                 if let Some(d) = difference(set, system, against, cells, bootstrap) {
                     out.push(d);
                 }
@@ -128,34 +150,19 @@ pub fn differences(scores: &[ScoredSummary], bootstrap: Option<&Bootstrap>) -> V
     out
 }
 
-/// The paired cells of two systems' outcomes on the articles of `set` (every
-/// set: `None`) both summarized: both outdated, only `second`'s, only
-/// `first`'s, neither.
-fn cells(first: &Outcomes, second: &Outcomes, set: Option<&str>) -> [u64; 4] {
-    let in_set = |o: &&(&str, NaiveDate, &str, bool)| set.is_none_or(|s| o.0 == s);
-    let mut a = first.iter().filter(in_set).peekable();
-    let mut b = second.iter().filter(in_set).peekable();
+/// The paired cells of two systems' outcomes on the articles (those `in_set`)
+/// both summarized: both outdated, only `second`'s, only `first`'s, neither.
+fn cells(first: &[Outcome], second: &[Outcome], in_set: &[bool]) -> [u64; 4] {
     let mut cells = [0u64; 4];
-    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-        match (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2)) {
-            Ordering::Less => {
-                a.next();
-            }
-            Ordering::Greater => {
-                b.next();
-            }
-            Ordering::Equal => {
-                let cell = match (y.3, x.3) {
-                    (true, true) => 0,
-                    (true, false) => 1,
-                    (false, true) => 2,
-                    (false, false) => 3,
-                };
-                cells[cell] += 1;
-                a.next();
-                b.next();
-            }
-        }
+    for ((a, b), wanted) in first.iter().zip(second).zip(in_set) {
+        let cell = match (wanted, b, a) {
+            (false, _, _) | (_, Outcome::None, _) | (_, _, Outcome::None) => continue,
+            (true, Outcome::Outdated, Outcome::Outdated) => 0,
+            (true, Outcome::Outdated, Outcome::Fine) => 1,
+            (true, Outcome::Fine, Outcome::Outdated) => 2,
+            (true, Outcome::Fine, Outcome::Fine) => 3,
+        };
+        cells[cell] += 1;
     }
     cells
 }

@@ -237,51 +237,63 @@ pub fn rows<'a>(
     articles: &'a BTreeMap<String, u64>,
     bootstrap: Option<&Bootstrap>,
 ) -> Vec<Row> {
-    // Per system (`reference` first) its sets, then its whole (`all`, kept
-    // when it has more than one set).
-    let mut groups: BTreeMap<(bool, &str, bool, &str), Counts> = BTreeMap::new();
+    // Per system (`reference` first) and set, counted a run of one system's
+    // set at a time (scores come sorted so, mostly: one lookup per run).
+    let mut groups: BTreeMap<(bool, &str, &str), Counts> = BTreeMap::new();
     let mut named: BTreeSet<&str> = systems.into_iter().collect();
+    let mut run: Option<((bool, &str, &str), Counts)> = None;
     for score in scores {
-        let set = score.set.as_deref().unwrap_or(ALL_SETS);
         let system = score.system.as_str();
-        named.insert(system);
-        let not_reference = system != "reference";
-        for (whole, set) in [(false, set), (true, ALL_SETS)] {
-            groups
-                .entry((not_reference, system, whole, set))
-                .or_default()
-                .add(score);
+        let key = (
+            system != "reference",
+            system,
+            score.set.as_deref().unwrap_or(ALL_SETS),
+        );
+        if run.as_ref().is_none_or(|(k, _)| *k != key) {
+            named.insert(system);
+            if let Some((k, counts)) = run.replace((key, Counts::default())) {
+                groups.entry(k).or_default().merge(&counts);
+            }
+        }
+        if let Some((_, counts)) = run.as_mut() {
+            counts.add(score);
         }
     }
-    let sets = articles.iter().filter(|(_, n)| **n > 0);
-    for (system, (set, _)) in named
-        .iter()
-        .flat_map(|s| sets.clone().map(move |a| (*s, a)))
-    {
-        let not_reference = system != "reference";
-        for key in [(false, set.as_str()), (true, ALL_SETS)] {
+    if let Some((k, counts)) = run {
+        groups.entry(k).or_default().merge(&counts);
+    }
+    // Every system has a row of every set that has articles.
+    for system in named {
+        for (set, _) in articles.iter().filter(|(_, n)| **n > 0) {
             groups
-                .entry((not_reference, system, key.0, key.1))
+                .entry((system != "reference", system, set.as_str()))
                 .or_default();
         }
     }
     let mut rows = Vec::new();
-    let mut sets: Vec<&str> = Vec::new();
-    for ((_, system, whole, set), counts) in groups {
-        if !whole {
-            sets.push(set);
-        } else if sets.len() < 2 {
-            sets.clear();
-            continue;
+    let mut groups = groups.into_iter().peekable();
+    while let Some(((nr, system, set), counts)) = groups.next() {
+        // A system's sets, then its whole (`all`) when it has several.
+        let mut mine = vec![(set, counts)];
+        while let Some(((_, _, set), counts)) =
+            groups.next_if(|((n, s, _), _)| (*n, *s) == (nr, system))
+        {
+            mine.push((set, counts));
         }
-        let of = if whole {
-            sets.drain(..)
-                .map(|s| articles.get(s).copied())
-                .sum::<Option<u64>>()
-        } else {
-            articles.get(set).copied()
-        };
-        rows.push(counts.row(system.to_string(), set.to_string(), of, bootstrap));
+        let mut whole = Counts::default();
+        let mut of = Some(0);
+        let several = mine.len() > 1;
+        for (set, counts) in mine {
+            let articles = articles.get(set).copied();
+            of = of.zip(articles).map(|(a, b)| a + b);
+            if several {
+                whole.merge(&counts);
+            }
+            rows.push(counts.row(system.to_string(), set.to_string(), articles, bootstrap));
+        }
+        if several {
+            rows.push(whole.row(system.to_string(), ALL_SETS.to_string(), of, bootstrap));
+        }
     }
     rows
 }
@@ -324,7 +336,29 @@ pub(crate) fn share(n: u64, of: u64) -> f64 {
     }
 }
 
+fn add_verdicts(to: &mut BTreeMap<Verdict, u64>, from: &BTreeMap<Verdict, u64>) {
+    for (verdict, n) in from {
+        *to.entry(*verdict).or_default() += n;
+    }
+}
+
 impl<'a> Counts<'a> {
+    /// Adds the counts of `other` (of other summaries).
+    fn merge(&mut self, other: &Counts<'a>) {
+        self.summaries += other.summaries;
+        self.empty += other.empty;
+        self.with_claim += other.with_claim;
+        self.with_outdated += other.with_outdated;
+        self.with_never += other.with_never;
+        add_verdicts(&mut self.verdicts, &other.verdicts);
+        for (relation, theirs) in &other.relations {
+            let mine = self.relations.entry(relation).or_default();
+            mine.with_outdated += theirs.with_outdated;
+            mine.with_never += theirs.with_never;
+            add_verdicts(&mut mine.verdicts, &theirs.verdicts);
+        }
+    }
+
     fn add(&mut self, score: &'a ScoredSummary) {
         self.summaries += 1;
         self.empty += u64::from(score.summary.trim().is_empty());
