@@ -49,6 +49,7 @@ pub struct Leaderboard {
     pub set: String,
     /// The control: `reference`, the set's own summaries, when they were
     /// scored.
+    #[serde(default)]
     pub control: Option<String>,
     /// The control first (unranked), then the systems, fewest outdated first,
     /// then those with no summary of the set (unranked).
@@ -68,6 +69,7 @@ pub struct Standing {
     pub summaries: u64,
     /// Summaries with at least one claim (a summary without one can have no
     /// outdated claim: an empty or vague summary ranks high).
+    #[serde(default)]
     pub with_claim: u64,
     /// Articles of the set, what the summaries are of (none without a set).
     pub articles: Option<u64>,
@@ -273,5 +275,26 @@ fn standing(row: &Row, rank: Option<u32>, against_control: Option<Difference>) -
         never_rate: row.never_rate,
         never_interval: row.never_interval,
         against_control,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leaderboard written before a field was added still reads: the card
+    /// of a folder scored then is not refused.
+    #[test]
+    fn a_leaderboard_without_the_later_fields_reads() {
+        let json = r#"{"set": "future", "standings": [{"rank": 1, "system": "t5",
+            "summaries": 4, "articles": 4, "coverage": 1.0, "outdated_rate": 0.25,
+            "outdated_interval": null, "never_rate": 0.0, "never_interval": null,
+            "against_control": null}]}"#;
+        let board: Leaderboard = serde_json::from_str(json).unwrap();
+        assert_eq!(board.control, None);
+        assert_eq!(
+            (board.standings[0].rank, board.standings[0].with_claim),
+            (Some(1), 0)
+        );
     }
 }
