@@ -97,7 +97,7 @@ fn export(
     };
     let export = task::export(folder, out, sets, options).map_err(usage)?;
     task::check_out(out, folder, &export).map_err(usage)?;
-    let written = task::write(out, folder, &export).map_err(|e| Failure::Failed(e.into()))?;
+    let written = task::write(out, &export).map_err(|e| Failure::Failed(e.into()))?;
     Ok((export, written, out.to_path_buf()))
 }
 

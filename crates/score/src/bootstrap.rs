@@ -55,25 +55,23 @@ pub struct Bootstrap {
 impl Bootstrap {
     /// `resamples` resamples from `seed`, or none when `resamples` is 0.
     pub fn new(resamples: u32, seed: u64) -> Option<Self> {
-        (resamples > 0).then(|| Self {
+        (resamples > 0).then(|| Self::drawing(resamples, seed))
+    }
+
+    fn drawing(resamples: u32, seed: u64) -> Self {
+        Self {
             resamples,
             seed,
             confidence: CONFIDENCE,
             method: "percentile".into(),
             over: "articles".into(),
-        })
+        }
     }
 }
 
 impl Default for Bootstrap {
     fn default() -> Self {
-        Self {
-            resamples: RESAMPLES,
-            seed: SEED,
-            confidence: CONFIDENCE,
-            method: "percentile".into(),
-            over: "articles".into(),
-        }
+        Self::drawing(RESAMPLES, SEED)
     }
 }
 

@@ -41,7 +41,7 @@ pub(crate) fn read_lines(path: &Path) -> Result<Vec<String>, ScoreError> {
 }
 
 /// SHA-256 of a file, hex, or the error naming it.
-fn sha256(path: &Path) -> Result<String, ScoreError> {
+pub(crate) fn sha256(path: &Path) -> Result<String, ScoreError> {
     tempora_sink::release::sha256_file(path).map_err(|source| ScoreError::Read {
         path: path.to_path_buf(),
         source,

@@ -72,7 +72,7 @@ pub fn tables(summary: &Summary, pairs: Pairs, files: &str) -> String {
 }
 
 /// How the intervals were drawn, or that there are none.
-pub fn intervals(bootstrap: Option<&Bootstrap>) -> String {
+fn intervals(bootstrap: Option<&Bootstrap>) -> String {
     match bootstrap {
         Some(b) => format!(
             "Each rate has its {:.0} % {} bootstrap interval over {}, in brackets \
@@ -92,7 +92,7 @@ interval is a paired bootstrap over the articles both systems summarized.\n",
 
 /// The leaderboard: the control first, then the systems, fewest outdated
 /// first, then those with no summary of the set.
-pub fn leaderboard(summary: &Summary, board: &Leaderboard) -> String {
+fn leaderboard(summary: &Summary, board: &Leaderboard) -> String {
     let on = if board.set == ALL_SETS {
         "each system's summaries of every set".to_string()
     } else {
@@ -159,7 +159,7 @@ fn standing_cells(summary: &Summary, board: &Leaderboard, s: &Standing) -> Strin
 }
 
 /// Every row as a Markdown table.
-pub fn markdown(summary: &Summary) -> String {
+fn markdown(summary: &Summary) -> String {
     let mut out = String::from(
         "| system | set | summaries | coverage | with a claim | claims | outdated rate | never rate | current share | current | outdated | former | not yet | never | unknown |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -196,7 +196,7 @@ pub fn markdown(summary: &Summary) -> String {
 
 /// The rows per relation of their claims as a Markdown table, or nothing when
 /// every claim is of one relation.
-pub fn markdown_by_relation(summary: &Summary) -> String {
+fn markdown_by_relation(summary: &Summary) -> String {
     let relations: BTreeSet<&str> = summary
         .rows
         .iter()
@@ -231,7 +231,7 @@ pub fn markdown_by_relation(summary: &Summary) -> String {
 /// The differences of `pairs` as a Markdown table after its line, saying where
 /// the others are (`files`: as in [`tables`]) when some are left out; nothing
 /// without a pair.
-pub fn differences(summary: &Summary, pairs: Pairs, files: &str) -> String {
+fn differences(summary: &Summary, pairs: Pairs, files: &str) -> String {
     let on_board: Vec<&Difference> = match (&summary.leaderboard, pairs) {
         (Some(board), Pairs::Leaderboard) => summary
             .differences
@@ -295,7 +295,7 @@ fn set_articles(summary: &Summary, d: &Difference) -> Option<u64> {
 /// What was not scored, under the table: the rates marked [`PARTIAL`], with
 /// the systems and the articles they left out, and the predictions of ids the
 /// set does not hold; nothing when all was scored. `files`: as in [`tables`].
-pub fn not_scored(summary: &Summary, files: &str) -> String {
+fn not_scored(summary: &Summary, files: &str) -> String {
     let mut md = String::new();
     let systems = partial_systems(summary);
     if !systems.is_empty() {

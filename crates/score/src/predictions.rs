@@ -83,15 +83,6 @@ pub struct ReadFile {
 }
 
 /// Reads every prediction of `path`, by its extension: `.csv`, `.tsv`, `.parquet`,
-/// else JSON lines.
-///
-/// # Errors
-/// See [`read_file`].
-pub fn read(path: &Path, columns: &Columns, dates: Dates) -> Result<Vec<Prediction>, ScoreError> {
-    Ok(read_file(path, columns, dates)?.rows)
-}
-
-/// Reads every prediction of `path`, by its extension: `.csv`, `.tsv`, `.parquet`,
 /// else JSON lines; JSON lines that are lm-evaluation-harness samples (by their
 /// first line, [`samples::is_samples`]) as such, with the model their results
 /// file names.
@@ -415,6 +406,10 @@ pub fn default_system(file: &ReadFile) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read(path: &Path, columns: &Columns, dates: Dates) -> Result<Vec<Prediction>, ScoreError> {
+        Ok(read_file(path, columns, dates)?.rows)
+    }
 
     fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
         let path = dir.path().join(name);

@@ -14,6 +14,7 @@ use crate::bootstrap::{Bootstrap, Interval};
 use crate::compare::{Difference, Leaderboard};
 use crate::harness::samples::HarnessFile;
 use crate::inputs::{self, SetFile};
+use crate::job::REFERENCE;
 use crate::markdown;
 
 /// The set name of summaries whose predictions name none.
@@ -245,7 +246,7 @@ pub fn rows<'a>(
     for score in scores {
         let system = score.system.as_str();
         let key = (
-            system != "reference",
+            system != REFERENCE,
             system,
             score.set.as_deref().unwrap_or(ALL_SETS),
         );
@@ -266,7 +267,7 @@ pub fn rows<'a>(
     for system in named {
         for (set, _) in articles.iter().filter(|(_, n)| **n > 0) {
             groups
-                .entry((system != "reference", system, set.as_str()))
+                .entry((system != REFERENCE, system, set.as_str()))
                 .or_default();
         }
     }

@@ -368,11 +368,7 @@ pub fn export(
                 ),
             });
         }
-        let sha256 =
-            tempora_sink::release::sha256_file(&file).map_err(|source| ScoreError::Read {
-                path: file.clone(),
-                source,
-            })?;
+        let sha256 = crate::inputs::sha256(&file)?;
         let task = TaskFile {
             yaml: String::new(),
             name,
@@ -594,9 +590,8 @@ pub fn check_out(out: &Path, folder: &Path, export: &Export) -> Result<(), Score
 /// [`check_out`] passes; the paths written, the group's last.
 ///
 /// # Errors
-/// As [`check_out`]; a file that cannot be written.
-pub fn write(out: &Path, folder: &Path, export: &Export) -> Result<Vec<PathBuf>, ScoreError> {
-    check_out(out, folder, export)?;
+/// A file that cannot be written.
+pub fn write(out: &Path, export: &Export) -> Result<Vec<PathBuf>, ScoreError> {
     let mut written = Vec::new();
     for file in export.tasks.iter().chain(export.group.as_ref()) {
         let path = out.join(format!("{}.yaml", file.name));
